@@ -1,0 +1,3 @@
+from retrograde.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""The zarr store: layout, packing, checksums, and reading values back."""

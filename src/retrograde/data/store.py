@@ -1,0 +1,247 @@
+"""One zarr v3 group per solved game instance (layout in docs/STORE.md).
+
+    <store>/zarr.json                    attrs["retrograde"] = the plan (game, params, format, tiers)
+    <store>/tiers/<tier>/zarr.json       attrs: status, W/L/D counts, checksum, per-chunk records
+    <store>/tiers/<tier>/outcome         uint8, 2-bit packed outcome codes (4 positions a byte)
+    <store>/tiers/<tier>/remoteness      uint16, plies to the end (0 for draws and terminals)
+
+Chunk tasks write array chunks (each zarr chunk is written whole, atomically);
+only the driver writes attributes, after a chunk's data is on disk, so a chunk
+record always describes bytes that exist. A store is created complete in a
+temporary folder and renamed into place, so a half-planned store never appears.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import zarr
+from zarr.storage import LocalStore
+
+from retrograde.data import packing
+from retrograde.errors import MissingTierError, StoreError
+from retrograde.games import Game, make_game
+from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan
+
+ATTR = "retrograde"
+PENDING, PARTIAL, SOLVED = "pending", "partial", "solved"
+
+
+def chunk_checksum(packed_outcome: np.ndarray, remoteness: np.ndarray) -> str:
+    """Checksum of one chunk's stored bytes (packed outcomes, then little-endian remoteness)."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(np.ascontiguousarray(packed_outcome, dtype=np.uint8).tobytes())
+    digest.update(np.ascontiguousarray(remoteness).astype(remoteness.dtype.newbyteorder("<")).tobytes())
+    return digest.hexdigest()
+
+
+def tier_checksum(chunk_checksums: list[str]) -> str:
+    return hashlib.blake2b("".join(chunk_checksums).encode(), digest_size=16).hexdigest()
+
+
+@dataclass
+class TierRecord:
+    """What the store says about one tier: per-chunk records and the sums over them."""
+
+    plan: TierPlan
+    chunks: list[dict[str, Any] | None]
+
+    @property
+    def done(self) -> int:
+        return sum(record is not None for record in self.chunks)
+
+    @property
+    def status(self) -> str:
+        done = self.done
+        return SOLVED if done == self.plan.n_chunks else PARTIAL if done else PENDING
+
+    def count(self, key: str) -> int:
+        return sum(record[key] for record in self.chunks if record is not None)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"status": self.status, "chunks": self.chunks}
+        if self.status == SOLVED:
+            data.update({key: self.count(key) for key in ("win", "loss", "draw")})
+            data["checksum"] = tier_checksum([record["checksum"] for record in self.chunks])
+        return data
+
+
+class Store:
+    """An opened store. Use `open_store` / `create_store`; close it (or use `with`)."""
+
+    def __init__(self, path: Path, group: zarr.Group, *, writable: bool):
+        self.path = path
+        self._group = group
+        self.writable = writable
+        meta = group.attrs.get(ATTR)
+        if not isinstance(meta, dict) or "plan" not in meta:
+            raise StoreError(f"{str(path)!r} is not a retrograde store")
+        if meta["plan"].get("format") != FORMAT_VERSION:
+            raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; "
+                             f"this version reads format {FORMAT_VERSION}")
+        self.plan = Plan.from_json(meta["plan"])
+        self.game: Game = make_game(self.plan.game, self.plan.params)
+        self._records: dict[str, TierRecord] = {}
+
+    # --- lifecycle ------------------------------------------------------------------
+    def close(self) -> None:
+        self._records.clear()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Store {str(self.path)!r} {self.game.describe()}>"
+
+    # --- metadata ---------------------------------------------------------------------
+    def tier_group(self, name: str) -> zarr.Group:
+        return self._group[f"tiers/{name}"]
+
+    def record(self, name: str) -> TierRecord:
+        """The tier's chunk records as last written by the driver."""
+        if name not in self._records:
+            plan = self.plan.tier(name)
+            chunks = self.tier_group(name).attrs.get("chunks") or [None] * plan.n_chunks
+            self._records[name] = TierRecord(plan, list(chunks))
+        return self._records[name]
+
+    def record_chunk(self, name: str, chunk: int, summary: dict[str, Any]) -> None:
+        """Mark a chunk done (driver only; its data must already be written)."""
+        record = self.record(name)
+        record.chunks[chunk] = {key: summary[key] for key in ("win", "loss", "draw", "checksum")}
+        self.tier_group(name).attrs.put(record.to_json())
+
+    @property
+    def complete(self) -> bool:
+        return all(self.record(t.name).status == SOLVED for t in self.plan.tiers)
+
+    def require_solved(self, name: str) -> None:
+        if self.record(name).status != SOLVED:
+            raise MissingTierError(f"store {str(self.path)!r}: tier {name} is not solved yet "
+                                   f"({self.record(name).status}); run solve to finish it")
+
+    # --- array data -------------------------------------------------------------------
+    def _arrays(self, name: str) -> tuple[zarr.Array, zarr.Array]:
+        group = self.tier_group(name)
+        return group["outcome"], group["remoteness"]
+
+    def write_chunk(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray) -> str:
+        """Write one chunk's values; returns its checksum. Chunk tasks call this."""
+        if not self.writable:
+            raise StoreError(f"store {str(self.path)!r} is open read-only")
+        start, stop = self.plan.tier(name).chunk_bounds(chunk)
+        packed = packing.pack(outcome)
+        outcome_array, remoteness_array = self._arrays(name)
+        outcome_array[start // 4: start // 4 + packed.size] = packed
+        remoteness_array[start:stop] = remoteness
+        return chunk_checksum(packed, remoteness)
+
+    def read_chunk_raw(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+        """A chunk's stored packed outcome bytes and remoteness, as on disk."""
+        start, stop = self.plan.tier(name).chunk_bounds(chunk)
+        outcome_array, remoteness_array = self._arrays(name)
+        return (outcome_array[start // 4: packing.packed_length(stop)],
+                remoteness_array[start:stop])
+
+    def read_range(self, name: str, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Unpacked outcome codes and remoteness of indices start..stop-1."""
+        outcome_array, remoteness_array = self._arrays(name)
+        first = start // 4
+        packed = outcome_array[first: packing.packed_length(stop)]
+        codes = packing.unpack(packed, stop - first * 4)[start - first * 4:]
+        return codes, remoteness_array[start:stop]
+
+    def read_tier(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        return self.read_range(name, 0, self.plan.tier(name).size)
+
+    def read_values(self, name: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Outcome codes and remoteness at arbitrary indices of a solved tier."""
+        self.require_solved(name)
+        indices = np.asarray(indices, dtype=np.int64)
+        outcome_array, remoteness_array = self._arrays(name)
+        packed = outcome_array.oindex[indices // 4]
+        return packing.unpack_at(packed, indices), remoteness_array.oindex[indices]
+
+    def read_children(self, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Concatenated values of the given tiers and each one's offset in the concatenation."""
+        offsets = np.zeros(len(names), dtype=np.int64)
+        outcomes, remotenesses, total = [], [], 0
+        for j, name in enumerate(names):
+            offsets[j] = total
+            codes, remoteness = self.read_tier(name)
+            outcomes.append(codes)
+            remotenesses.append(remoteness)
+            total += codes.size
+        dtype = np.dtype(self.plan.remoteness_dtype)
+        if not names:
+            return np.zeros(0, np.uint8), np.zeros(0, dtype), offsets
+        return np.concatenate(outcomes), np.concatenate(remotenesses), offsets
+
+
+def _open_group(path: Path, *, writable: bool) -> zarr.Group:
+    if not path.exists():
+        raise StoreError(f"no store at {str(path)!r}")
+    if not (path / "zarr.json").is_file():
+        raise StoreError(f"{str(path)!r} is not a retrograde store (no zarr.json)")
+    try:
+        return zarr.open_group(store=LocalStore(path, read_only=not writable), mode="r+" if writable else "r")
+    except (OSError, ValueError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{str(path)!r} is not a readable zarr store ({exc})") from None
+
+
+def open_store(path: str | os.PathLike, *, mode: str = "r") -> Store:
+    """Open an existing store, read-only ("r") or for solving ("r+").
+
+    Opening for solving also removes the temporary files that a killed writer
+    may have left (zarr writes `*.partial` files and renames them into place).
+
+    :raises StoreError: no store, not a retrograde store, or another format.
+    """
+    path = Path(path)
+    writable = mode == "r+"
+    group = _open_group(path, writable=writable)
+    if writable:
+        for leftover in path.rglob("*.partial"):
+            leftover.unlink(missing_ok=True)
+    return Store(path, group, writable=writable)
+
+
+def create_store(path: str | os.PathLike, plan: Plan) -> Store:
+    """Create an empty store for `plan` at `path` (which must not exist or be an empty folder).
+
+    Built in a temporary sibling folder and renamed into place, so an
+    interrupted creation leaves no store behind (rerunning creates it again).
+    """
+    path = Path(path)
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise StoreError(f"{str(path)!r} exists and is not a retrograde store")
+    if not path.parent.is_dir():
+        raise StoreError(f"cannot create store {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    for stale in path.parent.glob(f".{path.name}.planning-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = path.parent / f".{path.name}.planning-{uuid.uuid4().hex}"
+    group = zarr.open_group(store=LocalStore(staging), mode="w")
+    dtype = np.dtype(plan.remoteness_dtype)
+    for tier in plan.tiers:
+        tier_group = group.create_group(f"tiers/{tier.name}")
+        tier_group.create_array("outcome", shape=(packing.packed_length(tier.size),),
+                                chunks=(tier.chunk_size // 4,), dtype="uint8", fill_value=0)
+        tier_group.create_array("remoteness", shape=(tier.size,), chunks=(tier.chunk_size,),
+                                dtype=dtype, fill_value=0)
+        tier_group.attrs.put(TierRecord(tier, [None] * tier.n_chunks).to_json())
+    group.attrs.put({ATTR: {"plan": plan.to_json()}})
+    if path.exists():
+        path.rmdir()
+    os.rename(staging, path)
+    return open_store(path, mode="r+")

@@ -1,0 +1,30 @@
+"""Errors that reach the user as one clear line (the CLI turns them into exit codes)."""
+
+
+class RetrogradeError(Exception):
+    """Base of every error the CLI reports as one line, without a traceback."""
+
+    exit_code = 1
+
+
+class BadOption(RetrogradeError, ValueError):
+    """A game or command option is out of range or malformed (a usage error)."""
+
+    exit_code = 2
+
+
+class BadPosition(RetrogradeError, ValueError):
+    """A position string does not describe a legal position of the game instance."""
+
+    exit_code = 2
+
+
+class StoreError(RetrogradeError):
+    """A store is missing, of another game or format, incomplete, or damaged."""
+
+
+class MissingTierError(StoreError, KeyError):
+    """A position's tier is not solved (yet) in the store."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])

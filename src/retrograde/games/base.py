@@ -1,0 +1,148 @@
+"""The one game interface that solvers, agents, stores and the CLI share.
+
+A game instance splits its positions into tiers. A tier is a numbered range of
+indices 0..size-1; every move leads into one of the tier's declared child tiers.
+Each game gives two views of its rules:
+
+* plain Python (`parse`, `format`, `locate`, `position_at`, `moves`, `primitive`):
+  readable, used for probing single positions, playing, and as the reference the
+  kernels are tested against;
+* a numba kernel behind `expand`, which turns a chunk of indices into terminal
+  outcomes and child references (array work, no Python loop per position).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Hashable
+
+import numpy as np
+
+Position = Hashable
+
+
+@dataclass(frozen=True)
+class Tier:
+    """A class of positions solved as one unit of the plan.
+
+    `children` names the tiers that this tier's moves lead into, in the order the
+    expand kernel refers to them; a loopy tier lists itself (and its partners).
+    `key` is what the game's kernel needs to identify the tier (plain integers).
+    """
+
+    name: str
+    size: int
+    children: tuple[str, ...]
+    key: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One game option, described as data so the CLI and `games` can list it."""
+
+    name: str
+    help: str
+    parse: Callable[[str], Any] | None = None  # None: a boolean flag
+    default: Any = None
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What a game's expand kernel returns for a chunk of one tier.
+
+    `primitive[i]` is the terminal outcome of position start+i, 0 if it is not
+    terminal, or `outcome.ILLEGAL` if the index holds no legal position.
+    `children[i, j]` is a reference to the j-th child: the child's index plus the
+    offset of its tier in the concatenation of the tier's child tiers; -1 pads.
+    """
+
+    primitive: np.ndarray
+    children: np.ndarray = field(repr=False)
+
+
+class Game(ABC):
+    """A game instance: its parameters are fixed at construction and validated there."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    params_spec: ClassVar[tuple[Param, ...]] = ()
+    notation: ClassVar[str]
+
+    @property
+    @abstractmethod
+    def params(self) -> dict[str, Any]:
+        """Canonical, JSON-serialisable options identifying this instance."""
+
+    @property
+    @abstractmethod
+    def max_moves(self) -> int:
+        """An upper bound on the number of moves from any position (kernel array width)."""
+
+    @abstractmethod
+    def tiers(self) -> tuple[Tier, ...]:
+        """Every tier, children before parents (the order they are solved in)."""
+
+    # --- positions in SPEC notation -------------------------------------------------
+    @abstractmethod
+    def parse(self, text: str) -> Position:
+        """Parse SPEC notation; raise `BadPosition` naming the problem."""
+
+    @abstractmethod
+    def format(self, position: Position) -> str:
+        """Format a position in SPEC notation (parse(format(p)) == p)."""
+
+    @property
+    @abstractmethod
+    def initial_position(self) -> Position:
+        """The position a game of this instance starts from."""
+
+    # --- rules (plain Python reference) ---------------------------------------------
+    @abstractmethod
+    def locate(self, position: Position) -> tuple[str, int]:
+        """Return (tier name, index) of a legal position."""
+
+    @abstractmethod
+    def position_at(self, tier: Tier, index: int) -> Position | None:
+        """The position at an index of a tier, or None if the index holds no legal position."""
+
+    @abstractmethod
+    def moves(self, position: Position) -> list[tuple[str, Position]]:
+        """Every legal move as (move text, child position); empty at terminal positions."""
+
+    @abstractmethod
+    def primitive(self, position: Position) -> int:
+        """The outcome code of a terminal position for the side to move, else 0."""
+
+    # --- kernels ----------------------------------------------------------------------
+    @abstractmethod
+    def expand(self, tier: Tier, start: int, stop: int, child_offsets: np.ndarray) -> Expansion:
+        """Terminal outcomes and child references of indices start..stop-1 of `tier`.
+
+        `child_offsets[j]` is where `tier.children[j]` starts in the concatenated
+        child arrays.
+        """
+
+    # --- conveniences shared by all games -------------------------------------------
+    def tier(self, name: str) -> Tier:
+        """The tier called `name` (KeyError if the instance has none)."""
+        for tier in self.tiers():
+            if tier.name == name:
+                return tier
+        raise KeyError(name)
+
+    def describe(self) -> str:
+        """Game name and options as one would type them on the command line."""
+        parts = [self.name]
+        for key, value in self.params.items():
+            if value is None or value is False:
+                continue
+            flag = "--" + key.replace("_", "-")
+            if value is True:
+                parts.append(flag)
+            elif isinstance(value, (list, tuple)):
+                parts.append(f"{flag} {','.join(map(str, value))}")
+            else:
+                parts.append(f"{flag} {value}")
+        return " ".join(parts)

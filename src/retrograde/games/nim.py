@@ -1,0 +1,166 @@
+"""Nim with any heaps, an optional bound k on objects taken per turn, normal or misère.
+
+Tiers: positions with the same total number of objects (`s{total}`); a move takes
+1..k objects, so tier s reads tiers s-1 .. s-k. Within a tier positions are ranked
+as bounded compositions of the total (a counting table `ways`, see `_ways`).
+Every heap vector with 0 <= h_i <= H_i is a legal position.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from retrograde import outcome
+from retrograde.errors import BadOption, BadPosition
+from retrograde.games.base import Expansion, Game, Param, Tier
+
+#: Instances above this many positions are refused (they would not fit a store sanely).
+MAX_POSITIONS = 2**40
+
+
+def parse_heaps(text: str) -> tuple[int, ...]:
+    """Parse `1,3,5,7` into a heap tuple (BadOption on anything else)."""
+    items = [item.strip() for item in str(text).split(",")]
+    if not text or not str(text).strip() or any(item == "" for item in items):
+        raise BadOption(f"--heaps {text!r}: give heap sizes separated by commas, e.g. 1,3,5,7")
+    try:
+        heaps = tuple(int(item) for item in items)
+    except ValueError:
+        raise BadOption(f"--heaps {text!r}: heap sizes must be whole numbers") from None
+    return heaps
+
+
+def _parse_max_take(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise BadOption(f"--max-take {text!r}: must be a whole number >= 1") from None
+
+
+class Nim(Game):
+    name = "nim"
+    summary = "Nim: take 1..k objects from one heap; normal (last take wins) or misère play"
+    notation = "heap sizes, comma-separated: 1,3,5,7; moves are HEAP-COUNT (1-based heap)"
+    params_spec = (
+        Param("heaps", "heap sizes of the start position, comma-separated (e.g. 1,3,5,7)",
+              parse=parse_heaps, required=True),
+        Param("max_take", "at most K objects may be taken per turn (default: any number)",
+              parse=_parse_max_take),
+        Param("misere", "misère play: taking the last object loses"),
+    )
+
+    def __init__(self, *, heaps, max_take: int | None = None, misere: bool = False):
+        heaps = parse_heaps(heaps) if isinstance(heaps, str) else tuple(int(h) for h in heaps)
+        if not heaps:
+            raise BadOption("--heaps: at least one heap is needed")
+        if any(h < 1 for h in heaps):
+            raise BadOption(f"--heaps {','.join(map(str, heaps))}: heap sizes must be >= 1")
+        if max_take is not None and int(max_take) < 1:
+            raise BadOption(f"--max-take {max_take}: must be >= 1")
+        if int(np.prod([h + 1 for h in heaps], dtype=object)) > MAX_POSITIONS:
+            raise BadOption(f"--heaps {','.join(map(str, heaps))}: more than {MAX_POSITIONS:,} positions")
+        self.heaps = heaps
+        self.max_take = None if max_take is None else int(max_take)
+        self.misere = bool(misere)
+
+    @property
+    def params(self):
+        return {"heaps": list(self.heaps), "max_take": self.max_take, "misere": self.misere}
+
+    @property
+    def _take_limit(self) -> int:
+        return max(self.heaps) if self.max_take is None else min(self.max_take, max(self.heaps))
+
+    @property
+    def max_moves(self) -> int:
+        return sum(min(h, self._take_limit) for h in self.heaps)
+
+    @cached_property
+    def _ways(self) -> np.ndarray:
+        """ways[i, t]: number of ways heaps i.. (each 0..H) sum to exactly t."""
+        n, total = len(self.heaps), sum(self.heaps)
+        ways = np.zeros((n + 1, total + 1), dtype=np.int64)
+        ways[n, 0] = 1
+        for i in range(n - 1, -1, -1):
+            for t in range(total + 1):
+                ways[i, t] = ways[i + 1, max(0, t - self.heaps[i]):t + 1].sum()
+        return ways
+
+    def tiers(self):
+        return tuple(
+            Tier(
+                name=f"s{total}",
+                size=int(self._ways[0, total]),
+                children=tuple(f"s{total - take}" for take in range(1, min(self._take_limit, total) + 1)),
+                key=(total,),
+            )
+            for total in range(sum(self.heaps) + 1)
+        )
+
+    @property
+    def initial_position(self):
+        return self.heaps
+
+    def parse(self, text):
+        text = text.strip()
+        try:
+            heaps = tuple(int(item) for item in text.split(","))
+        except ValueError:
+            raise BadPosition(f"nim position {text!r}: expected heap sizes like 1,3,5,7") from None
+        if len(heaps) != len(self.heaps):
+            raise BadPosition(f"nim position {text!r}: {len(heaps)} heaps, the instance has {len(self.heaps)}")
+        for i, (h, limit) in enumerate(zip(heaps, self.heaps), start=1):
+            if not 0 <= h <= limit:
+                raise BadPosition(f"nim position {text!r}: heap {i} holds {h}, allowed 0..{limit}")
+        return heaps
+
+    def format(self, position):
+        return ",".join(map(str, position))
+
+    def locate(self, position):
+        total = sum(position)
+        ways = self._ways
+        index, remaining = 0, total
+        for i, h in enumerate(position):
+            for v in range(h):
+                index += int(ways[i + 1, remaining - v])
+            remaining -= h
+        return f"s{total}", index
+
+    def position_at(self, tier, index):
+        (remaining,) = tier.key
+        ways = self._ways
+        heaps = []
+        for i in range(len(self.heaps)):
+            v = 0
+            while index >= ways[i + 1, remaining - v]:
+                index -= int(ways[i + 1, remaining - v])
+                v += 1
+            heaps.append(v)
+            remaining -= v
+        return tuple(heaps)
+
+    def moves(self, position):
+        result = []
+        for i, h in enumerate(position):
+            for take in range(1, min(h, self._take_limit) + 1):
+                child = position[:i] + (h - take,) + position[i + 1:]
+                result.append((f"{i + 1}-{take}", child))
+        return result
+
+    def primitive(self, position):
+        if sum(position) == 0:
+            return outcome.WIN if self.misere else outcome.LOSS
+        return 0
+
+    def expand(self, tier, start, stop, child_offsets):
+        from retrograde.games import nim_kernels
+
+        primitive = np.zeros(stop - start, dtype=np.int8)
+        children = np.full((stop - start, self.max_moves), -1, dtype=np.int64)
+        terminal = outcome.WIN if self.misere else outcome.LOSS
+        nim_kernels.expand(self._ways, np.array(self.heaps, dtype=np.int64), self._take_limit,
+                           terminal, tier.key[0], start, stop, child_offsets, primitive, children)
+        return Expansion(primitive, children)

@@ -1,0 +1,137 @@
+"""Tic-tac-toe on 3x3: x moves first; three in a row wins; a full board is a draw.
+
+Tiers: boards with k marks (`k0` .. `k9`); x holds ceil(k/2) cells, o floor(k/2).
+A tier's index space is every board with those counts (combinatorial ranking,
+see `ranking`); indices of boards that cannot be reached from the empty board
+(both sides have a line, or a line the wrong side made before the last move) are
+kept as holes: their stored outcome stays 0 ("no position") and they are not
+counted. Positions are (x mask, o mask) with bit r*3+c for row r, column c.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrograde import outcome
+from retrograde.errors import BadPosition
+from retrograde.games import ranking
+from retrograde.games.base import Expansion, Game, Tier
+
+CELLS = 9
+LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100,
+         0b100010001, 0b001010100)
+
+
+def has_line(mask: int) -> bool:
+    return any(mask & line == line for line in LINES)
+
+
+def cell_name(cell: int) -> str:
+    """`a1` is the top-left cell: column letter, then row number from the top."""
+    return "abc"[cell % 3] + str(cell // 3 + 1)
+
+
+class TicTacToe(Game):
+    name = "tictactoe"
+    summary = "Tic-tac-toe (3x3), every position reachable from the empty board"
+    notation = "rows joined by '/', cells x o .; optional side to move: x../.o./... x; moves a1..c3"
+
+    @property
+    def params(self):
+        return {}
+
+    @property
+    def max_moves(self):
+        return CELLS
+
+    def tiers(self):
+        return tuple(
+            Tier(name=f"k{k}", size=ranking.pair_size((k + 1) // 2, k // 2, CELLS),
+                 children=(f"k{k + 1}",) if k < CELLS else (), key=(k,))
+            for k in range(CELLS, -1, -1)
+        )
+
+    @property
+    def initial_position(self):
+        return (0, 0)
+
+    # --- notation -------------------------------------------------------------------
+    def parse(self, text):
+        raw = text.strip()
+        board, _, side = raw.partition(" ")
+        rows = board.lower().split("/")
+        if len(rows) != 3 or any(len(row) != 3 for row in rows):
+            raise BadPosition(f"tictactoe position {raw!r}: expected 3 rows of 3 cells joined by '/'")
+        xs = os = 0
+        for cell, char in enumerate("".join(rows)):
+            if char == "x":
+                xs |= 1 << cell
+            elif char == "o":
+                os |= 1 << cell
+            elif char != ".":
+                raise BadPosition(f"tictactoe position {raw!r}: bad cell {char!r} (use x, o or .)")
+        nx, no = xs.bit_count(), os.bit_count()
+        if nx - no not in (0, 1):
+            raise BadPosition(f"tictactoe position {raw!r}: {nx} x and {no} o is impossible (x moves first)")
+        x_line, o_line = has_line(xs), has_line(os)
+        if x_line and o_line:
+            raise BadPosition(f"tictactoe position {raw!r}: both sides have a line")
+        if x_line and nx == no:
+            raise BadPosition(f"tictactoe position {raw!r}: o moved after x already had a line")
+        if o_line and nx > no:
+            raise BadPosition(f"tictactoe position {raw!r}: x moved after o already had a line")
+        side = side.strip().lower()
+        mover = "x" if nx == no else "o"
+        if side and side != mover:
+            if side not in ("x", "o"):
+                raise BadPosition(f"tictactoe position {raw!r}: side to move must be x or o")
+            raise BadPosition(f"tictactoe position {raw!r}: it is {mover}'s turn, not {side}'s")
+        return (xs, os)
+
+    def format(self, position):
+        xs, os = position
+        cells = ["x" if xs >> c & 1 else "o" if os >> c & 1 else "." for c in range(CELLS)]
+        board = "/".join("".join(cells[r * 3:r * 3 + 3]) for r in range(3))
+        mover = "x" if xs.bit_count() == os.bit_count() else "o"
+        return f"{board} {mover}"
+
+    # --- rules ----------------------------------------------------------------------
+    def locate(self, position):
+        xs, os = position
+        return f"k{xs.bit_count() + os.bit_count()}", ranking.rank_pair(xs, os, CELLS)
+
+    def position_at(self, tier, index):
+        (k,) = tier.key
+        xs, os = ranking.unrank_pair(index, (k + 1) // 2, k // 2, CELLS)
+        x_line, o_line = has_line(xs), has_line(os)
+        if (x_line and o_line) or (x_line and k % 2 == 0) or (o_line and k % 2 == 1):
+            return None
+        return (xs, os)
+
+    def primitive(self, position):
+        xs, os = position
+        if has_line(xs) or has_line(os):
+            return outcome.LOSS  # the side that just moved made the line
+        if (xs | os) == (1 << CELLS) - 1:
+            return outcome.DRAW
+        return 0
+
+    def moves(self, position):
+        if self.primitive(position):
+            return []
+        xs, os = position
+        x_to_move = xs.bit_count() == os.bit_count()
+        result = []
+        for cell in range(CELLS):
+            if not (xs | os) >> cell & 1:
+                child = (xs | 1 << cell, os) if x_to_move else (xs, os | 1 << cell)
+                result.append((cell_name(cell), child))
+        return result
+
+    def expand(self, tier, start, stop, child_offsets):
+        from retrograde.games import tictactoe_kernels
+
+        primitive = np.zeros(stop - start, dtype=np.int8)
+        children = np.full((stop - start, CELLS), -1, dtype=np.int64)
+        tictactoe_kernels.expand(tier.key[0], start, stop, child_offsets, primitive, children)
+        return Expansion(primitive, children)

@@ -1,0 +1,50 @@
+"""Numba kernels for tic-tac-toe: expand a chunk of a k-marks tier."""
+
+import numpy as np
+
+from retrograde.games.ranking_kernels import rank_pair, unrank_pair
+from retrograde.jit import njit
+from retrograde.outcome import DRAW, ILLEGAL, LOSS
+
+CELLS = 9
+FULL = (1 << CELLS) - 1
+LINES = np.array([0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010,
+                  0b100100100, 0b100010001, 0b001010100], dtype=np.int64)
+
+
+@njit
+def has_line(mask):
+    for line in LINES:
+        if mask & line == line:
+            return True
+    return False
+
+
+@njit
+def expand(k, start, stop, child_offsets, primitive, children):
+    nx = (k + 1) // 2
+    no = k // 2
+    x_to_move = k % 2 == 0
+    for row in range(stop - start):
+        xs, os = unrank_pair(start + row, nx, no, CELLS)
+        x_line = has_line(xs)
+        o_line = has_line(os)
+        if (x_line and o_line) or (x_line and x_to_move) or (o_line and not x_to_move):
+            primitive[row] = ILLEGAL
+            continue
+        if x_line or o_line:
+            primitive[row] = LOSS
+            continue
+        if xs | os == FULL:
+            primitive[row] = DRAW
+            continue
+        j = 0
+        for cell in range(CELLS):
+            bit = 1 << cell
+            if (xs | os) & bit:
+                continue
+            if x_to_move:
+                children[row, j] = child_offsets[0] + rank_pair(xs | bit, os, CELLS)
+            else:
+                children[row, j] = child_offsets[0] + rank_pair(xs, os | bit, CELLS)
+            j += 1

@@ -1,0 +1,1 @@
+"""Staged, resumable jobs: plan tiers and chunks as data, then execute them anywhere."""

@@ -1,0 +1,121 @@
+"""The stages of a job: plan, solve, verify, status. Each can stop and be rerun.
+
+The driver (this module) walks the plan, hands chunk tasks to an executor and
+records each finished chunk in the store; rerunning a stage skips recorded
+chunks, so an interrupted solve resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from retrograde.data.store import SOLVED, Store, create_store, open_store
+from retrograde.errors import StoreError
+from retrograde.games import Game
+from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
+from retrograde.pipeline.progress import Progress
+from retrograde.pipeline.tasks import solve_chunk, verify_chunk
+
+
+def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Store:
+    """Create the store for `game`, or reopen it if it already holds the same plan.
+
+    :raises StoreError: the path holds a store of another game, options or chunking.
+    """
+    path = Path(store_path)
+    plan = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE)
+    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+        return create_store(path, plan)
+    store = open_store(path, mode="r+")
+    if store.plan.game != plan.game or store.plan.params != plan.params:
+        found = store.game.describe()
+        store.close()
+        raise StoreError(f"store {str(path)!r} holds {found}, not {game.describe()}")
+    if chunk_size is not None and store.plan.chunk_size != plan.chunk_size:
+        store.close()
+        raise StoreError(f"store {str(path)!r} was planned with --chunk-size {store.plan.chunk_size}, "
+                         f"not {chunk_size}")
+    return store
+
+
+def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
+    """Solve every tier not yet solved, children first, chunks in parallel."""
+    total = store.plan.positions
+    progress = Progress("solve", total, quiet=quiet)
+    progress.done = sum(_done_positions(store, tier.name) for tier in store.plan.tiers)
+    for tier in store.plan.tiers:
+        record = store.record(tier.name)
+        calls = [(str(store.path), tier.name, chunk)
+                 for chunk, done in enumerate(record.chunks) if done is None]
+        for (_, name, chunk), summary in executor.map_unordered(solve_chunk, calls):
+            store.record_chunk(name, chunk, summary)
+            progress.advance(summary["positions"], f"tier {name}")
+    progress.finish("done")
+
+
+def _done_positions(store: Store, name: str) -> int:
+    plan = store.plan.tier(name)
+    return sum(plan.chunk_bounds(c)[1] - plan.chunk_bounds(c)[0]
+               for c, record in enumerate(store.record(name).chunks) if record is not None)
+
+
+@dataclass
+class VerifyResult:
+    """Outcome of `verify`: positions checked, wrong ones (with a few examples), bad checksums."""
+
+    positions: int = 0
+    wrong: int = 0
+    bad_checksums: list[str] = field(default_factory=list)
+    unsolved: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.wrong or self.bad_checksums or self.unsolved)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "positions": self.positions, "wrong": self.wrong,
+                "bad_checksums": self.bad_checksums, "unsolved": self.unsolved,
+                "examples": self.examples}
+
+
+def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult:
+    """Recompute every stored position from the rules and its children; check checksums."""
+    result = VerifyResult()
+    solved = [tier for tier in store.plan.tiers if store.record(tier.name).status == SOLVED]
+    result.unsolved = [tier.name for tier in store.plan.tiers if tier not in solved]
+    progress = Progress("verify", sum(tier.size for tier in solved), quiet=quiet)
+    calls = [(str(store.path), tier.name, chunk) for tier in solved for chunk in range(tier.n_chunks)]
+    for (_, name, chunk), report in executor.map_unordered(verify_chunk, calls):
+        result.positions += report["positions"]
+        result.wrong += report["wrong"]
+        result.examples.extend(report["examples"][: max(0, 10 - len(result.examples))])
+        if not report["checksum_ok"]:
+            result.bad_checksums.append(f"{name}/{chunk}")
+        progress.advance(report["positions"], f"tier {name}")
+    progress.finish("ok" if result.ok else "FAILED")
+    result.bad_checksums.sort()
+    return result
+
+
+def status(store: Store) -> dict[str, Any]:
+    """The store's state as SPEC §3 `status --json` prints it."""
+    tiers = []
+    for tier in store.plan.tiers:
+        record = store.record(tier.name)
+        tiers.append({"name": tier.name, "size": tier.size, "status": record.status,
+                      "chunks": tier.n_chunks, "chunks_done": record.done,
+                      "win": record.count("win"), "loss": record.count("loss"),
+                      "draw": record.count("draw")})
+    return {"game": store.plan.game, "params": store.plan.params, "complete": store.complete,
+            "format": store.plan.format, "positions": store.plan.positions, "tiers": tiers}
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (temporary file, then rename)."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(path)

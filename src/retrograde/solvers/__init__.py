@@ -1,0 +1,1 @@
+"""Solving algorithms: numba kernels that turn child values into a tier's values."""
