@@ -98,6 +98,10 @@ class Game(ABC):
     def initial_position(self) -> Position:
         """The position a game of this instance starts from."""
 
+    def render(self, position: Position) -> str:
+        """A human-friendly picture of a position (the notation, unless a game draws a board)."""
+        return self.format(position)
+
     # --- rules (plain Python reference) ---------------------------------------------
     @abstractmethod
     def locate(self, position: Position) -> tuple[str, int]:

@@ -95,6 +95,11 @@ class TicTacToe(Game):
         mover = "x" if xs.bit_count() == os.bit_count() else "o"
         return f"{board} {mover}"
 
+    def render(self, position):
+        board, mover = self.format(position).split()
+        rows = [f"{r + 1} " + " ".join(row) for r, row in enumerate(board.split("/"))]
+        return "\n".join(["  a b c", *rows, f"{mover} to move"])
+
     # --- rules ----------------------------------------------------------------------
     def locate(self, position):
         xs, os = position

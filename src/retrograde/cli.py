@@ -1,0 +1,267 @@
+"""The `retrograde` command line (SPEC §2). Commands import their machinery lazily,
+so that quick commands (probe, status, games) never load numba or dask.
+
+Every expected failure (bad option, position or store) ends as one line on
+stderr and a non-zero exit status: 2 for usage errors, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from retrograde.errors import BadOption, RetrogradeError
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"retrograde: error: {message}", err=True)
+    sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning expected errors into one line and an exit status."""
+    try:
+        code = cli.main(args=argv, prog_name="retrograde", standalone_mode=False)
+    except click.exceptions.Abort:
+        _fail("interrupted; rerun the same command to resume", 130)
+    except KeyboardInterrupt:
+        _fail("interrupted; rerun the same command to resume", 130)
+    except click.ClickException as exc:
+        _fail(exc.format_message().replace("\n", " "), exc.exit_code)
+    except RetrogradeError as exc:
+        _fail(str(exc), exc.exit_code)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="retrograde")
+def cli() -> None:
+    """Strongly solve two-player games by retrograde analysis."""
+
+
+# --- shared options -------------------------------------------------------------------
+def store_option(fn):
+    return click.option("--store", "store_path", required=True, type=click.Path(),
+                        help="Path of the zarr store (a folder).")(fn)
+
+
+def cluster_options(fn):
+    fn = click.option("--scheduler", default=None, metavar="ADDR",
+                      help="Run on an existing dask cluster (tcp://host:port).")(fn)
+    fn = click.option("--workers", type=int, default=None,
+                      help="Worker processes of the local cluster (0: run in-process; "
+                           "default: in-process for small games, else one per core).")(fn)
+    fn = click.option("--quiet", is_flag=True, help="No progress lines.")(fn)
+    return fn
+
+
+def _open_read(path: str):
+    from retrograde.data.store import open_store
+
+    return open_store(path)
+
+
+# --- games ------------------------------------------------------------------------------
+@cli.command()
+def games() -> None:
+    """List the games and their options."""
+    from retrograde.games import GAMES
+
+    for name, cls in GAMES.items():
+        click.echo(f"{name}: {cls.summary}")
+        for param in cls.params_spec:
+            flag = "--" + param.name.replace("_", "-")
+            kind = "" if param.parse is None else " VALUE"
+            need = " (required)" if param.required else ""
+            click.echo(f"  {flag}{kind}{need}: {param.help}")
+        click.echo(f"  positions: {cls.notation}")
+
+
+# --- solve ------------------------------------------------------------------------------
+class GameGroup(click.Group):
+    """`solve GAME`: one subcommand per game, built from the game's parameter list."""
+
+    def list_commands(self, ctx):
+        from retrograde.games import GAMES
+
+        return sorted(GAMES)
+
+    def get_command(self, ctx, name):
+        from retrograde.games import GAMES
+
+        if name not in GAMES:
+            return None
+        return _solve_command(GAMES[name])
+
+    def parse_args(self, ctx, args):
+        if not args:
+            raise BadOption(f"solve needs a game; known games: {', '.join(self.list_commands(ctx))}")
+        return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else ""
+        if self.get_command(ctx, name) is None:
+            raise BadOption(f"unknown game {name!r}; known games: {', '.join(self.list_commands(ctx))}")
+        return super().resolve_command(ctx, args)
+
+
+def _solve_command(cls) -> click.Command:
+    def callback(store_path, workers, scheduler, quiet, chunk_size, **options):
+        from retrograde.games import make_game
+        from retrograde.pipeline.executors import open_executor
+        from retrograde.pipeline.plan import validate_chunk_size
+        from retrograde.pipeline.stages import plan_stage, solve_stage
+
+        params = {p.name: (p.parse(options[p.name]) if p.parse and options[p.name] is not None
+                           else options[p.name]) for p in cls.params_spec}
+        game = make_game(cls.name, {k: v for k, v in params.items() if v is not None})
+        if chunk_size is not None:
+            validate_chunk_size(chunk_size)
+        if workers is not None and workers < 0:
+            raise BadOption(f"--workers {workers}: must be >= 0")
+        with plan_stage(game, store_path, chunk_size=chunk_size) as store:
+            if store.complete:
+                click.echo(f"{store_path}: {game.describe()} is already solved", err=True)
+                return
+            with open_executor(workers=workers, scheduler=scheduler,
+                               positions=store.plan.positions) as executor:
+                solve_stage(store, executor, quiet=quiet)
+        click.echo(f"{store_path}: solved {game.describe()}", err=True)
+
+    params = [click.Option(["--" + p.name.replace("_", "-"), p.name], is_flag=True, help=p.help)
+              if p.parse is None else
+              click.Option(["--" + p.name.replace("_", "-"), p.name], required=p.required, help=p.help)
+              for p in cls.params_spec]
+    command = click.Command(cls.name, callback=callback, params=params, help=cls.summary)
+    for decorate in (store_option, cluster_options,
+                     click.option("--chunk-size", type=int, default=None,
+                                  help="Positions per chunk (multiple of 4; fixed when the store is planned).")):
+        command = decorate(command)
+    return command
+
+
+@cli.group(cls=GameGroup)
+def solve() -> None:
+    """Solve a game instance into a store (resumes a partial solve of the same instance)."""
+
+
+# --- status / verify ----------------------------------------------------------------------
+@cli.command()
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (SPEC §3).")
+def status(store_path: str, as_json: bool) -> None:
+    """Tiers, sizes, progress and win/loss/draw counts of a store."""
+    from retrograde.pipeline.stages import status as store_status
+
+    with _open_read(store_path) as store:
+        report = store_status(store)
+        if as_json:
+            click.echo(json.dumps(report))
+            return
+        click.echo(f"{store.game.describe()}: {'complete' if report['complete'] else 'incomplete'}, "
+                   f"{report['positions']:,} indexed positions")
+        for tier in report["tiers"]:
+            click.echo(f"  {tier['name']:>8} {tier['size']:>14,} {tier['status']:>8} "
+                       f"{tier['chunks_done']}/{tier['chunks']} chunks  "
+                       f"W {tier['win']:,}  L {tier['loss']:,}  D {tier['draw']:,}")
+
+
+@cli.command()
+@store_option
+@cluster_options
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
+    """Re-check every stored position against the rules and its children, and every checksum."""
+    from retrograde.pipeline.executors import open_executor
+    from retrograde.pipeline.stages import verify_stage
+
+    with _open_read(store_path) as store, \
+            open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as executor:
+        result = verify_stage(store, executor, quiet=quiet)
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        click.echo(f"{store_path}: {'OK' if result.ok else 'FAILED'}: {result.positions:,} positions checked, "
+                   f"{result.wrong:,} wrong, {len(result.bad_checksums)} bad checksums"
+                   + (f", unsolved tiers: {' '.join(result.unsolved)}" if result.unsolved else ""))
+        for example in result.examples:
+            click.echo(f"  {example}")
+    if not result.ok:
+        sys.exit(1)
+
+
+# --- probe --------------------------------------------------------------------------------
+@cli.command()
+@store_option
+@click.argument("positions", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per position (JSON Lines).")
+def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
+    """Value, remoteness and every move's outcome of POSITIONS (none or '-': read stdin, one per line)."""
+    from retrograde.data.probing import analyse
+    from retrograde.errors import BadPosition
+
+    if not positions or positions == ("-",):
+        lines = [(n, line.strip()) for n, line in enumerate(sys.stdin, start=1) if line.strip()]
+        where = "line"
+    else:
+        lines = list(enumerate(positions, start=1))
+        where = "position"
+    with _open_read(store_path) as store:
+        parsed = []
+        for n, text in lines:
+            try:
+                parsed.append(store.game.parse(text))
+            except BadPosition as exc:
+                raise BadPosition(f"{where} {n}: {exc}" if len(lines) > 1 else str(exc)) from None
+        out = []
+        for analysis in analyse(store, parsed):
+            if as_json:
+                out.append(json.dumps(analysis.to_json(store.game)))
+                continue
+            out.append(f"{store.game.format(analysis.position)}: {analysis.value}")
+            out.extend(f"  {m.move:<8} {str(m.value):<12} -> {store.game.format(m.position)}"
+                       for m in analysis.moves)
+        click.echo("\n".join(out))
+
+
+# --- play ---------------------------------------------------------------------------------
+@cli.command()
+@store_option
+@click.option("--agent", "agent_name", default="lookup", show_default=True, help="Opponent agent.")
+@click.option("--human", type=click.Choice(["first", "second"]), default="first", show_default=True,
+              help="Whether you move first or second.")
+@click.option("--from", "start", default=None, metavar="POSITION", help="Start from this position.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the agent's tie-breaks.")
+@click.option("--max-plies", type=int, default=1000, show_default=True,
+              help="Declare a draw after this many plies (games with cycles).")
+def play(store_path, agent_name, human, start, seed, max_plies) -> None:
+    """Play against an agent in the terminal; type a move, 'moves' to list them, 'quit' to stop."""
+    from retrograde.agents import AGENTS
+    from retrograde.agents.play import play_in_terminal
+
+    if agent_name not in AGENTS:
+        raise BadOption(f"--agent {agent_name!r}: known agents: {', '.join(sorted(AGENTS))}")
+    with _open_read(store_path) as store:
+        position = store.game.parse(start) if start else store.game.initial_position
+        cls = AGENTS[agent_name]
+        agent = cls(store, seed=seed) if agent_name == "lookup" else cls(store.game, seed=seed)
+        play_in_terminal(store.game, agent, position, human_first=human == "first", max_plies=max_plies)
+
+
+# --- run ----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("workflow")
+@click.option("--out", default=None, type=click.Path(), help="Output folder (default retrograde-out/WORKFLOW).")
+@cluster_options
+def run(workflow, out, workers, scheduler, quiet) -> None:
+    """Run a named end-to-end workflow (plan, solve, verify); rerun to resume."""
+    from retrograde.workflows import WORKFLOWS, run_workflow
+
+    state = run_workflow(workflow, out, workers=workers, scheduler=scheduler, quiet=quiet)
+    click.echo(f"{workflow}: {WORKFLOWS[workflow].description}: "
+               + ", ".join(f"{k} {v}" for k, v in state["stages"].items()), err=True)

@@ -1,0 +1,60 @@
+"""`check_game`: a self-test every game must pass (like GamesmanOne's game tests).
+
+On sampled positions of every tier it checks that indices round-trip, that the
+notation round-trips, that every move lands in a declared child tier on a legal
+position, that terminal positions have no moves, and that the numba expand
+kernel agrees with the plain-Python rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrograde import outcome as oc
+from retrograde.games.base import Game, Tier
+
+
+def _sample(tier: Tier, samples: int, rng: np.random.Generator) -> list[int]:
+    if tier.size <= samples:
+        return list(range(tier.size))
+    return sorted(set(int(i) for i in rng.integers(0, tier.size, samples)))
+
+
+def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
+    """Return a list of problems found (empty when the game is consistent)."""
+    rng = np.random.default_rng(seed)
+    problems: list[str] = []
+    tiers = {tier.name: tier for tier in game.tiers()}
+    for tier in tiers.values():
+        offsets = np.cumsum([0] + [tiers[c].size for c in tier.children])[:-1].astype(np.int64)
+        for index in _sample(tier, samples, rng):
+            where = f"{game.name} {tier.name}[{index}]"
+            position = game.position_at(tier, index)
+            expansion = game.expand(tier, index, index + 1, offsets)
+            if position is None:
+                if expansion.primitive[0] != oc.ILLEGAL:
+                    problems.append(f"{where}: kernel treats a hole as a position")
+                continue
+            text = game.format(position)
+            if game.locate(position) != (tier.name, index):
+                problems.append(f"{where}: locate({text!r}) = {game.locate(position)}")
+            if game.parse(text) != position:
+                problems.append(f"{where}: parse(format(p)) != p for {text!r}")
+            moves = game.moves(position)
+            primitive = game.primitive(position)
+            if bool(primitive) == bool(moves):
+                problems.append(f"{where}: {text!r} terminal={primitive} but has {len(moves)} moves")
+            expected = []
+            for move, child in moves:
+                child_tier, child_index = game.locate(child)
+                if child_tier not in tier.children:
+                    problems.append(f"{where}: move {move} leads to tier {child_tier}, not a declared child")
+                    continue
+                if game.position_at(tiers[child_tier], child_index) != child:
+                    problems.append(f"{where}: move {move} leads to an illegal index {child_tier}[{child_index}]")
+                expected.append(int(offsets[tier.children.index(child_tier)]) + child_index)
+            got = expansion.children[0][expansion.children[0] >= 0].tolist()
+            if int(expansion.primitive[0]) != primitive or sorted(got) != sorted(expected):
+                problems.append(f"{where}: kernel gives primitive {int(expansion.primitive[0])}, "
+                                f"children {sorted(got)}; rules give {primitive}, {sorted(expected)}")
+    return problems
