@@ -115,7 +115,7 @@ def _solve_command(cls) -> click.Command:
         from retrograde.games import make_game
         from retrograde.pipeline.executors import open_executor
         from retrograde.pipeline.plan import validate_chunk_size
-        from retrograde.pipeline.stages import plan_stage, solve_stage
+        from retrograde.pipeline.stages import check_plan, plan_stage, solve_stage
 
         params = {p.name: (p.parse(options[p.name]) if p.parse and options[p.name] is not None
                            else options[p.name]) for p in cls.params_spec}
@@ -124,13 +124,14 @@ def _solve_command(cls) -> click.Command:
             validate_chunk_size(chunk_size)
         if workers is not None and workers < 0:
             raise BadOption(f"--workers {workers}: must be >= 0")
-        with plan_stage(game, store_path, chunk_size=chunk_size) as store:
+        check_plan(game, store_path, chunk_size=chunk_size)
+        positions = sum(tier.size for tier in game.tiers())
+        with open_executor(workers=workers, scheduler=scheduler, positions=positions) as executor, \
+                plan_stage(game, store_path, chunk_size=chunk_size) as store:
             if store.complete:
                 click.echo(f"{store_path}: {game.describe()} is already solved", err=True)
                 return
-            with open_executor(workers=workers, scheduler=scheduler,
-                               positions=store.plan.positions) as executor:
-                solve_stage(store, executor, quiet=quiet)
+            solve_stage(store, executor, quiet=quiet)
         click.echo(f"{store_path}: solved {game.describe()}", err=True)
 
     params = [click.Option(["--" + p.name.replace("_", "-"), p.name], is_flag=True, help=p.help)

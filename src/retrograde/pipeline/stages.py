@@ -20,25 +20,30 @@ from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.tasks import solve_chunk, verify_chunk
 
 
-def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Store:
-    """Create the store for `game`, or reopen it if it already holds the same plan.
+def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> bool:
+    """Check, without writing, that `store_path` is free or holds this plan; True if a store exists.
 
     :raises StoreError: the path holds a store of another game, options or chunking.
     """
     path = Path(store_path)
-    plan = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE)
     if not path.exists() or (path.is_dir() and not any(path.iterdir())):
-        return create_store(path, plan)
-    store = open_store(path, mode="r+")
-    if store.plan.game != plan.game or store.plan.params != plan.params:
-        found = store.game.describe()
-        store.close()
-        raise StoreError(f"store {str(path)!r} holds {found}, not {game.describe()}")
-    if chunk_size is not None and store.plan.chunk_size != plan.chunk_size:
-        store.close()
-        raise StoreError(f"store {str(path)!r} was planned with --chunk-size {store.plan.chunk_size}, "
-                         f"not {chunk_size}")
-    return store
+        if not path.parent.is_dir():
+            raise StoreError(f"cannot create store {str(path)!r}: folder {str(path.parent)!r} does not exist")
+        return False
+    with open_store(path) as store:
+        if store.plan.game != game.name or store.plan.params != game.params:
+            raise StoreError(f"store {str(path)!r} holds {store.game.describe()}, not {game.describe()}")
+        if chunk_size is not None and store.plan.chunk_size != chunk_size:
+            raise StoreError(f"store {str(path)!r} was planned with --chunk-size {store.plan.chunk_size}, "
+                             f"not {chunk_size}")
+    return True
+
+
+def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Store:
+    """Create the store for `game`, or reopen it (for solving) if it holds the same plan."""
+    if check_plan(game, store_path, chunk_size=chunk_size):
+        return open_store(store_path, mode="r+")
+    return create_store(store_path, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE))
 
 
 def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from retrograde.errors import BadOption, StoreError
 from retrograde.games import make_game
 from retrograde.pipeline.executors import open_executor
-from retrograde.pipeline.stages import plan_stage, solve_stage, status, verify_stage, write_json
+from retrograde.pipeline.stages import check_plan, plan_stage, solve_stage, status, verify_stage, write_json
 
 
 @dataclass(frozen=True)
@@ -57,18 +57,19 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
                   "store": "store.zarr"})
     state.setdefault("stages", {})
     game = make_game(workflow.game, workflow.params)
-    with plan_stage(game, out_dir / "store.zarr") as store:
+    check_plan(game, out_dir / "store.zarr")
+    positions = sum(tier.size for tier in game.tiers())
+    with open_executor(workers=workers, scheduler=scheduler, positions=positions) as executor, \
+            plan_stage(game, out_dir / "store.zarr") as store:
         state["stages"]["plan"] = "done"
         write_json(state_path, state)
         if state["stages"].get("solve") != "done":
-            with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as ex:
-                solve_stage(store, ex, quiet=quiet)
+            solve_stage(store, executor, quiet=quiet)
             state["stages"]["solve"] = "done"
             write_json(out_dir / "status.json", status(store))
             write_json(state_path, state)
         if state["stages"].get("verify") != "done":
-            with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as ex:
-                result = verify_stage(store, ex, quiet=quiet)
+            result = verify_stage(store, executor, quiet=quiet)
             write_json(out_dir / "verify.json", result.to_json())
             if not result.ok:
                 raise StoreError(f"verify failed for {str(store.path)!r}: {result.wrong} wrong positions, "

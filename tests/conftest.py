@@ -1,0 +1,67 @@
+"""Shared fixtures: solved stores built once per test session, CLI runners."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from retrograde.data.store import open_store
+from retrograde.games import make_game
+from retrograde.pipeline.executors import InProcessExecutor
+from retrograde.pipeline.stages import plan_stage, solve_stage
+
+
+def solve_in_process(game_name: str, params: dict | None, path: Path, *, chunk_size: int | None = None) -> Path:
+    """Plan and solve a game instance into `path` in this process; returns the path."""
+    game = make_game(game_name, params or {})
+    with plan_stage(game, path, chunk_size=chunk_size) as store:
+        solve_stage(store, InProcessExecutor(), quiet=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def solved(tmp_path_factory):
+    """solved(game, params=None, chunk_size=None) -> path of a solved store (cached per session)."""
+    cache: dict[str, Path] = {}
+
+    def get(game_name: str, params: dict | None = None, *, chunk_size: int | None = None) -> Path:
+        key = json.dumps([game_name, params, chunk_size], sort_keys=True)
+        if key not in cache:
+            path = tmp_path_factory.mktemp("store") / "store.zarr"
+            cache[key] = solve_in_process(game_name, params, path, chunk_size=chunk_size)
+        return cache[key]
+
+    return get
+
+
+@pytest.fixture
+def open_solved(solved):
+    """open_solved(game, params=None) -> an opened read-only Store (closed after the test)."""
+    opened = []
+
+    def get(game_name: str, params: dict | None = None, **kw):
+        store = open_store(solved(game_name, params, **kw))
+        opened.append(store)
+        return store
+
+    yield get
+    for store in opened:
+        store.close()
+
+
+def run_cli(*args: str, input: str | None = None, cwd: Path | None = None,
+            timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run `python -m retrograde ARGS` as a user would; returns the completed process."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.run([sys.executable, "-m", "retrograde", *args], input=input, capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout, env=env)
+
+
+def store_bytes(path: Path) -> dict[str, bytes]:
+    """Every file of a store (relative path -> bytes): the exact on-disk state."""
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}

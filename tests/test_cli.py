@@ -1,0 +1,230 @@
+"""End-to-end CLI runs on small games: every command, and bad input of every kind."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import zarr
+
+from conftest import run_cli, store_bytes
+
+NIM = {"heaps": [1, 3, 5, 7]}
+
+
+def test_games_lists_games_and_options():
+    result = run_cli("games")
+    assert result.returncode == 0
+    assert "nim:" in result.stdout and "--max-take" in result.stdout and "tictactoe:" in result.stdout
+
+
+def test_solve_status_probe_verify_nim(tmp_path):
+    store = tmp_path / "nim.zarr"
+    solve = run_cli("solve", "nim", "--heaps", "1,3,5,7", "--store", str(store), "--workers", "0")
+    assert solve.returncode == 0, solve.stderr
+    assert "solve:" in solve.stderr and "positions" in solve.stderr  # progress was shown
+    status = json.loads(run_cli("status", "--store", str(store), "--json").stdout)
+    assert status["game"] == "nim" and status["params"] == {"heaps": [1, 3, 5, 7], "max_take": None,
+                                                             "misere": False}
+    assert status["complete"] is True
+    assert sum(t["size"] for t in status["tiers"]) == 2 * 4 * 6 * 8
+    assert sum(t["win"] + t["loss"] + t["draw"] for t in status["tiers"]) == 2 * 4 * 6 * 8
+    assert all(t["status"] == "solved" and t["draw"] == 0 for t in status["tiers"])
+    probe = json.loads(run_cli("probe", "--store", str(store), "--json", "1,3,5,7").stdout)
+    assert probe["value"] == "loss" and probe["remoteness"] == 16 and len(probe["moves"]) == 16
+    assert all(move["value"] == "loss" for move in probe["moves"])
+    again = run_cli("solve", "nim", "--heaps", "1,3,5,7", "--store", str(store))
+    assert again.returncode == 0 and "already solved" in again.stderr
+    assert run_cli("verify", "--store", str(store)).returncode == 0
+
+
+def test_probe_json_follows_spec(solved):
+    store = solved("tictactoe")
+    result = run_cli("probe", "--store", str(store), "--json", "xx./oo./... x", "xxx/oo./... o")
+    assert result.returncode == 0, result.stderr
+    first, terminal = map(json.loads, result.stdout.splitlines())
+    assert first["game"] == "tictactoe" and first["position"] == "xx./oo./... x"
+    assert (first["value"], first["remoteness"]) == ("win", 1)
+    moves = {m["move"]: m for m in first["moves"]}
+    assert set(moves) == {"c1", "c2", "a3", "b3", "c3"}
+    assert (moves["c1"]["value"], moves["c1"]["remoteness"], moves["c1"]["position"]) == ("win", 1, "xxx/oo./... o")
+    assert moves["c2"]["value"] == "draw" and moves["c2"]["remoteness"] is None
+    assert (moves["a3"]["value"], moves["a3"]["remoteness"]) == ("loss", 2)
+    assert terminal == {"game": "tictactoe", "position": "xxx/oo./... o", "value": "loss", "remoteness": 0,
+                        "moves": []}
+
+
+def test_probe_reads_positions_from_stdin(solved):
+    store = solved("nim", NIM)
+    lines = [f"{a},{b},{c},{d}" for a in range(2) for b in range(4) for c in range(6) for d in range(8)]
+    for args in ((), ("-",)):
+        result = run_cli("probe", "--store", str(store), "--json", *args, input="\n".join(lines) + "\n\n")
+        assert result.returncode == 0, result.stderr
+        answers = [json.loads(line) for line in result.stdout.splitlines()]
+        assert [a["position"] for a in answers] == lines
+        for answer in answers:
+            heaps = [int(h) for h in answer["position"].split(",")]
+            xor = heaps[0] ^ heaps[1] ^ heaps[2] ^ heaps[3]
+            assert answer["value"] == ("win" if xor else "loss")
+
+
+def test_probe_text_output(solved):
+    result = run_cli("probe", "--store", str(solved("nim", NIM)), "0,0,0,2")
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[0] == "0,0,0,2: win in 1"
+    assert any(line.split()[:4] == ["4-2", "win", "in", "1"] for line in result.stdout.splitlines())
+
+
+def test_status_of_a_partial_store(tmp_path, solved):
+    store = tmp_path / "partial.zarr"
+    shutil.copytree(solved("tictactoe"), store)
+    group = zarr.open_group(str(store / "tiers" / "k3"), mode="r+")
+    attrs = dict(group.attrs)
+    group.attrs.put({"status": "pending", "chunks": [None] * len(attrs["chunks"])})
+    status = json.loads(run_cli("status", "--store", str(store), "--json").stdout)
+    assert status["complete"] is False
+    k3 = next(t for t in status["tiers"] if t["name"] == "k3")
+    assert k3["status"] == "pending" and k3["win"] == 0
+    probe = run_cli("probe", "--store", str(store), "x../o../x.. o")
+    assert probe.returncode != 0 and "tier k3 is not solved" in probe.stderr
+    resume = run_cli("solve", "tictactoe", "--store", str(store))
+    assert resume.returncode == 0
+    assert store_bytes(store) == store_bytes(solved("tictactoe"))
+
+
+def test_verify_finds_corruption(tmp_path, solved):
+    store = tmp_path / "bad.zarr"
+    shutil.copytree(solved("tictactoe"), store)
+    remoteness = zarr.open_array(str(store / "tiers" / "k5" / "remoteness"), mode="r+")
+    values = remoteness[:]
+    values[np.flatnonzero(values)[0]] += 2
+    remoteness[:] = values
+    result = run_cli("verify", "--store", str(store))
+    assert result.returncode == 1
+    assert "FAILED" in result.stdout and "1 wrong" in result.stdout and "1 bad checksums" in result.stdout
+    assert "k5[" in result.stdout
+
+
+def test_play_against_lookup(solved):
+    store = str(solved("nim", NIM))
+    win = run_cli("play", "--store", store, "--from", "0,0,0,2", input="9-9\n4-2\n")
+    assert win.returncode == 0, win.stderr
+    assert "legal moves: 4-1 4-2" in win.stdout and "You win." in win.stdout
+    lose = run_cli("play", "--store", store, "--from", "0,0,0,1", "--human", "second")
+    assert "lookup plays 4-1" in lose.stdout and "You lose." in lose.stdout
+    quit_ = run_cli("play", "--store", store, input="quit\n")
+    assert quit_.returncode == 0 and "Stopped." in quit_.stdout
+
+
+def test_play_tictactoe_lookup_never_loses(solved):
+    store = str(solved("tictactoe"))
+    # The human always plays the first legal move listed; the lookup agent must not lose.
+    moves_in_order = "\n".join(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"] * 5) + "\n"
+    result = run_cli("play", "--store", store, "--seed", "3", input=moves_in_order)
+    assert result.returncode == 0
+    assert "You lose." in result.stdout or "Draw." in result.stdout
+
+
+def test_run_workflow_and_rerun(tmp_path):
+    out = tmp_path / "out"
+    first = run_cli("run", "tictactoe", "--out", str(out), "--workers", "0")
+    assert first.returncode == 0, first.stderr
+    state = json.loads((out / "workflow.json").read_text())
+    assert state["stages"] == {"plan": "done", "solve": "done", "verify": "done"}
+    assert json.loads((out / "verify.json").read_text())["ok"] is True
+    before = store_bytes(out / "store.zarr")
+    second = run_cli("run", "tictactoe", "--out", str(out))
+    assert second.returncode == 0 and "solve:" not in second.stderr
+    assert store_bytes(out / "store.zarr") == before
+
+
+# --- bad input: one line on stderr, exit status, no traceback, nothing changed ------------
+BAD_SOLVES = [
+    (("solve", "chess"), 2, "unknown game 'chess'"),
+    (("solve",), 2, "solve needs a game"),
+    (("solve", "nim"), 2, "Missing option '--heaps'"),
+    (("solve", "nim", "--heaps", "-1,3"), 2, "heap sizes must be >= 1"),
+    (("solve", "nim", "--heaps", ""), 2, "--heaps ''"),
+    (("solve", "nim", "--heaps", "1,,3"), 2, "separated by commas"),
+    (("solve", "nim", "--heaps", "1,3", "--max-take", "0"), 2, "--max-take 0"),
+    (("solve", "nim", "--heaps", "1,3", "--max-take", "x"), 2, "--max-take 'x'"),
+    (("solve", "nim", "--heaps", "1,3", "--chunk-size", "6"), 2, "multiple of 4"),
+    (("solve", "nim", "--heaps", "1,3", "--workers", "-1"), 2, "--workers -1"),
+    (("solve", "tictactoe", "--bogus"), 2, "No such option"),
+    (("frobnicate",), 2, "No such command"),
+    (("run", "nowhere"), 2, "unknown workflow 'nowhere'"),
+]
+
+
+def check_one_line_error(result, code, message):
+    assert result.returncode == code, (result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0], lines[0]
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args,code,message", BAD_SOLVES)
+def test_bad_solve_options(tmp_path, args, code, message):
+    store = tmp_path / "s.zarr"
+    extra = () if args[0] in ("frobnicate", "run") or args == ("solve",) else ("--store", str(store))
+    result = run_cli(*args, *extra, cwd=tmp_path)
+    check_one_line_error(result, code, message)
+    assert not store.exists() and not (tmp_path / "retrograde-out").exists()
+
+
+BAD_ON_STORE = [
+    ("tictactoe", ("probe", "xx/oo/.."), 2, "3 rows of 3 cells"),
+    ("tictactoe", ("probe", "x../.q./..."), 2, "bad cell 'q'"),
+    ("tictactoe", ("probe", "xx./.../..."), 2, "2 x and 0 o is impossible"),
+    ("tictactoe", ("probe", "xxx/ooo/..."), 2, "both sides have a line"),
+    ("tictactoe", ("probe", "x../.../... x"), 2, "o's turn"),
+    ("nim", ("probe", "1,3,5,8"), 2, "heap 4 holds 8, allowed 0..7"),
+    ("nim", ("probe", "1,3,5"), 2, "3 heaps, the instance has 4"),
+    ("nim", ("probe", "1,3,5,7", "9,9,9,9"), 2, "position 2: nim position '9,9,9,9'"),
+    ("nim", ("play", "--agent", "oracle"), 2, "--agent 'oracle'"),
+    ("nim", ("play", "--from", "8,0,0,0"), 2, "heap 1 holds 8"),
+    ("nim", ("solve", "nim", "--heaps", "1,3,5"), 1, "holds nim --heaps 1,3,5,7, not nim --heaps 1,3,5"),
+    ("nim", ("solve", "nim", "--heaps", "1,3,5,7", "--misere"), 1, "not nim --heaps 1,3,5,7 --misere"),
+    ("nim", ("solve", "tictactoe"), 1, "holds nim --heaps 1,3,5,7, not tictactoe"),
+    ("nim", ("solve", "nim", "--heaps", "1,3,5,7", "--chunk-size", "8"), 1, "planned with --chunk-size"),
+]
+
+
+@pytest.mark.parametrize("game,args,code,message", BAD_ON_STORE)
+def test_bad_input_leaves_store_unchanged(tmp_path, solved, game, args, code, message):
+    store = tmp_path / "store.zarr"
+    shutil.copytree(solved(game, NIM if game == "nim" else None), store)
+    before = store_bytes(store)
+    result = run_cli(*args, "--store", str(store))
+    check_one_line_error(result, code, message)
+    assert store_bytes(store) == before
+
+
+def test_batch_probe_names_the_bad_line(solved):
+    result = run_cli("probe", "--store", str(solved("nim", NIM)), input="1,3,5,7\n1,3,5,70\n")
+    check_one_line_error(result, 2, "line 2: nim position '1,3,5,70'")
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("command", [("probe", "1"), ("status",), ("verify",), ("play",)])
+def test_missing_store(tmp_path, command):
+    missing = tmp_path / "missing.zarr"
+    result = run_cli(*command, "--store", str(missing))
+    check_one_line_error(result, 1, f"no store at '{missing}'")
+    assert not missing.exists()
+
+
+def test_not_a_store(tmp_path):
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "file.txt").write_text("hello")
+    for args in (("status",), ("solve", "tictactoe")):
+        result = run_cli(*args, "--store", str(tmp_path / "junk"))
+        check_one_line_error(result, 1, "is not a retrograde store")
+    assert [p.name for p in (tmp_path / "junk").iterdir()] == ["file.txt"]
+
+
+def test_missing_parent_folder(tmp_path):
+    result = run_cli("solve", "tictactoe", "--store", str(tmp_path / "no" / "such" / "s.zarr"))
+    check_one_line_error(result, 1, "does not exist")
+    assert not (tmp_path / "no").exists()
