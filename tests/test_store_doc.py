@@ -27,12 +27,12 @@ def test_store_doc_snippet_reads_a_value(solved):
 def test_store_layout_matches_doc(solved):
     root = zarr.open_group(str(solved("nim", {"heaps": [1, 3, 5, 7]}, chunk_size=8)), mode="r")
     plan = root.attrs["retrograde"]["plan"]
-    assert plan["format"] == 1 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint16"
+    assert plan["format"] == 1 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
     for tier in plan["tiers"]:
         group = root[f"tiers/{tier['name']}"]
         assert group["outcome"].dtype == "uint8" and group["outcome"].shape == (-(-tier["size"] // 4),)
         assert group["outcome"].chunks == (tier["chunk_size"] // 4,)
-        assert group["remoteness"].dtype == "uint16" and group["remoteness"].shape == (tier["size"],)
+        assert group["remoteness"].dtype == "uint8" and group["remoteness"].shape == (tier["size"],)
         assert group["remoteness"].chunks == (tier["chunk_size"],)
         attrs = group.attrs
         assert attrs["status"] == "solved"

@@ -3,7 +3,7 @@
     <store>/zarr.json                    attrs["retrograde"] = the plan (game, params, format, tiers)
     <store>/tiers/<tier>/zarr.json       attrs: status, W/L/D counts, checksum, per-chunk records
     <store>/tiers/<tier>/outcome         uint8, 2-bit packed outcome codes (4 positions a byte)
-    <store>/tiers/<tier>/remoteness      uint16, plies to the end (0 for draws and terminals)
+    <store>/tiers/<tier>/remoteness      plan.remoteness_dtype, plies to the end (0 for draws)
 
 Chunk tasks write array chunks (each zarr chunk is written whole, atomically);
 only the driver writes attributes, after a chunk's data is on disk, so a chunk

@@ -80,6 +80,11 @@ class Game(ABC):
     def max_moves(self) -> int:
         """An upper bound on the number of moves from any position (kernel array width)."""
 
+    @property
+    def max_remoteness(self) -> int | None:
+        """An upper bound on remoteness (plies to the end), or None if unknown in advance."""
+        return None
+
     @abstractmethod
     def tiers(self) -> tuple[Tier, ...]:
         """Every tier, children before parents (the order they are solved in)."""

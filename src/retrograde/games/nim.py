@@ -77,6 +77,10 @@ class Nim(Game):
     def max_moves(self) -> int:
         return sum(min(h, self._take_limit) for h in self.heaps)
 
+    @property
+    def max_remoteness(self) -> int:
+        return sum(self.heaps)  # every move removes at least one object
+
     @cached_property
     def _ways(self) -> np.ndarray:
         """ways[i, t]: number of ways heaps i.. (each 0..H) sum to exactly t."""

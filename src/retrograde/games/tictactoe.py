@@ -44,6 +44,10 @@ class TicTacToe(Game):
     def max_moves(self):
         return CELLS
 
+    @property
+    def max_remoteness(self):
+        return CELLS
+
     def tiers(self):
         return tuple(
             Tier(name=f"k{k}", size=ranking.pair_size((k + 1) // 2, k // 2, CELLS),

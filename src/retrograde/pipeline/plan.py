@@ -76,6 +76,16 @@ def validate_chunk_size(chunk_size: int) -> int:
     return chunk_size
 
 
+def remoteness_dtype(bound: int | None) -> str:
+    """The narrowest unsigned dtype holding remoteness up to `bound` (uint16 if unknown)."""
+    if bound is None:
+        return "uint16"
+    for dtype, top in (("uint8", 2**8 - 1), ("uint16", 2**16 - 1), ("uint32", 2**32 - 1)):
+        if bound <= top:
+            return dtype
+    raise BadOption(f"remoteness up to {bound} does not fit a uint32")
+
+
 def make_plan(game: Game, *, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Plan:
     """Plan a solve of `game`: tiers in dependency order, each cut into chunks."""
     validate_chunk_size(chunk_size)
@@ -83,4 +93,4 @@ def make_plan(game: Game, *, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Plan:
         TierPlan(t.name, t.size, t.children, min(chunk_size, max(4, -(-t.size // 4) * 4)))
         for t in game.tiers()
     )
-    return Plan(game.name, game.params, chunk_size, "uint16", tiers)
+    return Plan(game.name, game.params, chunk_size, remoteness_dtype(game.max_remoteness), tiers)

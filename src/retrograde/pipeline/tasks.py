@@ -14,8 +14,10 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.data.store import Store, chunk_checksum, open_store
 from retrograde.errors import StoreError
-from retrograde.solvers.kernels import NO_MOVES, solve_rows
+from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
 
+FAULTS = {NO_MOVES: "has no moves but is not terminal", UNDECIDED_CHILD: "has an unsolved child",
+          OVERFLOW: "has a remoteness too large for the store's remoteness dtype"}
 #: How many wrong positions a verify task reports by name.
 EXAMPLES = 5
 
@@ -45,7 +47,7 @@ def solve_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
         start, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
         bad = np.flatnonzero(faults)
         if bad.size:
-            problem = "has no moves but is not terminal" if faults[bad[0]] == NO_MOVES else "has an unsolved child"
+            problem = FAULTS[int(faults[bad[0]])]
             raise StoreError(f"store {store_path!r}: position {_describe(store, tier_name, start + int(bad[0]))} "
                              f"{problem}")
         checksum = store.write_chunk(tier_name, chunk, outcome, remoteness)

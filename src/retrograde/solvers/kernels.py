@@ -15,14 +15,16 @@ from retrograde.outcome import DRAW, ILLEGAL, LOSS, UNDECIDED, WIN
 NO_MOVES = 1
 #: Returned in `faults` for a child that has no value (an unsolved or illegal child).
 UNDECIDED_CHILD = 2
+#: Returned in `faults` when a remoteness does not fit the output array's dtype.
+OVERFLOW = 3
 
 
 @njit
-def combine(primitive, children, child_outcome, child_remoteness, outcome, remoteness, faults):
+def combine(primitive, children, child_outcome, child_remoteness, outcome, remoteness, faults, limit):
     """Fill outcome/remoteness of each row from its primitive code and child references.
 
-    `faults[i]` is set to NO_MOVES or UNDECIDED_CHILD where the inputs break the rules;
-    those rows keep outcome 0.
+    `faults[i]` is set to NO_MOVES, UNDECIDED_CHILD or OVERFLOW (remoteness above
+    `limit`) where the inputs break the rules; those rows keep outcome 0.
     """
     for i in range(primitive.shape[0]):
         p = primitive[i]
@@ -56,13 +58,19 @@ def combine(primitive, children, child_outcome, child_remoteness, outcome, remot
         if faults[i] != 0:
             continue
         if fastest_loss >= 0:
-            outcome[i] = WIN
-            remoteness[i] = fastest_loss + 1
+            if fastest_loss >= limit:
+                faults[i] = OVERFLOW
+            else:
+                outcome[i] = WIN
+                remoteness[i] = fastest_loss + 1
         elif draw:
             outcome[i] = DRAW
         elif slowest_win >= 0:
-            outcome[i] = LOSS
-            remoteness[i] = slowest_win + 1
+            if slowest_win >= limit:
+                faults[i] = OVERFLOW
+            else:
+                outcome[i] = LOSS
+                remoteness[i] = slowest_win + 1
         else:
             faults[i] = NO_MOVES
 
@@ -73,5 +81,6 @@ def solve_rows(primitive, children, child_outcome, child_remoteness, remoteness_
     outcome = np.zeros(n, dtype=np.uint8)
     remoteness = np.zeros(n, dtype=remoteness_dtype)
     faults = np.zeros(n, dtype=np.uint8)
-    combine(primitive, children, child_outcome, child_remoteness, outcome, remoteness, faults)
+    limit = np.iinfo(remoteness.dtype).max
+    combine(primitive, children, child_outcome, child_remoteness, outcome, remoteness, faults, limit)
     return outcome, remoteness, faults
