@@ -7,9 +7,10 @@ from typing import Any
 from retrograde.errors import BadOption
 from retrograde.games.base import Game, Param, Tier
 from retrograde.games.nim import Nim
+from retrograde.games.quixo import Quixo
 from retrograde.games.tictactoe import TicTacToe
 
-GAMES: dict[str, type[Game]] = {cls.name: cls for cls in (Nim, TicTacToe)}
+GAMES: dict[str, type[Game]] = {cls.name: cls for cls in (Nim, TicTacToe, Quixo)}
 
 __all__ = ["GAMES", "Game", "Param", "Tier", "make_game"]
 

@@ -21,6 +21,9 @@ import numpy as np
 
 Position = Hashable
 
+#: Child reference for "a child inside the loopy group", given without its index.
+IN_GROUP = -2
+
 
 @dataclass(frozen=True)
 class Tier:
@@ -126,12 +129,23 @@ class Game(ABC):
 
     # --- kernels ----------------------------------------------------------------------
     @abstractmethod
-    def expand(self, tier: Tier, start: int, stop: int, child_offsets: np.ndarray) -> Expansion:
+    def expand(self, tier: Tier, start: int, stop: int, child_offsets: np.ndarray, *,
+               group: tuple[str, ...] = ()) -> Expansion:
         """Terminal outcomes and child references of indices start..stop-1 of `tier`.
 
         `child_offsets[j]` is where `tier.children[j]` starts in the concatenated
-        child arrays.
+        child arrays. Children in a tier of `group` (the loopy group being solved)
+        may be given as `IN_GROUP` (-2) without their index: the loopy solver only
+        counts them.
         """
+
+    def parents(self, tier: Tier, indices: np.ndarray, group_offsets: dict[str, int]) -> np.ndarray:
+        """Loopy games only: for positions of `tier`, references to their parents inside the
+        tier's loopy group (tiers solved together), one per move edge, -1 padded.
+
+        `group_offsets[name]` is where each group tier starts in the group's concatenation.
+        """
+        raise NotImplementedError(f"{self.name} has no loopy tiers")
 
     # --- conveniences shared by all games -------------------------------------------
     def tier(self, name: str) -> Tier:

@@ -159,7 +159,7 @@ class Nim(Game):
             return outcome.WIN if self.misere else outcome.LOSS
         return 0
 
-    def expand(self, tier, start, stop, child_offsets):
+    def expand(self, tier, start, stop, child_offsets, *, group=()):
         from retrograde.games import nim_kernels
 
         primitive = np.zeros(stop - start, dtype=np.int8)

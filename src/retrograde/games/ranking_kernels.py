@@ -1,36 +1,80 @@
-"""Numba kernels for two-colour board ranking (see `ranking` for the reference)."""
+"""Numba kernels for two-colour board ranking (see `ranking` for the reference).
+
+Colex rank among masks of one popcount equals numeric order, so ranks are sums of
+binomials over set bits; these kernels read them from byte-wise tables (boards of
+up to 32 cells), and walk consecutive indices with Gosper's next-combination step
+instead of unranking each one.
+"""
 
 import numpy as np
 
 from retrograde.jit import njit
 
-MAX_CELLS = 64
+MAX_CELLS = 32
+PIECES = MAX_CELLS // 8
 
 
-def _binomials() -> np.ndarray:
-    table = np.zeros((MAX_CELLS + 1, MAX_CELLS + 1), dtype=np.int64)
-    for n in range(MAX_CELLS + 1):
-        table[n, 0] = 1
-        for k in range(1, n + 1):
-            table[n, k] = table[n - 1, k - 1] + table[n - 1, k]
+def _binomials(n: int) -> np.ndarray:
+    table = np.zeros((n + 1, n + 1), dtype=np.int64)
+    for i in range(n + 1):
+        table[i, 0] = 1
+        for k in range(1, i + 1):
+            table[i, k] = table[i - 1, k - 1] + table[i - 1, k]
     return table
 
 
-BINOMIAL = _binomials()
+BINOMIAL = _binomials(64)
+POPCOUNT8 = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+
+
+def _rank_table() -> np.ndarray:
+    """RANK[piece, seen, byte]: rank contribution of `byte` at bits 8*piece.. after `seen` set bits."""
+    table = np.zeros((PIECES, MAX_CELLS + 1, 256), dtype=np.int64)
+    for piece in range(PIECES):
+        for seen in range(MAX_CELLS + 1):
+            for byte in range(256):
+                total, k = 0, seen
+                for bit in range(8):
+                    if byte >> bit & 1:
+                        k += 1
+                        total += BINOMIAL[8 * piece + bit, k] if k <= 64 else 0
+                table[piece, seen, byte] = total
+    return table
+
+
+def _squeeze_tables() -> tuple[np.ndarray, np.ndarray]:
+    """SQUEEZE[holes, bits]: bits outside holes, packed; SPREAD[holes, packed]: the inverse."""
+    squeeze = np.zeros((256, 256), dtype=np.int64)
+    spread = np.zeros((256, 256), dtype=np.int64)
+    for holes in range(256):
+        free = [cell for cell in range(8) if not holes >> cell & 1]
+        for bits in range(256):
+            squeeze[holes, bits] = sum(1 << out for out, cell in enumerate(free) if bits >> cell & 1)
+        for packed in range(1 << len(free)):
+            spread[holes, packed] = sum(1 << cell for out, cell in enumerate(free) if packed >> out & 1)
+    return squeeze, spread
+
+
+RANK = _rank_table()
+SQUEEZE, SPREAD = _squeeze_tables()
+
+
+@njit
+def popcount(mask):
+    count = 0
+    for piece in range(PIECES):
+        count += POPCOUNT8[(mask >> (8 * piece)) & 255]
+    return count
 
 
 @njit
 def rank_mask(mask):
     rank = 0
     seen = 0
-    while mask:
-        bit = 0
-        low = mask & -mask
-        while (low >> bit) != 1:
-            bit += 1
-        seen += 1
-        rank += BINOMIAL[bit, seen]
-        mask ^= low
+    for piece in range(PIECES):
+        byte = (mask >> (8 * piece)) & 255
+        rank += RANK[piece, seen, byte]
+        seen += POPCOUNT8[byte]
     return rank
 
 
@@ -50,32 +94,23 @@ def unrank_mask(rank, count):
 @njit
 def squeeze(mask, holes, cells):
     packed = 0
-    out = 0
-    for cell in range(cells):
-        if not (holes >> cell) & 1:
-            packed |= ((mask >> cell) & 1) << out
-            out += 1
+    shift = 0
+    for piece in range(PIECES):
+        h = (holes >> (8 * piece)) & 255
+        packed |= SQUEEZE[h, (mask >> (8 * piece)) & 255] << shift
+        shift += 8 - POPCOUNT8[h]
     return packed
 
 
 @njit
 def unsqueeze(packed, holes, cells):
     mask = 0
-    src = 0
-    for cell in range(cells):
-        if not (holes >> cell) & 1:
-            mask |= ((packed >> src) & 1) << cell
-            src += 1
+    for piece in range(PIECES):
+        h = (holes >> (8 * piece)) & 255
+        free = 8 - POPCOUNT8[h]
+        mask |= SPREAD[h, packed & ((1 << free) - 1)] << (8 * piece)
+        packed >>= free
     return mask
-
-
-@njit
-def popcount(mask):
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
 
 
 @njit
@@ -90,3 +125,22 @@ def unrank_pair(index, a, b, cells):
     width = BINOMIAL[cells - a, b]
     first = unrank_mask(index // width, a)
     return first, unsqueeze(unrank_mask(index % width, b), first, cells)
+
+
+@njit
+def next_combination(mask):
+    """The next larger mask with the same popcount (Gosper's hack); colex successor."""
+    if mask == 0:
+        return 0
+    low = mask & -mask
+    ripple = mask + low
+    return ripple | (((mask ^ ripple) >> 2) // low)
+
+
+@njit
+def next_pair(first, second_packed, a, b, cells):
+    """Step (first, squeezed second) to the next index of class (a, b)."""
+    nxt = next_combination(second_packed)
+    if b == 0 or nxt >> (cells - a) != 0:
+        return next_combination(first), (1 << b) - 1
+    return first, nxt

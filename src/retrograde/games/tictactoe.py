@@ -137,7 +137,7 @@ class TicTacToe(Game):
                 result.append((cell_name(cell), child))
         return result
 
-    def expand(self, tier, start, stop, child_offsets):
+    def expand(self, tier, start, stop, child_offsets, *, group=()):
         from retrograde.games import tictactoe_kernels
 
         primitive = np.zeros(stop - start, dtype=np.int8)

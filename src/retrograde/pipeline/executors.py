@@ -1,6 +1,7 @@
 """Executors run chunk tasks; they know nothing of games or stores.
 
-`map_unordered(fn, calls)` yields (arguments, result) as tasks finish. The
+`map_unordered(calls)` takes (function, arguments) pairs and yields
+(arguments, result) as tasks finish. The
 in-process executor is the reference; the dask executor runs the same calls on a
 LocalCluster it starts (worker processes, spawned) or on an existing scheduler.
 """
@@ -17,7 +18,7 @@ from retrograde.errors import BadOption
 #: Games smaller than this run in-process unless workers are asked for.
 IN_PROCESS_LIMIT = 4_000_000
 
-Call = tuple[Any, ...]
+Call = tuple[Callable, tuple[Any, ...]]
 
 
 class InProcessExecutor:
@@ -25,8 +26,8 @@ class InProcessExecutor:
 
     workers = 1
 
-    def map_unordered(self, fn: Callable, calls: Iterable[Call]) -> Iterator[tuple[Call, Any]]:
-        for args in calls:
+    def map_unordered(self, calls: Iterable[Call]) -> Iterator[tuple[tuple, Any]]:
+        for fn, args in calls:
             yield args, fn(*args)
 
 
@@ -40,10 +41,10 @@ class DaskExecutor:
     def workers(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def map_unordered(self, fn: Callable, calls: Iterable[Call]) -> Iterator[tuple[Call, Any]]:
+    def map_unordered(self, calls: Iterable[Call]) -> Iterator[tuple[tuple, Any]]:
         from distributed import as_completed
 
-        futures = {self.client.submit(fn, *args, pure=False): args for args in calls}
+        futures = {self.client.submit(fn, *args, pure=False): args for fn, args in calls}
         try:
             for future in as_completed(futures):
                 yield futures[future], future.result()

@@ -17,7 +17,7 @@ from retrograde.errors import StoreError
 from retrograde.games import Game
 from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
 from retrograde.pipeline.progress import Progress
-from retrograde.pipeline.tasks import solve_chunk, verify_chunk
+from retrograde.pipeline.tasks import solve_chunk, solve_group, verify_chunk
 
 
 def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> bool:
@@ -47,17 +47,29 @@ def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = N
 
 
 def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
-    """Solve every tier not yet solved, children first, chunks in parallel."""
-    total = store.plan.positions
-    progress = Progress("solve", total, quiet=quiet)
+    """Solve every step not yet solved, wave by wave; the steps of a wave run in parallel.
+
+    A loop-free tier is one task per unrecorded chunk; a loopy group is one task
+    (its positions depend on each other) that writes all its chunks.
+    """
+    progress = Progress("solve", store.plan.positions, quiet=quiet)
     progress.done = sum(_done_positions(store, tier.name) for tier in store.plan.tiers)
-    for tier in store.plan.tiers:
-        record = store.record(tier.name)
-        calls = [(str(store.path), tier.name, chunk)
-                 for chunk, done in enumerate(record.chunks) if done is None]
-        for (_, name, chunk), summary in executor.map_unordered(solve_chunk, calls):
-            store.record_chunk(name, chunk, summary)
-            progress.advance(summary["positions"], f"tier {name}")
+    for wave in store.plan.waves():
+        calls = []
+        for step in wave:
+            path = str(store.path)
+            if step.loopy:
+                if any(store.record(name).status != SOLVED for name in step.tiers):
+                    calls.append((solve_group, (path, step.tiers)))
+                continue
+            (name,) = step.tiers
+            calls.extend((solve_chunk, (path, name, chunk))
+                         for chunk, done in enumerate(store.record(name).chunks) if done is None)
+        for _, summaries in executor.map_unordered(calls):
+            for summary in summaries:
+                if store.record(summary["tier"]).chunks[summary["chunk"]] is None:
+                    store.record_chunk(summary["tier"], summary["chunk"], summary)
+                    progress.advance(summary["positions"], f"tier {summary['tier']}")
     progress.finish("done")
 
 
@@ -90,11 +102,12 @@ class VerifyResult:
 def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult:
     """Recompute every stored position from the rules and its children; check checksums."""
     result = VerifyResult()
-    solved = [tier for tier in store.plan.tiers if store.record(tier.name).status == SOLVED]
-    result.unsolved = [tier.name for tier in store.plan.tiers if tier not in solved]
-    progress = Progress("verify", sum(tier.size for tier in solved), quiet=quiet)
-    calls = [(str(store.path), tier.name, chunk) for tier in solved for chunk in range(tier.n_chunks)]
-    for (_, name, chunk), report in executor.map_unordered(verify_chunk, calls):
+    done = {tier.name for tier in store.plan.tiers if store.record(tier.name).status == SOLVED}
+    ready = [tier for tier in store.plan.tiers if tier.name in done and set(tier.children) <= done]
+    result.unsolved = [tier.name for tier in store.plan.tiers if tier not in ready]
+    progress = Progress("verify", sum(tier.size for tier in ready), quiet=quiet)
+    calls = [(verify_chunk, (str(store.path), tier.name, chunk)) for tier in ready for chunk in range(tier.n_chunks)]
+    for (_, name, chunk), report in executor.map_unordered(calls):
         result.positions += report["positions"]
         result.wrong += report["wrong"]
         result.examples.extend(report["examples"][: max(0, 10 - len(result.examples))])

@@ -14,12 +14,15 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.data.store import Store, chunk_checksum, open_store
 from retrograde.errors import StoreError
+from retrograde.solvers import loopy
 from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
 
 FAULTS = {NO_MOVES: "has no moves but is not terminal", UNDECIDED_CHILD: "has an unsolved child",
           OVERFLOW: "has a remoteness too large for the store's remoteness dtype"}
 #: How many wrong positions a verify task reports by name.
 EXAMPLES = 5
+#: Rows a loopy group expands (or propagates from) at a time: bounds the child-reference buffer.
+BATCH = 1 << 16
 
 
 def _evaluate_chunk(store: Store, tier_name: str, chunk: int):
@@ -41,16 +44,7 @@ def _describe(store: Store, tier_name: str, index: int) -> str:
     return f"{tier_name}[{index}]" + ("" if position is None else f" {store.game.format(position)!r}")
 
 
-def solve_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
-    """Solve one chunk of a tier whose child tiers are solved; write it; return its counts."""
-    with open_store(store_path, mode="r+") as store:
-        start, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
-        bad = np.flatnonzero(faults)
-        if bad.size:
-            problem = FAULTS[int(faults[bad[0]])]
-            raise StoreError(f"store {store_path!r}: position {_describe(store, tier_name, start + int(bad[0]))} "
-                             f"{problem}")
-        checksum = store.write_chunk(tier_name, chunk, outcome, remoteness)
+def _summary(tier_name: str, chunk: int, outcome: np.ndarray, checksum: str) -> dict[str, Any]:
     return {
         "tier": tier_name,
         "chunk": chunk,
@@ -60,6 +54,74 @@ def solve_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
         "draw": int(np.count_nonzero(outcome == oc.DRAW)),
         "checksum": checksum,
     }
+
+
+def solve_chunk(store_path: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
+    """Solve one chunk of a loop-free tier whose child tiers are solved; write it; return its counts."""
+    with open_store(store_path, mode="r+") as store:
+        start, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
+        bad = np.flatnonzero(faults)
+        if bad.size:
+            raise StoreError(f"store {store_path!r}: position {_describe(store, tier_name, start + int(bad[0]))} "
+                             f"{FAULTS[int(faults[bad[0]])]}")
+        checksum = store.write_chunk(tier_name, chunk, outcome, remoteness)
+    return [_summary(tier_name, chunk, outcome, checksum)]
+
+
+def solve_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Solve a loopy group (tiers whose positions lead into each other) and write every chunk.
+
+    Working memory: 1 byte of outcome, 1 of pending-children count and the
+    remoteness dtype per group position, plus the values of the tiers it leads out to.
+    """
+    with open_store(store_path, mode="r+") as store:
+        game = store.game
+        tiers = [game.tier(name) for name in tier_names]
+        group_offsets, size = {}, 0
+        for tier in tiers:
+            group_offsets[tier.name], size = size, size + tier.size
+        outside = tuple(dict.fromkeys(c for t in tiers for c in t.children if c not in group_offsets))
+        for child in outside:
+            store.require_solved(child)
+        out_outcome, out_remoteness, out_offsets = store.read_children(outside)
+        reference = dict(group_offsets, **{name: size + int(off) for name, off in zip(outside, out_offsets)})
+        dtype = np.dtype(store.plan.remoteness_dtype)
+        outcome = np.zeros(size, dtype=np.uint8)
+        remoteness = np.zeros(size, dtype=dtype)
+        pending = np.zeros(size, dtype=np.uint8)
+        for tier in tiers:
+            offsets = np.array([reference[c] for c in tier.children], dtype=np.int64)
+            for start in range(0, tier.size, BATCH):
+                stop = min(start + BATCH, tier.size)
+                expansion = game.expand(tier, start, stop, offsets, group=tier_names)
+                if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out_outcome,
+                                             out_remoteness, group_offsets[tier.name] + start,
+                                             outcome, remoteness, pending):
+                    raise StoreError(f"store {store_path!r}: a position of {tier.name} {FAULTS[NO_MOVES]}")
+        settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
+        level, highest = 0, int(remoteness[settled].max(initial=0))
+        while level <= highest:
+            for tier in tiers:
+                base = group_offsets[tier.name]
+                found = loopy.settled_at(outcome, remoteness, level, base, base + tier.size)
+                for first in range(0, found.size, BATCH):
+                    batch = found[first:first + BATCH]
+                    parents = game.parents(tier, batch, group_offsets)
+                    highest = max(highest, loopy.propagate(level, outcome[base + batch], parents,
+                                                           outcome, remoteness, pending))
+            if highest >= np.iinfo(dtype).max:
+                raise StoreError(f"store {store_path!r}: {FAULTS[OVERFLOW]} in group {' '.join(tier_names)}")
+            level += 1
+        loopy.finish_draws(outcome, remoteness, pending)
+        summaries = []
+        for tier in tiers:
+            plan = store.plan.tier(tier.name)
+            for chunk in range(plan.n_chunks):
+                start, stop = plan.chunk_bounds(chunk)
+                part = slice(group_offsets[tier.name] + start, group_offsets[tier.name] + stop)
+                checksum = store.write_chunk(tier.name, chunk, outcome[part], remoteness[part])
+                summaries.append(_summary(tier.name, chunk, outcome[part], checksum))
+    return summaries
 
 
 def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:

@@ -1,0 +1,222 @@
+"""Quixo on 3x3, 4x4 or 5x5 ("Quixo Is Solved", Tanaka et al. 2020).
+
+A move takes a blank or own cube from the border and pushes it back in at an end
+of its row or column (not where it came from), shifting the cubes between; the
+cube shows the mover's symbol. If after a move the board holds a line of the
+opponent's symbol, the mover loses (even with a line of its own); a line of its
+own alone wins. There is no move limit: endless play is a draw.
+
+Positions are stored from the mover's view (mover cubes vs opponent cubes, 3^(N*N)
+boards). Tier `m{a}o{b}` holds boards with a mover cubes and b opponent cubes,
+ranked as in the paper (see `ranking`). Taking an own cube leads to the partner
+tier m{b}o{a} (the two form a loopy group solved together); taking a blank leads
+to m{b}o{a+1}, solved before. The plain-Python rules below use a grid of
+characters and are the reference for the bitboard kernels in `quixo_kernels`.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from retrograde import outcome
+from retrograde.errors import BadOption, BadPosition
+from retrograde.games import ranking
+from retrograde.games.base import Expansion, Game, Param, Tier
+
+SIZES = (3, 4, 5)
+
+
+def _parse_int(flag: str):
+    def parse(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise BadOption(f"{flag} {text!r}: must be a whole number") from None
+    return parse
+
+
+class Quixo(Game):
+    name = "quixo"
+    summary = "Quixo on a 3x3, 4x4 or 5x5 board (push cubes in from the border; five/four/three in a row)"
+    notation = ("N rows joined by '/', cells x o ., a space, the side to move: ..../..../..../.... x; "
+                "moves SOURCE-DEST cells, e.g. a1-d1 (column letter, row number from the top)")
+    params_spec = (
+        Param("size", "board size: 3, 4 or 5", parse=_parse_int("--size"), required=True),
+        Param("down_to", "solve only the tiers with at least N cubes on the board (default: all)",
+              parse=_parse_int("--down-to")),
+    )
+
+    def __init__(self, *, size: int, down_to: int | None = None):
+        if size not in SIZES:
+            raise BadOption(f"--size {size}: Quixo is played on 3x3, 4x4 or 5x5 boards")
+        cells = size * size
+        down_to = 0 if down_to is None else int(down_to)
+        if not 0 <= down_to <= cells:
+            raise BadOption(f"--down-to {down_to}: must be between 0 and {cells} cubes for size {size}")
+        self.size = size
+        self.cells = cells
+        self.down_to = down_to
+
+    @property
+    def params(self):
+        return {"size": self.size, "down_to": self.down_to}
+
+    @property
+    def max_moves(self):
+        return 4 * (self.size - 2) * 3 + 4 * 2
+
+    # --- tiers --------------------------------------------------------------------
+    def tiers(self):
+        result = []
+        for total in range(self.cells, self.down_to - 1, -1):
+            for a in range(total + 1):
+                b = total - a
+                children = (f"m{b}o{a}",) + ((f"m{b}o{a + 1}",) if total < self.cells else ())
+                result.append(Tier(f"m{a}o{b}", ranking.pair_size(a, b, self.cells), children, (a, b)))
+        return tuple(result)
+
+    @property
+    def initial_position(self):
+        return ("." * self.cells, "x")
+
+    # --- notation -----------------------------------------------------------------
+    def parse(self, text):
+        raw = text.strip()
+        board, _, side = raw.partition(" ")
+        rows = board.lower().split("/")
+        n = self.size
+        if len(rows) != n or any(len(row) != n for row in rows):
+            raise BadPosition(f"quixo position {raw!r}: expected {n} rows of {n} cells joined by '/'")
+        cells = "".join(rows)
+        bad = set(cells) - set("xo.")
+        if bad:
+            raise BadPosition(f"quixo position {raw!r}: bad cell {sorted(bad)[0]!r} (use x, o or .)")
+        side = side.strip().lower()
+        if side not in ("x", "o"):
+            raise BadPosition(f"quixo position {raw!r}: give the side to move (x or o) after a space"
+                              if not side else f"quixo position {raw!r}: side to move must be x or o, not {side!r}")
+        return (cells, side)
+
+    def format(self, position):
+        cells, side = position
+        n = self.size
+        return "/".join(cells[r * n:(r + 1) * n] for r in range(n)) + " " + side
+
+    def render(self, position):
+        cells, side = position
+        n = self.size
+        header = "  " + " ".join("abcde"[:n])
+        rows = [f"{r + 1} " + " ".join(cells[r * n:(r + 1) * n]) for r in range(n)]
+        return "\n".join([header, *rows, f"{side} to move"])
+
+    def cell_name(self, cell: int) -> str:
+        return "abcde"[cell % self.size] + str(cell // self.size + 1)
+
+    # --- rules (plain Python reference) --------------------------------------------
+    @cached_property
+    def lines(self) -> tuple[tuple[int, ...], ...]:
+        n = self.size
+        rows = [tuple(r * n + c for c in range(n)) for r in range(n)]
+        cols = [tuple(r * n + c for r in range(n)) for c in range(n)]
+        diagonals = [tuple(i * n + i for i in range(n)), tuple(i * n + n - 1 - i for i in range(n))]
+        return tuple(rows + cols + diagonals)
+
+    def _has_line(self, cells: str, symbol: str) -> bool:
+        return any(all(cells[c] == symbol for c in line) for line in self.lines)
+
+    def primitive(self, position):
+        cells, side = position
+        if self._has_line(cells, side):
+            return outcome.WIN
+        if self._has_line(cells, "o" if side == "x" else "x"):
+            return outcome.LOSS
+        return 0
+
+    def destinations(self, cell: int) -> list[int]:
+        """Where a cube taken from a border cell may be pushed back in (empty inside the board)."""
+        n = self.size
+        r, c = divmod(cell, n)
+        if 0 < r < n - 1 and 0 < c < n - 1:
+            return []
+        ends = [r * n + 0, r * n + n - 1, 0 * n + c, (n - 1) * n + c]
+        return [end for end in dict.fromkeys(ends) if end != cell]
+
+    def push(self, cells: str, source: int, dest: int, symbol: str) -> str:
+        """The board after taking the cube at `source` and pushing `symbol` in at `dest`."""
+        n = self.size
+        grid = [list(cells[r * n:(r + 1) * n]) for r in range(n)]
+        (sr, sc), (dr, dc) = divmod(source, n), divmod(dest, n)
+        if sr == dr:  # along the row
+            row = grid[sr][:sc] + grid[sr][sc + 1:]
+            grid[sr] = [symbol] + row if dc == 0 else row + [symbol]
+        else:  # along the column
+            column = [grid[r][sc] for r in range(n) if r != sr]
+            column = [symbol] + column if dr == 0 else column + [symbol]
+            for r in range(n):
+                grid[r][sc] = column[r]
+        return "".join("".join(row) for row in grid)
+
+    def moves(self, position):
+        if self.primitive(position):
+            return []
+        cells, side = position
+        other = "o" if side == "x" else "x"
+        result = []
+        for source in range(self.cells):
+            if cells[source] == other:
+                continue
+            for dest in self.destinations(source):
+                child = (self.push(cells, source, dest, side), other)
+                result.append((f"{self.cell_name(source)}-{self.cell_name(dest)}", child))
+        return result
+
+    def _masks(self, position) -> tuple[int, int]:
+        cells, side = position
+        other = "o" if side == "x" else "x"
+        mover = sum(1 << i for i, c in enumerate(cells) if c == side)
+        opponent = sum(1 << i for i, c in enumerate(cells) if c == other)
+        return mover, opponent
+
+    def locate(self, position):
+        mover, opponent = self._masks(position)
+        name = f"m{mover.bit_count()}o{opponent.bit_count()}"
+        return name, ranking.rank_pair(mover, opponent, self.cells)
+
+    def position_at(self, tier, index):
+        """The position at an index, shown with x to move (the store holds the mover's view)."""
+        a, b = tier.key
+        mover, opponent = ranking.unrank_pair(index, a, b, self.cells)
+        cells = "".join("x" if mover >> i & 1 else "o" if opponent >> i & 1 else "." for i in range(self.cells))
+        return (cells, "x")
+
+    # --- kernels ------------------------------------------------------------------
+    @cached_property
+    def move_table(self) -> np.ndarray:
+        """Per (source, dest) move: source bit, dest bit, shifting cells, shift (see quixo_kernels)."""
+        from retrograde.games.quixo_kernels import move_table
+
+        return move_table(self.size)
+
+    def expand(self, tier, start, stop, child_offsets, *, group=()):
+        from retrograde.games import quixo_kernels
+
+        primitive = np.zeros(stop - start, dtype=np.int8)
+        children = np.full((stop - start, self.max_moves), -1, dtype=np.int64)
+        a, b = tier.key
+        count_only = tier.children[0] in group
+        quixo_kernels.expand(self.size, self.move_table, a, b, start, stop, child_offsets, count_only,
+                             primitive, children)
+        return Expansion(primitive, children)
+
+    def parents(self, tier, indices, group_offsets):
+        """In-group parents of positions of `tier`: the moves from the partner tier m{b}o{a}
+        that took an own cube. One reference per move edge, -1 padded."""
+        from retrograde.games import quixo_kernels
+
+        parents = np.full((len(indices), self.max_moves), -1, dtype=np.int64)
+        a, b = tier.key
+        quixo_kernels.parents(self.size, self.move_table, a, b, np.asarray(indices, dtype=np.int64),
+                              group_offsets[f"m{b}o{a}"], parents)
+        return parents

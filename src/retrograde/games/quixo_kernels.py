@@ -1,0 +1,130 @@
+"""Numba bitboard kernels for Quixo: moves, un-moves (parents) and chunk expansion.
+
+Cell (r, c) is bit r*N + c. A move (source s, dest e) removes the cube at s, shifts
+the cells from e up to s (e included, s excluded) one step toward s, and puts the
+mover's cube at e. With `seg` those shifting cells and `shift` the signed bit
+distance of the step, for either side's mask:
+    after(mask) = (mask & ~(seg | s)) | shifted(mask & seg)
+and the mover's mask also gets e.
+"""
+
+import numpy as np
+
+from retrograde.games.ranking_kernels import BINOMIAL, next_pair, rank_pair, unrank_mask, unsqueeze
+from retrograde.games.base import IN_GROUP
+from retrograde.jit import njit
+from retrograde.outcome import LOSS, WIN
+
+SOURCE, DEST, SEG, SHIFT = range(4)
+
+
+def move_table(n: int) -> np.ndarray:
+    """int64[moves, 4]: source bit, dest bit, shifting-cells mask, shift, for every border move."""
+    rows = []
+    for s in range(n * n):
+        r, c = divmod(s, n)
+        if 0 < r < n - 1 and 0 < c < n - 1:
+            continue
+        for e in dict.fromkeys([r * n, r * n + n - 1, c, (n - 1) * n + c]):
+            if e == s:
+                continue
+            er, ec = divmod(e, n)
+            if er == r:  # along the row: cells between e and s move one column toward s
+                step = 1 if ec < c else -1
+                seg = [r * n + col for col in (range(ec, c) if ec < c else range(c + 1, ec + 1))]
+            else:  # along the column
+                step = n if er < r else -n
+                seg = [row * n + c for row in (range(er, r) if er < r else range(r + 1, er + 1))]
+            rows.append((1 << s, 1 << e, sum(1 << cell for cell in seg), step))
+    return np.array(rows, dtype=np.int64)
+
+
+def line_masks(n: int) -> np.ndarray:
+    lines = [sum(1 << (r * n + c) for c in range(n)) for r in range(n)]
+    lines += [sum(1 << (r * n + c) for r in range(n)) for c in range(n)]
+    lines += [sum(1 << (i * n + i) for i in range(n)), sum(1 << (i * n + n - 1 - i) for i in range(n))]
+    return np.array(lines, dtype=np.int64)
+
+
+LINES3, LINES4, LINES5 = line_masks(3), line_masks(4), line_masks(5)
+
+
+@njit
+def has_line(mask, n):
+    lines = LINES3 if n == 3 else LINES4 if n == 4 else LINES5
+    for line in lines:
+        if mask & line == line:
+            return True
+    return False
+
+
+@njit
+def shifted(mask, shift):
+    return mask << shift if shift > 0 else mask >> -shift
+
+
+@njit
+def expand(n, moves, a, b, start, stop, child_offsets, count_only, primitive, children):
+    """Primitive outcomes and child references of indices start..stop-1 of tier m{a}o{b}.
+
+    child_offsets[0] locates the partner tier m{b}o{a} (own cube taken), [1] the
+    tier m{b}o{a+1} (blank taken). With `count_only`, partner children are
+    written as IN_GROUP instead of being ranked.
+    """
+    cells = n * n
+    width = BINOMIAL[cells - a, b]
+    mover = unrank_mask(start // width, a)
+    packed = unrank_mask(start % width, b)
+    for row in range(stop - start):
+        opponent = unsqueeze(packed, mover, cells)
+        if has_line(mover, n):
+            primitive[row] = WIN
+        elif has_line(opponent, n):
+            primitive[row] = LOSS
+        else:
+            j = 0
+            for k in range(moves.shape[0]):
+                s = moves[k, SOURCE]
+                if opponent & s:
+                    continue
+                seg = moves[k, SEG]
+                keep = ~(seg | s)
+                new_mover = (mover & keep) | shifted(mover & seg, moves[k, SHIFT]) | moves[k, DEST]
+                new_opponent = (opponent & keep) | shifted(opponent & seg, moves[k, SHIFT])
+                if mover & s:
+                    if count_only:
+                        children[row, j] = IN_GROUP
+                    else:
+                        children[row, j] = child_offsets[0] + rank_pair(new_opponent, new_mover, cells)
+                else:
+                    children[row, j] = child_offsets[1] + rank_pair(new_opponent, new_mover, cells)
+                j += 1
+        mover, packed = next_pair(mover, packed, a, b, cells)
+
+
+@njit
+def parents(n, moves, a, b, indices, parent_offset, out):
+    """For positions of tier m{a}o{b}, the parents in tier m{b}o{a} (moves that took an own cube).
+
+    The child's opponent just moved: the cube it pushed in sits at the move's
+    dest. Undoing shifts the segment back and returns that cube to the source.
+    """
+    cells = n * n
+    for row in range(indices.shape[0]):
+        width = BINOMIAL[cells - a, b]
+        index = indices[row]
+        child_mover = unrank_mask(index // width, a)
+        child_opponent = unsqueeze(unrank_mask(index % width, b), child_mover, cells)
+        j = 0
+        for k in range(moves.shape[0]):
+            e = moves[k, DEST]
+            if not child_opponent & e:
+                continue
+            s = moves[k, SOURCE]
+            seg = moves[k, SEG]
+            moved = shifted(seg, moves[k, SHIFT])  # where the segment ended up: s included, e not
+            keep = ~(seg | s)
+            parent_mover = (child_opponent & keep) | shifted(child_opponent & moved, -moves[k, SHIFT]) | s
+            parent_opponent = (child_mover & keep) | shifted(child_mover & moved, -moves[k, SHIFT])
+            out[row, j] = parent_offset + rank_pair(parent_mover, parent_opponent, cells)
+            j += 1
