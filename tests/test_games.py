@@ -8,6 +8,9 @@ from retrograde.games.check import check_game
 
 INSTANCES = [
     ("tictactoe", {}),
+    ("quixo", {"size": 3}),
+    ("quixo", {"size": 4}),
+    ("quixo", {"size": 5, "down_to": 23}),
     ("nim", {"heaps": [1, 3, 5, 7]}),
     ("nim", {"heaps": [4, 4, 4], "max_take": 2}),
     ("nim", {"heaps": [2, 6, 1], "misere": True}),
@@ -18,7 +21,8 @@ INSTANCES = [
 
 @pytest.mark.parametrize("name,params", INSTANCES)
 def test_check_game(name, params):
-    assert check_game(make_game(name, params), samples=400, seed=1) == []
+    samples = 40 if name == "quixo" and params["size"] > 3 else 400
+    assert check_game(make_game(name, params), samples=samples, seed=1) == []
 
 
 def test_every_registered_game_has_an_instance_under_test():
@@ -26,11 +30,17 @@ def test_every_registered_game_has_an_instance_under_test():
 
 
 @pytest.mark.parametrize("name,params", INSTANCES)
-def test_tiers_are_listed_children_first(name, params):
-    seen = set()
-    for tier in make_game(name, params).tiers():
-        assert all(child in seen or child == tier.name for child in tier.children), tier
-        seen.add(tier.name)
+def test_plan_solves_children_first(name, params):
+    from retrograde.pipeline.plan import make_plan
+
+    plan = make_plan(make_game(name, params))
+    wave_of = {t: step.wave for step in plan.steps for t in step.tiers}
+    assert sorted(wave_of) == sorted(t.name for t in plan.tiers)
+    for step in plan.steps:
+        for tier in step.tiers:
+            for child in plan.tier(tier).children:
+                assert child in step.tiers or wave_of[child] < step.wave, (tier, child)
+        assert step.loopy == (name == "quixo")
 
 
 @pytest.mark.parametrize("params,message", [
@@ -84,3 +94,38 @@ def test_tictactoe_notation_accepts_side_and_upper_case():
 def test_nim_rejects_bad_positions(text, message):
     with pytest.raises(BadPosition, match=message):
         make_game("nim", {"heaps": [1, 3, 5, 7]}).parse(text)
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"size": 6}, "--size 6"),
+    ({"size": 2}, "--size 2"),
+    ({"size": 5, "down_to": 26}, "--down-to 26"),
+    ({"size": 4, "down_to": -1}, "--down-to -1"),
+])
+def test_quixo_rejects_bad_options(params, message):
+    with pytest.raises(BadOption, match=message):
+        make_game("quixo", params)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("..../..../.... x", "4 rows of 4 cells"),
+    ("...../..../..../.... x", "4 rows of 4 cells"),
+    ("..../..../..../..q. x", "bad cell 'q'"),
+    ("..../..../..../....", "give the side to move"),
+    ("..../..../..../.... z", "side to move must be x or o"),
+])
+def test_quixo_rejects_bad_positions(text, message):
+    with pytest.raises(BadPosition, match=message):
+        make_game("quixo", {"size": 4}).parse(text)
+
+
+def test_quixo_plan_shape():
+    from retrograde.pipeline.plan import make_plan
+
+    plan = make_plan(make_game("quixo", {"size": 4}))
+    assert plan.positions == 3**16
+    assert len(plan.waves()) == 17  # one wave per number of cubes, full boards first
+    assert {len(step.tiers) for step in plan.steps} == {1, 2}  # m{a}o{a} alone, else pairs
+    down = make_plan(make_game("quixo", {"size": 5, "down_to": 24}))
+    assert down.positions == 452_984_832
+    assert {t.name for t in down.tiers} == {f"m{a}o{25 - a}" for a in range(26)} | {f"m{a}o{24 - a}" for a in range(25)}

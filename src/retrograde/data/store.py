@@ -88,6 +88,7 @@ class Store:
             raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; "
                              f"this version reads format {FORMAT_VERSION}")
         self.plan = Plan.from_json(meta["plan"])
+        self._tier_names = {tier.name for tier in self.plan.tiers}
         self.game: Game = make_game(self.plan.game, self.plan.params)
         self._records: dict[str, TierRecord] = {}
 
@@ -127,6 +128,10 @@ class Store:
         return all(self.record(t.name).status == SOLVED for t in self.plan.tiers)
 
     def require_solved(self, name: str) -> None:
+        """:raises MissingTierError: naming the tier, if it is not in the plan or not solved."""
+        if name not in self._tier_names:
+            raise MissingTierError(f"store {str(self.path)!r}: tier {name} is not part of this store "
+                                   f"({self.game.describe()})")
         if self.record(name).status != SOLVED:
             raise MissingTierError(f"store {str(self.path)!r}: tier {name} is not solved yet "
                                    f"({self.record(name).status}); run solve to finish it")

@@ -3,10 +3,14 @@
 On sampled positions of every tier it checks that indices round-trip, that the
 notation round-trips, that every move lands in a declared child tier on a legal
 position, that terminal positions have no moves, and that the numba expand
-kernel agrees with the plain-Python rules.
+kernel agrees with the plain-Python rules. For loopy games it also checks the
+parents kernel: every parent it names has that many moves into the position, and
+every move inside a loopy group is found again from the child's side.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 
@@ -50,11 +54,53 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
                 if child_tier not in tier.children:
                     problems.append(f"{where}: move {move} leads to tier {child_tier}, not a declared child")
                     continue
-                if game.position_at(tiers[child_tier], child_index) != child:
+                if game.position_at(tiers[child_tier], child_index) is None:
                     problems.append(f"{where}: move {move} leads to an illegal index {child_tier}[{child_index}]")
                 expected.append(int(offsets[tier.children.index(child_tier)]) + child_index)
             got = expansion.children[0][expansion.children[0] >= 0].tolist()
             if int(expansion.primitive[0]) != primitive or sorted(got) != sorted(expected):
                 problems.append(f"{where}: kernel gives primitive {int(expansion.primitive[0])}, "
                                 f"children {sorted(got)}; rules give {primitive}, {sorted(expected)}")
+    return problems + _check_parents(game, tiers, samples, rng)
+
+
+def _check_parents(game: Game, tiers: dict[str, Tier], samples: int, rng: np.random.Generator) -> list[str]:
+    from retrograde.pipeline.plan import plan_steps
+
+    problems: list[str] = []
+    for step in plan_steps(tuple(tiers.values())):
+        if not step.loopy:
+            continue
+        offsets, total = {}, 0
+        for name in step.tiers:
+            offsets[name], total = total, total + tiers[name].size
+        starts = sorted(offsets.items(), key=lambda item: item[1])
+
+        def decode(ref: int) -> tuple[str, int]:
+            name = [n for n, start in starts if start <= ref][-1]
+            return name, ref - offsets[name]
+
+        def parents_of(name: str, index: int) -> Counter:
+            refs = game.parents(tiers[name], np.array([index]), offsets)[0]
+            return Counter(decode(int(r)) for r in refs if r >= 0)
+
+        for name in step.tiers:
+            for index in _sample(tiers[name], max(1, samples // 4), rng):
+                where = f"{game.name} {name}[{index}]"
+                position = game.position_at(tiers[name], index)
+                if position is None:
+                    continue
+                for (parent_tier, parent_index), count in parents_of(name, index).items():
+                    parent = game.position_at(tiers[parent_tier], parent_index)
+                    if parent is None or game.primitive(parent):
+                        continue  # never expanded by the solver
+                    into = sum(game.locate(child) == (name, index) for _, child in game.moves(parent))
+                    if into != count:
+                        problems.append(f"{where}: parents kernel names {parent_tier}[{parent_index}] "
+                                        f"{count} times; it has {into} moves into the position")
+                edges = Counter(game.locate(child) for _, child in game.moves(position))
+                for (child_tier, child_index), count in edges.items():
+                    if child_tier in offsets and parents_of(child_tier, child_index)[(name, index)] != count:
+                        problems.append(f"{where}: {count} moves into {child_tier}[{child_index}] "
+                                        f"not all found by the parents kernel")
     return problems

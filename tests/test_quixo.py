@@ -1,0 +1,190 @@
+"""Quixo: rules, kernels against the plain-Python reference, and solved stores against
+"Quixo Is Solved" (Tanaka et al. 2020) and the lookup agent's play."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import run_cli
+from retrograde import outcome as oc
+from retrograde.agents import LookupAgent, RandomAgent
+from retrograde.agents.match import play_game
+from retrograde.data.probing import values
+from retrograde.games import make_game
+from retrograde.pipeline.executors import InProcessExecutor
+from retrograde.pipeline.stages import verify_stage
+
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("size,count", [(3, 20), (4, 32), (5, 44)])
+def test_move_counts_on_the_empty_board(size, count):
+    game = make_game("quixo", {"size": size})
+    assert len(game.moves(game.initial_position)) == count
+
+
+def test_push_shifts_the_line_and_shows_the_mover():
+    game = make_game("quixo", {"size": 3})
+    moves = dict(game.moves(game.parse("xo./.../... x")))
+    assert set(moves) == {"a1-c1", "a1-a3", "c1-a1", "c1-c3", "a2-c2", "a2-a1", "a2-a3", "c2-a2", "c2-c1",
+                          "c2-c3", "a3-c3", "a3-a1", "b3-a3", "b3-c3", "b3-b1", "c3-a3", "c3-c1"}
+    assert game.format(moves["a1-c1"]) == "o.x/.../... o"   # x's own cube from a1, pushed in at c1
+    assert game.format(moves["a1-a3"]) == ".o./.../x.. o"
+    assert game.format(moves["b3-b1"]) == "xx./.o./... o"   # column pushed down
+    assert "b1-b3" not in moves  # the opponent's cube cannot be taken
+
+
+def test_lines_decide_for_the_side_to_move():
+    game = make_game("quixo", {"size": 3})
+    assert game.primitive(game.parse("xxx/oo./o.. x")) == oc.WIN
+    assert game.primitive(game.parse("xxx/oo./o.. o")) == oc.LOSS
+    # Both lines: the side that made them (the one not to move) loses.
+    assert game.primitive(game.parse("xxx/ooo/... x")) == oc.WIN
+    assert game.primitive(game.parse("xxx/ooo/... o")) == oc.WIN
+    assert game.moves(game.parse("xxx/ooo/... o")) == []
+
+
+def test_a_push_making_both_lines_loses():
+    game = make_game("quixo", {"size": 3})
+    moves = dict(game.moves(game.parse("xxo/xxo/oo. x")))
+    both = moves["c3-a3"]  # the blank from c3, pushed in at a3: column a is x x x, column c o o o
+    assert game.format(both) == "xxo/xxo/xoo o"
+    assert game.primitive(both) == oc.WIN  # x made o's line too: x loses, o (to move) has won
+    own = moves["a1-a3"]  # x's own cube from a1, pushed in at a3: column a shifts up
+    assert game.format(own) == "xxo/oxo/xo. o" and game.primitive(own) == 0
+    only_x = dict(game.moves(game.parse("xx./oo./... x")))["c1-a1"]  # the blank, in at a1
+    assert game.format(only_x) == "xxx/oo./... o" and game.primitive(only_x) == oc.LOSS
+
+
+def _board(size):
+    return st.lists(st.sampled_from("xo."), min_size=size * size, max_size=size * size).map("".join)
+
+
+@SETTINGS
+@given(st.sampled_from([3, 4, 5]).flatmap(lambda n: st.tuples(st.just(n), _board(n), st.sampled_from("xo"))))
+def test_kernels_match_the_rules_on_random_boards(case):
+    size, cells, side = case
+    game = make_game("quixo", {"size": size})
+    position = (cells, side)
+    name, index = game.locate(position)
+    tier = game.tier(name)
+    partner, outside = tier.children[0], (tier.children[1] if len(tier.children) > 1 else None)
+    offsets = np.array([0, 10**12][: len(tier.children)], dtype=np.int64)
+    expansion = game.expand(tier, index, index + 1, offsets)
+    assert int(expansion.primitive[0]) == game.primitive(position)
+    got = Counter((partner if ref < 10**12 else outside, ref % 10**12)
+                  for ref in expansion.children[0].tolist() if ref >= 0)
+    assert got == Counter(game.locate(child) for _, child in game.moves(position))
+    # The parents kernel: every in-group parent, once per move edge.
+    parents = game.parents(tier, np.array([index]), {name: 0, partner: 0} if partner != name else {name: 0})
+    for ref, count in Counter(r for r in parents[0].tolist() if r >= 0).items():
+        parent = game.position_at(game.tier(partner), ref)
+        if not game.primitive(parent):
+            assert sum(game.locate(c) == (name, index) for _, c in game.moves(parent)) == count
+
+
+# --- solved stores ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def quixo3(solved):
+    return solved("quixo", {"size": 3})
+
+
+def test_3x3_is_a_first_player_win_and_verifies(quixo3, open_solved):
+    store = open_solved("quixo", {"size": 3})
+    root = values(store, [store.game.initial_position])[0]
+    assert root.outcome == oc.WIN and root.remoteness % 2 == 1
+    assert store.plan.positions == 3**9
+    result = verify_stage(store, InProcessExecutor(), quiet=True)
+    assert result.ok and result.positions == 3**9
+
+
+def _positions_with(store, code, count, seed):
+    """Up to `count` stored positions of value `code`, drawn with a seeded generator."""
+    rng = np.random.default_rng(seed)
+    picked = []
+    for tier in store.plan.tiers:
+        outcome, _ = store.read_tier(tier.name)
+        where = np.flatnonzero(outcome == code)
+        for index in rng.choice(where, size=min(len(where), max(1, count // 10)), replace=False):
+            picked.append(store.game.position_at(store.game.tier(tier.name), int(index)))
+    rng.shuffle(picked)
+    return picked[:count]
+
+
+def check_lookup_converts_wins(store, starts, seed):
+    """From won positions the lookup agent (moving first) wins against random and against
+    itself, within the stored remoteness; from lost positions it loses no faster than that."""
+    for n, start in enumerate(starts):
+        value = values(store, [start])[0]
+        winner = LookupAgent(store, seed=seed + n)
+        for opponent in (RandomAgent(store.game, seed=seed + n), LookupAgent(store, seed=seed + n + 1)):
+            record = play_game(winner, opponent, start, max_plies=200)
+            assert record.result == "win", (store.game.format(start), record)
+            assert record.plies <= value.remoteness
+            if isinstance(opponent, LookupAgent):
+                assert record.plies == value.remoteness  # perfect defence delays to the end
+
+
+def test_3x3_lookup_agent_converts_every_win(open_solved):
+    store = open_solved("quixo", {"size": 3})
+    check_lookup_converts_wins(store, _positions_with(store, oc.WIN, 150, seed=3), seed=30)
+    for start in _positions_with(store, oc.DRAW, 30, seed=4):
+        record = play_game(LookupAgent(store, seed=1), LookupAgent(store, seed=2), start, max_plies=60)
+        assert record.result == "draw"  # neither side lets the draw slip
+
+
+@pytest.fixture(scope="module")
+def quixo4(tmp_path_factory):
+    """The full 4x4 solve through the CLI on a local cluster (the headline run)."""
+    path = tmp_path_factory.mktemp("q4") / "q4.zarr"
+    result = run_cli("solve", "quixo", "--size", "4", "--store", str(path), "--workers", "2", "--quiet",
+                     timeout=1800)
+    assert result.returncode == 0, result.stderr
+    return path
+
+
+def test_4x4_totals_match_the_paper(quixo4):
+    status = json.loads(run_cli("status", "--store", str(quixo4), "--json").stdout)
+    assert status["complete"]
+    totals = Counter()
+    for tier in status["tiers"]:
+        totals.update(win=tier["win"], loss=tier["loss"], draw=tier["draw"])
+    assert totals == Counter(win=26_434_489, loss=15_003_736, draw=1_608_496)
+    probe = json.loads(run_cli("probe", "--store", str(quixo4), "--json", "..../..../..../.... x").stdout)
+    assert probe["value"] == "win" and len(probe["moves"]) == 32
+
+
+def test_4x4_verifies(quixo4):
+    result = run_cli("verify", "--store", str(quixo4), "--workers", "2", "--quiet", timeout=1800)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "43,046,721 positions checked, 0 wrong, 0 bad checksums" in result.stdout
+
+
+def test_4x4_lookup_agent_converts_wins(quixo4):
+    from retrograde.data.store import open_store
+
+    with open_store(quixo4) as store:
+        check_lookup_converts_wins(store, _positions_with(store, oc.WIN, 60, seed=5), seed=50)
+
+
+def test_probe_of_a_tier_not_solved_names_it(tmp_path):
+    from conftest import store_bytes
+    from retrograde.pipeline.stages import plan_stage
+
+    store = tmp_path / "q5.zarr"
+    plan_stage(make_game("quixo", {"size": 5, "down_to": 25}), store).close()  # planned, nothing solved
+    before = store_bytes(store)
+    full_board = "xxoox/ooxxo/xxoox/ooxxo/xoxox x"  # 25 cubes, no line: tier m13o12
+    for position, message in ((full_board, "tier m13o12 is not solved yet"),
+                              (full_board[:28] + ". x", "tier m12o12 is not part of this store")):
+        result = run_cli("probe", "--store", str(store), position)
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr, result.stderr
+    assert store_bytes(store) == before
