@@ -8,6 +8,7 @@ stderr and a non-zero exit status: 2 for usage errors, 1 otherwise.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 
 import click
@@ -20,14 +21,18 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
+def _interrupted() -> None:
+    # zarr's I/O thread may still hold pending tasks; asyncio would report each one at exit.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    _fail("interrupted; rerun the same command to resume", 130)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning expected errors into one line and an exit status."""
     try:
         code = cli.main(args=argv, prog_name="retrograde", standalone_mode=False)
-    except click.exceptions.Abort:
-        _fail("interrupted; rerun the same command to resume", 130)
-    except KeyboardInterrupt:
-        _fail("interrupted; rerun the same command to resume", 130)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _interrupted()
     except click.ClickException as exc:
         _fail(exc.format_message().replace("\n", " "), exc.exit_code)
     except RetrogradeError as exc:

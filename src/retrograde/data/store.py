@@ -123,6 +123,18 @@ class Store:
         record.chunks[chunk] = {key: summary[key] for key in ("win", "loss", "draw", "checksum")}
         self.tier_group(name).attrs.put(record.to_json())
 
+    def remove_partial_writes(self) -> None:
+        """Delete temporary files a killed writer left (zarr writes `*.partial` files and
+        renames them into place). Only the driver calls this, before any task runs:
+        a running writer's temporary file must not be touched."""
+        for leftover in self.path.rglob("*.partial"):
+            leftover.unlink(missing_ok=True)
+
+    @property
+    def location(self) -> str:
+        """The absolute path, as tasks on other processes (or machines) must open it."""
+        return str(self.path.absolute())
+
     @property
     def complete(self) -> bool:
         return all(self.record(t.name).status == SOLVED for t in self.plan.tiers)
@@ -208,18 +220,11 @@ def _open_group(path: Path, *, writable: bool) -> zarr.Group:
 def open_store(path: str | os.PathLike, *, mode: str = "r") -> Store:
     """Open an existing store, read-only ("r") or for solving ("r+").
 
-    Opening for solving also removes the temporary files that a killed writer
-    may have left (zarr writes `*.partial` files and renames them into place).
-
     :raises StoreError: no store, not a retrograde store, or another format.
     """
     path = Path(path)
     writable = mode == "r+"
-    group = _open_group(path, writable=writable)
-    if writable:
-        for leftover in path.rglob("*.partial"):
-            leftover.unlink(missing_ok=True)
-    return Store(path, group, writable=writable)
+    return Store(path, _open_group(path, writable=writable), writable=writable)
 
 
 def create_store(path: str | os.PathLike, plan: Plan) -> Store:

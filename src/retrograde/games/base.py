@@ -58,11 +58,20 @@ class Expansion:
     `primitive[i]` is the terminal outcome of position start+i, 0 if it is not
     terminal, or `outcome.ILLEGAL` if the index holds no legal position.
     `children[i, j]` is a reference to the j-th child: the child's index plus the
-    offset of its tier in the concatenation of the tier's child tiers; -1 pads.
+    offset of its tier in the concatenation of the tier's child tiers. A row's
+    references end at its first -1 (or at the row's end); what follows is unused.
     """
 
     primitive: np.ndarray
     children: np.ndarray = field(repr=False)
+
+    @classmethod
+    def buffers(cls, rows: int, width: int, out: Expansion | None = None) -> Expansion:
+        """Arrays for `rows` rows: views into `out` when given (reused across calls,
+        which spares page faults on large chunks), else fresh arrays padded with -1."""
+        if out is None:
+            return cls(np.zeros(rows, dtype=np.int8), np.full((rows, width), -1, dtype=np.int64))
+        return cls(out.primitive[:rows], out.children[:rows])
 
 
 class Game(ABC):
@@ -130,20 +139,22 @@ class Game(ABC):
     # --- kernels ----------------------------------------------------------------------
     @abstractmethod
     def expand(self, tier: Tier, start: int, stop: int, child_offsets: np.ndarray, *,
-               group: tuple[str, ...] = ()) -> Expansion:
+               group: tuple[str, ...] = (), out: Expansion | None = None) -> Expansion:
         """Terminal outcomes and child references of indices start..stop-1 of `tier`.
 
         `child_offsets[j]` is where `tier.children[j]` starts in the concatenated
         child arrays. Children in a tier of `group` (the loopy group being solved)
         may be given as `IN_GROUP` (-2) without their index: the loopy solver only
-        counts them.
+        counts them. `out` (from `Expansion.buffers`) is filled instead of new arrays.
         """
 
-    def parents(self, tier: Tier, indices: np.ndarray, group_offsets: dict[str, int]) -> np.ndarray:
+    def parents(self, tier: Tier, indices: np.ndarray, group_offsets: dict[str, int], *,
+                out: np.ndarray | None = None) -> np.ndarray:
         """Loopy games only: for positions of `tier`, references to their parents inside the
-        tier's loopy group (tiers solved together), one per move edge, -1 padded.
+        tier's loopy group (tiers solved together), one per move edge; a row ends at its first -1.
 
-        `group_offsets[name]` is where each group tier starts in the group's concatenation.
+        `group_offsets[name]` is where each group tier starts in the group's concatenation;
+        `out` (int64, at least len(indices) x max_moves) is filled instead of a new array.
         """
         raise NotImplementedError(f"{self.name} has no loopy tiers")
 

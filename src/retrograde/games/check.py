@@ -24,6 +24,12 @@ def _sample(tier: Tier, samples: int, rng: np.random.Generator) -> list[int]:
     return sorted(set(int(i) for i in rng.integers(0, tier.size, samples)))
 
 
+def _references(row: np.ndarray) -> list[int]:
+    """A row's child or parent references: up to its first -1."""
+    refs = row.tolist()
+    return refs[: refs.index(-1)] if -1 in refs else refs
+
+
 def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
     """Return a list of problems found (empty when the game is consistent)."""
     rng = np.random.default_rng(seed)
@@ -57,7 +63,7 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
                 if game.position_at(tiers[child_tier], child_index) is None:
                     problems.append(f"{where}: move {move} leads to an illegal index {child_tier}[{child_index}]")
                 expected.append(int(offsets[tier.children.index(child_tier)]) + child_index)
-            got = expansion.children[0][expansion.children[0] >= 0].tolist()
+            got = _references(expansion.children[0])
             if int(expansion.primitive[0]) != primitive or sorted(got) != sorted(expected):
                 problems.append(f"{where}: kernel gives primitive {int(expansion.primitive[0])}, "
                                 f"children {sorted(got)}; rules give {primitive}, {sorted(expected)}")
@@ -82,7 +88,7 @@ def _check_parents(game: Game, tiers: dict[str, Tier], samples: int, rng: np.ran
 
         def parents_of(name: str, index: int) -> Counter:
             refs = game.parents(tiers[name], np.array([index]), offsets)[0]
-            return Counter(decode(int(r)) for r in refs if r >= 0)
+            return Counter(decode(r) for r in _references(refs))
 
         for name in step.tiers:
             for index in _sample(tiers[name], max(1, samples // 4), rng):

@@ -159,12 +159,11 @@ class Nim(Game):
             return outcome.WIN if self.misere else outcome.LOSS
         return 0
 
-    def expand(self, tier, start, stop, child_offsets, *, group=()):
+    def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games import nim_kernels
 
-        primitive = np.zeros(stop - start, dtype=np.int8)
-        children = np.full((stop - start, self.max_moves), -1, dtype=np.int64)
+        result = Expansion.buffers(stop - start, self.max_moves, out)
         terminal = outcome.WIN if self.misere else outcome.LOSS
         nim_kernels.expand(self._ways, np.array(self.heaps, dtype=np.int64), self._take_limit,
-                           terminal, tier.key[0], start, stop, child_offsets, primitive, children)
-        return Expansion(primitive, children)
+                           terminal, tier.key[0], start, stop, child_offsets, result.primitive, result.children)
+        return result

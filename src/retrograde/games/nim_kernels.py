@@ -35,10 +35,13 @@ def expand(ways, limits, take_limit, terminal, total, start, stop, child_offsets
     """Fill primitive outcomes and child references for indices start..stop-1 of tier `total`."""
     n = limits.shape[0]
     heaps = np.empty(n, dtype=np.int64)
+    width = children.shape[1]
     for row in range(stop - start):
         if total == 0:
             primitive[row] = terminal
+            children[row, 0] = -1
             continue
+        primitive[row] = 0
         unrank(start + row, total, ways, heaps)
         j = 0
         for i in range(n):
@@ -48,3 +51,5 @@ def expand(ways, limits, take_limit, terminal, total, start, stop, child_offsets
                 children[row, j] = child_offsets[take - 1] + rank(heaps, ways, total - take)
                 j += 1
             heaps[i] = h
+        if j < width:
+            children[row, j] = -1

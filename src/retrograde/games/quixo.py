@@ -199,23 +199,25 @@ class Quixo(Game):
 
         return move_table(self.size)
 
-    def expand(self, tier, start, stop, child_offsets, *, group=()):
+    def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games import quixo_kernels
 
-        primitive = np.zeros(stop - start, dtype=np.int8)
-        children = np.full((stop - start, self.max_moves), -1, dtype=np.int64)
+        result = Expansion.buffers(stop - start, self.max_moves, out)
         a, b = tier.key
         count_only = tier.children[0] in group
         quixo_kernels.expand(self.size, self.move_table, a, b, start, stop, child_offsets, count_only,
-                             primitive, children)
-        return Expansion(primitive, children)
+                             result.primitive, result.children)
+        return result
 
-    def parents(self, tier, indices, group_offsets):
+    def parents(self, tier, indices, group_offsets, *, out=None):
         """In-group parents of positions of `tier`: the moves from the partner tier m{b}o{a}
-        that took an own cube. One reference per move edge, -1 padded."""
+        that took an own cube. One reference per move edge, each row ending at -1."""
         from retrograde.games import quixo_kernels
 
-        parents = np.full((len(indices), self.max_moves), -1, dtype=np.int64)
+        if out is None:
+            parents = np.full((len(indices), self.max_moves), -1, dtype=np.int64)
+        else:
+            parents = out[: len(indices)]
         a, b = tier.key
         quixo_kernels.parents(self.size, self.move_table, a, b, np.asarray(indices, dtype=np.int64),
                               group_offsets[f"m{b}o{a}"], parents)

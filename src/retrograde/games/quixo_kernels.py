@@ -10,7 +10,7 @@ and the mover's mask also gets e.
 
 import numpy as np
 
-from retrograde.games.ranking_kernels import BINOMIAL, next_pair, rank_pair, unrank_mask, unsqueeze
+from retrograde.games.ranking_kernels import BINOMIAL, next_pair, rank_counted, unrank_mask, unsqueeze
 from retrograde.games.base import IN_GROUP
 from retrograde.jit import njit
 from retrograde.outcome import LOSS, WIN
@@ -72,11 +72,14 @@ def expand(n, moves, a, b, start, stop, child_offsets, count_only, primitive, ch
     written as IN_GROUP instead of being ranked.
     """
     cells = n * n
-    width = BINOMIAL[cells - a, b]
-    mover = unrank_mask(start // width, a)
-    packed = unrank_mask(start % width, b)
+    width = children.shape[1]
+    block = BINOMIAL[cells - a, b]
+    mover = unrank_mask(start // block, a, cells)
+    packed = unrank_mask(start % block, b, cells - a)
     for row in range(stop - start):
         opponent = unsqueeze(packed, mover, cells)
+        primitive[row] = 0
+        children[row, 0] = -1
         if has_line(mover, n):
             primitive[row] = WIN
         elif has_line(opponent, n):
@@ -87,18 +90,22 @@ def expand(n, moves, a, b, start, stop, child_offsets, count_only, primitive, ch
                 s = moves[k, SOURCE]
                 if opponent & s:
                     continue
+                own = mover & s
+                if own and count_only:
+                    children[row, j] = IN_GROUP
+                    j += 1
+                    continue
                 seg = moves[k, SEG]
                 keep = ~(seg | s)
                 new_mover = (mover & keep) | shifted(mover & seg, moves[k, SHIFT]) | moves[k, DEST]
                 new_opponent = (opponent & keep) | shifted(opponent & seg, moves[k, SHIFT])
-                if mover & s:
-                    if count_only:
-                        children[row, j] = IN_GROUP
-                    else:
-                        children[row, j] = child_offsets[0] + rank_pair(new_opponent, new_mover, cells)
+                if own:
+                    children[row, j] = child_offsets[0] + rank_counted(new_opponent, new_mover, b, a, cells)
                 else:
-                    children[row, j] = child_offsets[1] + rank_pair(new_opponent, new_mover, cells)
+                    children[row, j] = child_offsets[1] + rank_counted(new_opponent, new_mover, b, a + 1, cells)
                 j += 1
+            if j < width:
+                children[row, j] = -1
         mover, packed = next_pair(mover, packed, a, b, cells)
 
 
@@ -113,8 +120,8 @@ def parents(n, moves, a, b, indices, parent_offset, out):
     for row in range(indices.shape[0]):
         width = BINOMIAL[cells - a, b]
         index = indices[row]
-        child_mover = unrank_mask(index // width, a)
-        child_opponent = unsqueeze(unrank_mask(index % width, b), child_mover, cells)
+        child_mover = unrank_mask(index // width, a, cells)
+        child_opponent = unsqueeze(unrank_mask(index % width, b, cells - a), child_mover, cells)
         j = 0
         for k in range(moves.shape[0]):
             e = moves[k, DEST]
@@ -126,5 +133,7 @@ def parents(n, moves, a, b, indices, parent_offset, out):
             keep = ~(seg | s)
             parent_mover = (child_opponent & keep) | shifted(child_opponent & moved, -moves[k, SHIFT]) | s
             parent_opponent = (child_mover & keep) | shifted(child_mover & moved, -moves[k, SHIFT])
-            out[row, j] = parent_offset + rank_pair(parent_mover, parent_opponent, cells)
+            out[row, j] = parent_offset + rank_counted(parent_mover, parent_opponent, b, a, cells)
             j += 1
+        if j < out.shape[1]:
+            out[row, j] = -1

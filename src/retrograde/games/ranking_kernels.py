@@ -69,6 +69,7 @@ def popcount(mask):
 
 @njit
 def rank_mask(mask):
+    """Colex rank of a mask among masks with the same popcount."""
     rank = 0
     seen = 0
     for piece in range(PIECES):
@@ -79,9 +80,10 @@ def rank_mask(mask):
 
 
 @njit
-def unrank_mask(rank, count):
+def unrank_mask(rank, count, cells=MAX_CELLS):
+    """The mask of `count` bits (below bit `cells`) at colex position `rank`."""
     mask = 0
-    bit = MAX_CELLS - 1
+    bit = cells - 1
     for k in range(count, 0, -1):
         while BINOMIAL[bit, k] > rank:
             bit -= 1
@@ -115,16 +117,20 @@ def unsqueeze(packed, holes, cells):
 
 @njit
 def rank_pair(first, second, cells):
-    a = popcount(first)
-    b = popcount(second)
+    return rank_counted(first, second, popcount(first), popcount(second), cells)
+
+
+@njit
+def rank_counted(first, second, a, b, cells):
+    """`rank_pair` when the popcounts a and b are already known."""
     return rank_mask(first) * BINOMIAL[cells - a, b] + rank_mask(squeeze(second, first, cells))
 
 
 @njit
 def unrank_pair(index, a, b, cells):
     width = BINOMIAL[cells - a, b]
-    first = unrank_mask(index // width, a)
-    return first, unsqueeze(unrank_mask(index % width, b), first, cells)
+    first = unrank_mask(index // width, a, cells)
+    return first, unsqueeze(unrank_mask(index % width, b, cells - a), first, cells)
 
 
 @njit

@@ -137,10 +137,9 @@ class TicTacToe(Game):
                 result.append((cell_name(cell), child))
         return result
 
-    def expand(self, tier, start, stop, child_offsets, *, group=()):
+    def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games import tictactoe_kernels
 
-        primitive = np.zeros(stop - start, dtype=np.int8)
-        children = np.full((stop - start, CELLS), -1, dtype=np.int64)
-        tictactoe_kernels.expand(tier.key[0], start, stop, child_offsets, primitive, children)
-        return Expansion(primitive, children)
+        result = Expansion.buffers(stop - start, CELLS, out)
+        tictactoe_kernels.expand(tier.key[0], start, stop, child_offsets, result.primitive, result.children)
+        return result

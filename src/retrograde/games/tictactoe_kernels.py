@@ -26,6 +26,8 @@ def expand(k, start, stop, child_offsets, primitive, children):
     no = k // 2
     x_to_move = k % 2 == 0
     for row in range(stop - start):
+        children[row, 0] = -1
+        primitive[row] = 0
         xs, os = unrank_pair(start + row, nx, no, CELLS)
         x_line = has_line(xs)
         o_line = has_line(os)
@@ -48,3 +50,5 @@ def expand(k, start, stop, child_offsets, primitive, children):
             else:
                 children[row, j] = child_offsets[0] + rank_pair(xs, os | bit, CELLS)
             j += 1
+        if j < CELLS:
+            children[row, j] = -1

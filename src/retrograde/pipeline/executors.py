@@ -1,38 +1,58 @@
-"""Executors run chunk tasks; they know nothing of games or stores.
+"""Executors run tasks; they know nothing of games or stores.
 
-`map_unordered(calls)` takes (function, arguments) pairs and yields
-(arguments, result) as tasks finish. The
-in-process executor is the reference; the dask executor runs the same calls on a
-LocalCluster it starts (worker processes, spawned) or on an existing scheduler.
+`run(tasks)` takes `Task`s listed in dependency order (each after the tasks it
+names in `after`) and yields (task, result) as tasks finish. The in-process
+executor is the reference; the dask executor submits the same tasks as a graph
+(so independent work runs as soon as what it reads is done) on a LocalCluster it
+starts (worker processes, spawned) or on an existing scheduler.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import uuid
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
 
 from retrograde.errors import BadOption
 
 #: Games smaller than this run in-process unless workers are asked for.
 IN_PROCESS_LIMIT = 4_000_000
 
-Call = tuple[Callable, tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One call `fn(*args)`, to run after the tasks whose keys are in `after`."""
+
+    key: str
+    fn: Callable
+    args: tuple[Any, ...] = ()
+    after: tuple[str, ...] = ()
+
+
+def barrier() -> None:
+    """A task that only waits for others (one dependency edge instead of many)."""
+
+
+def _call(fn: Callable, args: tuple, *done: Any) -> Any:
+    return fn(*args)
 
 
 class InProcessExecutor:
-    """Runs each call in this process, in order."""
+    """Runs each task in this process, in the order given."""
 
     workers = 1
 
-    def map_unordered(self, calls: Iterable[Call]) -> Iterator[tuple[tuple, Any]]:
-        for fn, args in calls:
-            yield args, fn(*args)
+    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Any]]:
+        for task in tasks:
+            yield task, task.fn(*task.args)
 
 
 class DaskExecutor:
-    """Submits each call as a dask task and yields results as they complete."""
+    """Submits the tasks as a dask graph and yields results as they complete."""
 
     def __init__(self, client):
         self.client = client
@@ -41,15 +61,23 @@ class DaskExecutor:
     def workers(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def map_unordered(self, calls: Iterable[Call]) -> Iterator[tuple[tuple, Any]]:
+    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Any]]:
         from distributed import as_completed
 
-        futures = {self.client.submit(fn, *args, pure=False): args for fn, args in calls}
+        run_id = uuid.uuid4().hex[:8]
+        by_key: dict[str, Any] = {}
+        tasks_of: dict[Any, Task] = {}
+        for task in tasks:
+            after = [by_key[key] for key in task.after if key in by_key]
+            future = self.client.submit(_call, task.fn, task.args, *after, key=f"{task.key}-{run_id}",
+                                        pure=False)
+            by_key[task.key] = future
+            tasks_of[future] = task
         try:
-            for future in as_completed(futures):
-                yield futures[future], future.result()
+            for future in as_completed(list(tasks_of)):
+                yield tasks_of[future], future.result()
         finally:
-            self.client.cancel(list(futures))
+            self.client.cancel(list(tasks_of))
 
 
 def worker_environment() -> dict[str, str]:

@@ -15,6 +15,7 @@ from typing import Any
 from retrograde.data.store import SOLVED, Store, create_store, open_store
 from retrograde.errors import StoreError
 from retrograde.games import Game
+from retrograde.pipeline.executors import Task, barrier
 from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.tasks import solve_chunk, solve_group, verify_chunk
@@ -42,34 +43,54 @@ def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = N
 def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Store:
     """Create the store for `game`, or reopen it (for solving) if it holds the same plan."""
     if check_plan(game, store_path, chunk_size=chunk_size):
-        return open_store(store_path, mode="r+")
+        store = open_store(store_path, mode="r+")
+        store.remove_partial_writes()
+        return store
     return create_store(store_path, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE))
 
 
+def solve_tasks(store: Store) -> list[Task]:
+    """The tasks still to run, in dependency order: per step, one task per unrecorded chunk
+    (loop-free tier) or one task for the group (loopy), then a barrier the steps reading it wait for."""
+    path = store.location
+    step_of = {name: step for step in store.plan.steps for name in step.tiers}
+    barriers: dict[tuple[str, ...], str] = {}
+    tasks: list[Task] = []
+    for step in store.plan.steps:
+        after = tuple(dict.fromkeys(barriers[step_of[child].tiers]
+                                    for name in step.tiers for child in store.plan.tier(name).children
+                                    if child not in step.tiers and step_of[child].tiers in barriers))
+        if step.loopy:
+            if all(store.record(name).status == SOLVED for name in step.tiers):
+                continue
+            keys = [f"solve-group-{'-'.join(step.tiers)}"]
+            tasks.append(Task(keys[0], solve_group, (path, step.tiers), after))
+        else:
+            (name,) = step.tiers
+            chunks = [c for c, done in enumerate(store.record(name).chunks) if done is None]
+            if not chunks:
+                continue
+            keys = [f"solve-{name}-{c}" for c in chunks]
+            tasks.extend(Task(key, solve_chunk, (path, name, c), after) for key, c in zip(keys, chunks))
+        barriers[step.tiers] = f"solved-{'-'.join(step.tiers)}"
+        tasks.append(Task(barriers[step.tiers], barrier, (), tuple(keys)))
+    return tasks
+
+
 def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
-    """Solve every step not yet solved, wave by wave; the steps of a wave run in parallel.
+    """Solve every step not yet solved; each step starts as soon as the steps it reads are done.
 
     A loop-free tier is one task per unrecorded chunk; a loopy group is one task
-    (its positions depend on each other) that writes all its chunks.
+    (its positions depend on each other) that writes all its chunks. The driver
+    records each chunk as its task reports it.
     """
     progress = Progress("solve", store.plan.positions, quiet=quiet)
     progress.done = sum(_done_positions(store, tier.name) for tier in store.plan.tiers)
-    for wave in store.plan.waves():
-        calls = []
-        for step in wave:
-            path = str(store.path)
-            if step.loopy:
-                if any(store.record(name).status != SOLVED for name in step.tiers):
-                    calls.append((solve_group, (path, step.tiers)))
-                continue
-            (name,) = step.tiers
-            calls.extend((solve_chunk, (path, name, chunk))
-                         for chunk, done in enumerate(store.record(name).chunks) if done is None)
-        for _, summaries in executor.map_unordered(calls):
-            for summary in summaries:
-                if store.record(summary["tier"]).chunks[summary["chunk"]] is None:
-                    store.record_chunk(summary["tier"], summary["chunk"], summary)
-                    progress.advance(summary["positions"], f"tier {summary['tier']}")
+    for _, summaries in executor.run(solve_tasks(store)):
+        for summary in summaries or ():
+            if store.record(summary["tier"]).chunks[summary["chunk"]] is None:
+                store.record_chunk(summary["tier"], summary["chunk"], summary)
+                progress.advance(summary["positions"], f"tier {summary['tier']}")
     progress.finish("done")
 
 
@@ -106,8 +127,10 @@ def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult
     ready = [tier for tier in store.plan.tiers if tier.name in done and set(tier.children) <= done]
     result.unsolved = [tier.name for tier in store.plan.tiers if tier not in ready]
     progress = Progress("verify", sum(tier.size for tier in ready), quiet=quiet)
-    calls = [(verify_chunk, (str(store.path), tier.name, chunk)) for tier in ready for chunk in range(tier.n_chunks)]
-    for (_, name, chunk), report in executor.map_unordered(calls):
+    tasks = [Task(f"verify-{tier.name}-{chunk}", verify_chunk, (store.location, tier.name, chunk))
+             for tier in ready for chunk in range(tier.n_chunks)]
+    for task, report in executor.run(tasks):
+        _, name, chunk = task.args
         result.positions += report["positions"]
         result.wrong += report["wrong"]
         result.examples.extend(report["examples"][: max(0, 10 - len(result.examples))])

@@ -14,6 +14,7 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.data.store import Store, chunk_checksum, open_store
 from retrograde.errors import StoreError
+from retrograde.games.base import Expansion
 from retrograde.solvers import loopy
 from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
 
@@ -25,11 +26,17 @@ EXAMPLES = 5
 BATCH = 1 << 16
 
 
-def _evaluate_chunk(store: Store, tier_name: str, chunk: int):
-    """Recompute a chunk's values from the rules and the stored values of its child tiers."""
+def _evaluate_chunk(store: Store, tier_name: str, chunk: int, *, recorded: bool = True):
+    """Recompute a chunk's values from the rules and the stored values of its child tiers.
+
+    With `recorded`, the child tiers must be recorded as solved. Solve tasks pass
+    False: the scheduler runs them after the tasks that wrote their children, whose
+    records the driver may not have written yet; an unsolved child still shows as
+    a fault (its outcome is 0).
+    """
     tier = store.game.tier(tier_name)
     for child in tier.children:
-        if child != tier_name:
+        if recorded and child != tier_name:
             store.require_solved(child)
     child_outcome, child_remoteness, offsets = store.read_children(tier.children)
     start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
@@ -59,7 +66,7 @@ def _summary(tier_name: str, chunk: int, outcome: np.ndarray, checksum: str) -> 
 def solve_chunk(store_path: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
     """Solve one chunk of a loop-free tier whose child tiers are solved; write it; return its counts."""
     with open_store(store_path, mode="r+") as store:
-        start, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
+        start, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk, recorded=False)
         bad = np.flatnonzero(faults)
         if bad.size:
             raise StoreError(f"store {store_path!r}: position {_describe(store, tier_name, start + int(bad[0]))} "
@@ -81,23 +88,23 @@ def solve_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[str, 
         for tier in tiers:
             group_offsets[tier.name], size = size, size + tier.size
         outside = tuple(dict.fromkeys(c for t in tiers for c in t.children if c not in group_offsets))
-        for child in outside:
-            store.require_solved(child)
         out_outcome, out_remoteness, out_offsets = store.read_children(outside)
         reference = dict(group_offsets, **{name: size + int(off) for name, off in zip(outside, out_offsets)})
         dtype = np.dtype(store.plan.remoteness_dtype)
         outcome = np.zeros(size, dtype=np.uint8)
         remoteness = np.zeros(size, dtype=dtype)
         pending = np.zeros(size, dtype=np.uint8)
+        buffers = Expansion.buffers(min(BATCH, size), game.max_moves)
         for tier in tiers:
             offsets = np.array([reference[c] for c in tier.children], dtype=np.int64)
             for start in range(0, tier.size, BATCH):
                 stop = min(start + BATCH, tier.size)
-                expansion = game.expand(tier, start, stop, offsets, group=tier_names)
+                expansion = game.expand(tier, start, stop, offsets, group=tier_names, out=buffers)
                 if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out_outcome,
                                              out_remoteness, group_offsets[tier.name] + start,
                                              outcome, remoteness, pending):
-                    raise StoreError(f"store {store_path!r}: a position of {tier.name} {FAULTS[NO_MOVES]}")
+                    raise StoreError(f"store {store_path!r}: a position of {tier.name} has no moves but is "
+                                     f"not terminal, or has an unsolved child")
         settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
         level, highest = 0, int(remoteness[settled].max(initial=0))
         while level <= highest:
@@ -106,7 +113,7 @@ def solve_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[str, 
                 found = loopy.settled_at(outcome, remoteness, level, base, base + tier.size)
                 for first in range(0, found.size, BATCH):
                     batch = found[first:first + BATCH]
-                    parents = game.parents(tier, batch, group_offsets)
+                    parents = game.parents(tier, batch, group_offsets, out=buffers.children)
                     highest = max(highest, loopy.propagate(level, outcome[base + batch], parents,
                                                            outcome, remoteness, pending))
             if highest >= np.iinfo(dtype).max:

@@ -34,7 +34,8 @@ def settle_from_outside(primitive, children, group_size, out_outcome, out_remote
     Children with references below `group_size` (or IN_GROUP) are inside the group
     and only counted; the others index `out_*` after subtracting `group_size`.
     For an undecided position, `remoteness` holds 1 + its slowest winning child so far.
-    Returns the number of non-terminal rows without moves (a game bug).
+    Returns the number of faults: non-terminal rows without moves (a game bug) and
+    children outside the group without a value (not solved).
     """
     faults = 0
     for row in range(primitive.shape[0]):
@@ -64,8 +65,10 @@ def settle_from_outside(primitive, children, group_size, out_outcome, out_remote
                     fastest_loss = r
             elif o == WIN:
                 slowest_win = max(slowest_win, r)
-            else:
+            elif o == DRAW:
                 draw = True
+            else:
+                faults += 1  # an unsolved child outside the group
         if fastest_loss >= 0:
             outcome[i] = WIN  # tentative: a loss inside the group may give a faster win
             remoteness[i] = fastest_loss + 1

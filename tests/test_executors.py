@@ -1,0 +1,291 @@
+"""The same plan gives the same bytes whichever executor runs its chunk tasks.
+
+In-process (`--workers 0`), a LocalCluster of spawned worker processes
+(`--workers 2`) and an existing cluster (`dask scheduler` + 2 `dask worker`
+processes started here on 127.0.0.1, reached with `--scheduler`) must write
+byte-identical stores; `verify` runs on the existing cluster too. An unreachable
+scheduler fails with one line and touches nothing on disk.
+
+Every process started here runs in its own session; its whole process group is
+killed in a `finally` block (or the module fixture's teardown).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import store_bytes
+from retrograde.data.store import open_store
+from retrograde.games import make_game
+from retrograde.pipeline.stages import plan_stage
+from retrograde.pipeline.tasks import solve_chunk
+
+#: Nim with several chunks in most tiers (tiers up to 72 positions, chunks of 8): 34 chunk tasks in
+#: 17 tiers; and tic-tac-toe as a user runs it (default chunking).
+GAMES = {
+    "nim": ("nim", "--heaps", "2,3,5,7", "--max-take", "3", "--chunk-size", "8"),
+    "tictactoe": ("tictactoe",),
+}
+
+
+def solve_args(game: str, store: Path, *executor: str) -> list[str]:
+    return ["solve", *GAMES[game], "--store", str(store), *executor, "--quiet"]
+
+
+# --- processes --------------------------------------------------------------------------------
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+def kill_group(proc: subprocess.Popen, timeout: float = 30) -> None:
+    """SIGKILL every process of `proc`'s group (its own session) and wait until none is left."""
+    deadline = time.monotonic() + timeout
+    while group_members(proc.pid):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if proc.poll() is None:
+            try:
+                proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"processes {group_members(proc.pid)} survived SIGKILL")
+        time.sleep(0.05)
+    proc.poll()
+
+
+def run(args: list[str], *, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run `python -m retrograde ARGS` to the end in its own process group (a LocalCluster's workers
+    included), which is killed afterwards whatever happens."""
+    proc = subprocess.Popen([sys.executable, "-m", "retrograde", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=cwd,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        kill_group(proc)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def one_thread_env() -> dict[str, str]:
+    return dict(os.environ, PYTHONUNBUFFERED="1", NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1",
+                MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+
+
+@dataclass
+class Cluster:
+    address: str
+    workers_dir: Path
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """`dask scheduler` and two one-thread `dask worker` processes on 127.0.0.1 (workers run in a
+    folder of their own, not the tests' working folder)."""
+    from distributed import Client
+
+    base = tmp_path_factory.mktemp("cluster")
+    workers_dir = base / "workers"
+    workers_dir.mkdir()
+    bin_dir = Path(sys.executable).parent
+    dask_cmd = [str(bin_dir / "dask")] if (bin_dir / "dask").exists() else [sys.executable, "-m", "distributed.cli.dask"]
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs: list[subprocess.Popen] = []
+    logs = []
+
+    def start(args: list[str], name: str, cwd: Path) -> None:
+        log = open(base / f"{name}.log", "wb")
+        logs.append(log)
+        procs.append(subprocess.Popen([*dask_cmd, *args], stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
+                                      stdin=subprocess.DEVNULL, env=one_thread_env(), start_new_session=True))
+
+    try:
+        start(["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], "scheduler", base)
+        for i in range(2):
+            start(["worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                   "--name", f"w{i}", "--local-directory", str(base / f"scratch{i}")], f"worker{i}", workers_dir)
+        with Client(address, timeout="60s") as client:  # until the scheduler reports both workers
+            deadline = time.monotonic() + 120
+            while sum(client.nthreads().values()) < 2:
+                dead = [proc.args for proc in procs if proc.poll() is not None]
+                assert not dead, f"cluster processes exited: {dead}; logs in {base}"
+                assert time.monotonic() < deadline, f"workers did not connect; logs in {base}"
+                time.sleep(0.1)
+            assert sum(client.nthreads().values()) == 2
+        yield Cluster(address, workers_dir)
+    finally:
+        for proc in procs:
+            kill_group(proc)
+        for log in logs:
+            log.close()
+
+
+@pytest.fixture(scope="module")
+def in_process(tmp_path_factory):
+    """in_process(game) -> store solved by the CLI with --workers 0 (cached per game)."""
+    cache: dict[str, Path] = {}
+
+    def get(game: str) -> Path:
+        if game not in cache:
+            path = tmp_path_factory.mktemp(f"inproc-{game}") / "store.zarr"
+            result = run(solve_args(game, path, "--workers", "0"))
+            assert result.returncode == 0, result.stderr
+            cache[game] = path
+        return cache[game]
+
+    return get
+
+
+def assert_same_store(actual: Path, expected: Path, what: str) -> None:
+    got, want = store_bytes(actual), store_bytes(expected)
+    assert sorted(got) == sorted(want), (
+        f"{what}: files differ: only here {sorted(set(got) - set(want))[:10]}, "
+        f"only in-process {sorted(set(want) - set(got))[:10]}")
+    differing = [name for name in want if got[name] != want[name]]
+    assert not differing, f"{what}: {len(differing)} files differ in content, e.g. {differing[:10]}"
+
+
+def assert_one_error_line(stderr: str, *needles: str) -> None:
+    assert "Traceback" not in stderr, stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}:\n{stderr}"
+    assert lines[0].startswith("retrograde: error:"), stderr
+    for needle in needles:
+        assert needle in lines[0], stderr
+
+
+# --- tests ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_process, cluster, tmp_path):
+    reference = in_process(game)
+    with open_store(reference) as store:
+        assert store.complete
+        chunks = [tier.n_chunks for tier in store.plan.tiers]
+    if game == "nim":
+        assert sum(n > 1 for n in chunks) >= len(chunks) // 2, f"too few tiers with several chunks: {chunks}"
+
+    local = tmp_path / "local.zarr"
+    result = run(solve_args(game, local, "--workers", "2"))
+    assert result.returncode == 0, result.stderr
+    assert_same_store(local, reference, "LocalCluster (--workers 2)")
+
+    remote = tmp_path / "remote.zarr"
+    result = run(solve_args(game, remote, "--scheduler", cluster.address))
+    assert result.returncode == 0, result.stderr
+    assert_same_store(remote, reference, f"--scheduler {cluster.address}")
+
+    verify = run(["verify", "--store", str(remote), "--scheduler", cluster.address, "--json", "--quiet"])
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    report = json.loads(verify.stdout)
+    assert report["ok"] is True and report["wrong"] == 0 and report["bad_checksums"] == []
+    with open_store(remote) as store:
+        assert report["positions"] == store.plan.positions
+
+
+def test_scheduler_with_a_relative_store_path(in_process, cluster, tmp_path):
+    """`--store` relative to the driver's folder works although the workers run elsewhere
+    (the driver must hand tasks an absolute path)."""
+    reference = in_process("nim")
+    driver_dir = tmp_path / "driver"
+    driver_dir.mkdir()
+    assert driver_dir != cluster.workers_dir
+    result = run(solve_args("nim", Path("rel.zarr"), "--scheduler", cluster.address), cwd=driver_dir)
+    assert not (cluster.workers_dir / "rel.zarr").exists(), "a worker wrote a store into its own folder"
+    assert result.returncode == 0, result.stderr
+    assert_same_store(driver_dir / "rel.zarr", reference, "relative --store on --scheduler")
+
+
+def test_unreachable_scheduler_fails_cleanly_and_touches_nothing(in_process, tmp_path):
+    """Nothing listens on 127.0.0.1:1: solve (new store or a planned one) and verify fail with one
+    line, a non-zero status and no traceback; no store is created and none changes."""
+    bad = "tcp://127.0.0.1:1"
+    new_parent = tmp_path / "new"
+    new_parent.mkdir()
+    new_store = new_parent / "store.zarr"
+
+    planned = tmp_path / "planned" / "store.zarr"
+    planned.parent.mkdir()
+    game = make_game("nim", {"heaps": [2, 3, 5, 7], "max_take": 3})
+    plan_stage(game, planned, chunk_size=8).close()
+    planned_before = store_bytes(planned)
+
+    solved = in_process("nim")
+    solved_before = store_bytes(solved)
+
+    commands = {
+        "solve new": solve_args("nim", new_store, "--scheduler", bad),
+        "solve planned": solve_args("nim", planned, "--scheduler", bad),
+        "verify": ["verify", "--store", str(solved), "--scheduler", bad, "--quiet"],
+    }
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    procs = {}
+    try:  # run side by side: each waits for the connection timeout
+        for name, args in commands.items():
+            procs[name] = subprocess.Popen([sys.executable, "-m", "retrograde", *args], stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
+                                           start_new_session=True)
+        outputs = {name: proc.communicate(timeout=180) for name, proc in procs.items()}
+    finally:
+        for proc in procs.values():
+            kill_group(proc)
+    for name, proc in procs.items():
+        out, err = outputs[name]
+        assert proc.returncode not in (0, None), f"{name}: exit status {proc.returncode}\n{err}"
+        assert_one_error_line(err, "127.0.0.1:1")
+        assert out == "", f"{name}: {out}"
+    assert list(new_parent.iterdir()) == [], "a store (or its staging folder) was created"
+    assert store_bytes(planned) == planned_before
+    assert sorted(p.name for p in planned.parent.iterdir()) == ["store.zarr"]
+    assert store_bytes(solved) == solved_before
+
+
+def test_a_chunk_task_leaves_other_writers_temporary_files_alone(tmp_path):
+    """Chunk tasks run side by side on a cluster, each writing array chunks through zarr's
+    `*.partial` temporary files. A task must not delete another task's (or the driver's) temporary
+    file in flight: that makes the other write fail with FileNotFoundError."""
+    path = tmp_path / "store.zarr"
+    game = make_game("nim", {"heaps": [2, 3, 5, 7], "max_take": 3})
+    plan_stage(game, path, chunk_size=8).close()
+    with open_store(path) as store:
+        first, other = store.plan.tiers[0].name, store.plan.tiers[-1].name
+    # Another worker is writing chunk 0 of the last tier's remoteness right now (zarr's naming):
+    in_flight = path / "tiers" / other / "remoteness" / "c" / "0.0123456789abcdef0123456789abcdef.partial"
+    in_flight.parent.mkdir(parents=True, exist_ok=True)
+    with open(in_flight, "wb") as writing:
+        writing.write(b"\0" * 16)
+        solve_chunk(str(path), first, 0)
+        assert any((path / "tiers" / first / "outcome" / "c").iterdir()), "the chunk task wrote nothing"
+        assert in_flight.exists(), (
+            "solve_chunk deleted a temporary file that another writer still has open "
+            "(open_store(mode='r+') removes every *.partial file)")
