@@ -8,6 +8,7 @@ import pytest
 import zarr
 
 from conftest import run_cli, store_bytes
+from processes import assert_one_error_line
 
 NIM = {"heaps": [1, 3, 5, 7]}
 
@@ -158,10 +159,7 @@ BAD_SOLVES = [
 
 def check_one_line_error(result, code, message):
     assert result.returncode == code, (result.returncode, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert message in lines[0], lines[0]
-    assert "Traceback" not in result.stderr
+    assert_one_error_line(result.stderr, message)
 
 
 @pytest.mark.parametrize("args,code,message", BAD_SOLVES)

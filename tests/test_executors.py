@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import store_bytes
+from processes import assert_one_error_line, kill_group, run, start
 from retrograde.data.store import open_store
 from retrograde.games import make_game
 from retrograde.pipeline.stages import plan_stage
@@ -43,54 +43,6 @@ def solve_args(game: str, store: Path, *executor: str) -> list[str]:
 
 
 # --- processes --------------------------------------------------------------------------------
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of a process group."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
-
-
-def kill_group(proc: subprocess.Popen, timeout: float = 30) -> None:
-    """SIGKILL every process of `proc`'s group (its own session) and wait until none is left."""
-    deadline = time.monotonic() + timeout
-    while group_members(proc.pid):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if proc.poll() is None:
-            try:
-                proc.wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"processes {group_members(proc.pid)} survived SIGKILL")
-        time.sleep(0.05)
-    proc.poll()
-
-
-def run(args: list[str], *, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run `python -m retrograde ARGS` to the end in its own process group (a LocalCluster's workers
-    included), which is killed afterwards whatever happens."""
-    proc = subprocess.Popen([sys.executable, "-m", "retrograde", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=cwd,
-                            env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    finally:
-        kill_group(proc)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -176,15 +128,6 @@ def assert_same_store(actual: Path, expected: Path, what: str) -> None:
     assert not differing, f"{what}: {len(differing)} files differ in content, e.g. {differing[:10]}"
 
 
-def assert_one_error_line(stderr: str, *needles: str) -> None:
-    assert "Traceback" not in stderr, stderr
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}:\n{stderr}"
-    assert lines[0].startswith("retrograde: error:"), stderr
-    for needle in needles:
-        assert needle in lines[0], stderr
-
-
 # --- tests ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_process, cluster, tmp_path):
@@ -248,13 +191,10 @@ def test_unreachable_scheduler_fails_cleanly_and_touches_nothing(in_process, tmp
         "solve planned": solve_args("nim", planned, "--scheduler", bad),
         "verify": ["verify", "--store", str(solved), "--scheduler", bad, "--quiet"],
     }
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
     procs = {}
     try:  # run side by side: each waits for the connection timeout
         for name, args in commands.items():
-            procs[name] = subprocess.Popen([sys.executable, "-m", "retrograde", *args], stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
-                                           start_new_session=True)
+            procs[name] = start(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         outputs = {name: proc.communicate(timeout=180) for name, proc in procs.items()}
     finally:
         for proc in procs.values():

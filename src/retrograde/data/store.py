@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import zarr
+from zarr.codecs import BloscCodec, ZstdCodec
 from zarr.storage import LocalStore
 
 from retrograde.data import packing
@@ -33,6 +34,15 @@ from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan
 
 ATTR = "retrograde"
 PENDING, PARTIAL, SOLVED = "pending", "partial", "solved"
+#: Packed outcomes are strongly correlated along the index: plain zstd does well (4x4 Quixo:
+#: 10.8 MB packed -> 1.5 MB).
+OUTCOME_CODECS = (ZstdCodec(level=5),)
+
+
+def remoteness_codecs(dtype: np.dtype) -> tuple:
+    """Byte-shuffled zstd: the high bytes of remoteness are almost all zero (4x4 Quixo:
+    86 MB of uint16 -> 6.2 MB; plain zstd 8.9 MB, bit-shuffled 6.8 MB)."""
+    return (BloscCodec(cname="zstd", clevel=5, shuffle="shuffle", typesize=dtype.itemsize),)
 
 
 def chunk_checksum(packed_outcome: np.ndarray, remoteness: np.ndarray) -> str:
@@ -246,9 +256,10 @@ def create_store(path: str | os.PathLike, plan: Plan) -> Store:
     for tier in plan.tiers:
         tier_group = group.create_group(f"tiers/{tier.name}")
         tier_group.create_array("outcome", shape=(packing.packed_length(tier.size),),
-                                chunks=(tier.chunk_size // 4,), dtype="uint8", fill_value=0)
+                                chunks=(tier.chunk_size // 4,), dtype="uint8", fill_value=0,
+                                compressors=OUTCOME_CODECS)
         tier_group.create_array("remoteness", shape=(tier.size,), chunks=(tier.chunk_size,),
-                                dtype=dtype, fill_value=0)
+                                dtype=dtype, fill_value=0, compressors=remoteness_codecs(dtype))
         tier_group.attrs.put(TierRecord(tier, [None] * tier.n_chunks).to_json())
     group.attrs.put({ATTR: {"plan": plan.to_json()}})
     if path.exists():

@@ -199,14 +199,20 @@ class Quixo(Game):
 
         return move_table(self.size)
 
+    @cached_property
+    def line_table(self) -> np.ndarray:
+        from retrograde.games.quixo_kernels import line_masks
+
+        return line_masks(self.size)
+
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games import quixo_kernels
 
         result = Expansion.buffers(stop - start, self.max_moves, out)
         a, b = tier.key
         count_only = tier.children[0] in group
-        quixo_kernels.expand(self.size, self.move_table, a, b, start, stop, child_offsets, count_only,
-                             result.primitive, result.children)
+        quixo_kernels.expand(self.size, self.move_table, self.line_table, a, b, start, stop, child_offsets,
+                             count_only, result.primitive, result.children)
         return result
 
     def parents(self, tier, indices, group_offsets, *, out=None):

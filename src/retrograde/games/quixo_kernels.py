@@ -46,12 +46,8 @@ def line_masks(n: int) -> np.ndarray:
     return np.array(lines, dtype=np.int64)
 
 
-LINES3, LINES4, LINES5 = line_masks(3), line_masks(4), line_masks(5)
-
-
 @njit
-def has_line(mask, n):
-    lines = LINES3 if n == 3 else LINES4 if n == 4 else LINES5
+def has_line(mask, lines):
     for line in lines:
         if mask & line == line:
             return True
@@ -64,7 +60,7 @@ def shifted(mask, shift):
 
 
 @njit
-def expand(n, moves, a, b, start, stop, child_offsets, count_only, primitive, children):
+def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primitive, children):
     """Primitive outcomes and child references of indices start..stop-1 of tier m{a}o{b}.
 
     child_offsets[0] locates the partner tier m{b}o{a} (own cube taken), [1] the
@@ -80,9 +76,9 @@ def expand(n, moves, a, b, start, stop, child_offsets, count_only, primitive, ch
         opponent = unsqueeze(packed, mover, cells)
         primitive[row] = 0
         children[row, 0] = -1
-        if has_line(mover, n):
+        if has_line(mover, lines):
             primitive[row] = WIN
-        elif has_line(opponent, n):
+        elif has_line(opponent, lines):
             primitive[row] = LOSS
         else:
             j = 0

@@ -55,33 +55,47 @@ def _squeeze_tables() -> tuple[np.ndarray, np.ndarray]:
     return squeeze, spread
 
 
+def _sixteen_bit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Whole-word tables for masks of up to 16 bits: popcount, colex rank, and the inverse
+    (UNRANK16[START16[k] + r] is the k-bit mask of rank r)."""
+    masks = np.arange(1 << 16, dtype=np.int64)
+    popcount = np.array([bin(m).count("1") for m in range(1 << 16)], dtype=np.int64)
+    order = np.lexsort((masks, popcount))  # by popcount, then numerically (= colex)
+    start = np.zeros(18, dtype=np.int64)
+    start[1:] = np.cumsum(np.bincount(popcount, minlength=17))
+    rank = np.empty(1 << 16, dtype=np.int64)
+    rank[order] = np.arange(1 << 16) - start[popcount[order]]
+    return popcount, rank, masks[order], start
+
+
 RANK = _rank_table()
 SQUEEZE, SPREAD = _squeeze_tables()
+POPCOUNT16, RANK16, UNRANK16, START16 = _sixteen_bit_tables()
 
 
 @njit
 def popcount(mask):
-    count = 0
-    for piece in range(PIECES):
-        count += POPCOUNT8[(mask >> (8 * piece)) & 255]
-    return count
+    return POPCOUNT16[mask & 0xFFFF] + POPCOUNT16[(mask >> 16) & 0xFFFF]
 
 
 @njit
 def rank_mask(mask):
     """Colex rank of a mask among masks with the same popcount."""
-    rank = 0
-    seen = 0
-    for piece in range(PIECES):
-        byte = (mask >> (8 * piece)) & 255
-        rank += RANK[piece, seen, byte]
-        seen += POPCOUNT8[byte]
+    low = mask & 0xFFFF
+    rank = RANK16[low]
+    if mask >> 16:
+        seen = POPCOUNT16[low]
+        byte = (mask >> 16) & 255
+        rank += RANK[2, seen, byte]
+        rank += RANK[3, seen + POPCOUNT8[byte], (mask >> 24) & 255]
     return rank
 
 
 @njit
 def unrank_mask(rank, count, cells=MAX_CELLS):
     """The mask of `count` bits (below bit `cells`) at colex position `rank`."""
+    if cells <= 16:
+        return UNRANK16[START16[count] + rank]
     mask = 0
     bit = cells - 1
     for k in range(count, 0, -1):
@@ -97,7 +111,7 @@ def unrank_mask(rank, count, cells=MAX_CELLS):
 def squeeze(mask, holes, cells):
     packed = 0
     shift = 0
-    for piece in range(PIECES):
+    for piece in range(2 if cells <= 16 else PIECES):
         h = (holes >> (8 * piece)) & 255
         packed |= SQUEEZE[h, (mask >> (8 * piece)) & 255] << shift
         shift += 8 - POPCOUNT8[h]
@@ -107,7 +121,7 @@ def squeeze(mask, holes, cells):
 @njit
 def unsqueeze(packed, holes, cells):
     mask = 0
-    for piece in range(PIECES):
+    for piece in range(2 if cells <= 16 else PIECES):
         h = (holes >> (8 * piece)) & 255
         free = 8 - POPCOUNT8[h]
         mask |= SPREAD[h, packed & ((1 << free) - 1)] << (8 * piece)
