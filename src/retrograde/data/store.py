@@ -34,6 +34,8 @@ from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan
 
 ATTR = "retrograde"
 PENDING, PARTIAL, SOLVED = "pending", "partial", "solved"
+#: Folder (outside the zarr hierarchy) for first-pass files of loopy groups being solved.
+SCRATCH = "scratch"
 #: Packed outcomes are strongly correlated along the index: plain zstd does well (4x4 Quixo:
 #: 10.8 MB packed -> 1.5 MB).
 OUTCOME_CODECS = (ZstdCodec(level=5),)
@@ -132,6 +134,37 @@ class Store:
         record = self.record(name)
         record.chunks[chunk] = {key: summary[key] for key in ("win", "loss", "draw", "checksum")}
         self.tier_group(name).attrs.put(record.to_json())
+
+    # --- scratch: the first pass of a loopy group, one file per chunk until the group is solved ---
+    def _scratch_file(self, name: str, chunk: int) -> Path:
+        return self.path / SCRATCH / name / f"{chunk}.npz"
+
+    def settled_chunks(self, name: str) -> list[bool]:
+        """Which chunks of a loopy tier have their first pass written (a file, renamed into place)."""
+        return [self._scratch_file(name, c).is_file() for c in range(self.plan.tier(name).n_chunks)]
+
+    def write_scratch(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray,
+                      pending: np.ndarray) -> None:
+        target = self._scratch_file(name, chunk)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"{target.stem}.{uuid.uuid4().hex}.partial")
+        with open(partial, "wb") as f:
+            np.savez(f, outcome=outcome, remoteness=remoteness, pending=pending)
+        os.replace(partial, target)
+
+    def read_scratch(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A loopy tier's first pass: outcome, remoteness, pending counts (whole tier)."""
+        parts = []
+        for chunk in range(self.plan.tier(name).n_chunks):
+            with np.load(self._scratch_file(name, chunk)) as data:
+                parts.append((data["outcome"], data["remoteness"], data["pending"]))
+        return tuple(np.concatenate(column) for column in zip(*parts))  # type: ignore[return-value]
+
+    def delete_scratch(self, name: str) -> None:
+        """Drop a solved tier's first pass, leaving the store as if solved in one go (driver only)."""
+        shutil.rmtree(self.path / SCRATCH / name, ignore_errors=True)
+        if (self.path / SCRATCH).is_dir() and not any((self.path / SCRATCH).iterdir()):
+            (self.path / SCRATCH).rmdir()
 
     def remove_partial_writes(self) -> None:
         """Delete temporary files a killed writer left (zarr writes `*.partial` files and

@@ -18,7 +18,7 @@ from retrograde.games import Game
 from retrograde.pipeline.executors import Task, barrier
 from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
 from retrograde.pipeline.progress import Progress
-from retrograde.pipeline.tasks import solve_chunk, solve_group, verify_chunk
+from retrograde.pipeline.tasks import propagate_group, settle_chunk, solve_chunk, verify_chunk
 
 
 def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> bool:
@@ -50,8 +50,10 @@ def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = N
 
 
 def solve_tasks(store: Store) -> list[Task]:
-    """The tasks still to run, in dependency order: per step, one task per unrecorded chunk
-    (loop-free tier) or one task for the group (loopy), then a barrier the steps reading it wait for."""
+    """The tasks still to run, in dependency order, and a barrier per step for the steps reading it.
+
+    A loop-free tier is one task per unrecorded chunk. A loopy group is one first-pass
+    task per chunk without a scratch file, then one task propagating through the group."""
     path = store.location
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
     barriers: dict[tuple[str, ...], str] = {}
@@ -62,9 +64,17 @@ def solve_tasks(store: Store) -> list[Task]:
                                     if child not in step.tiers and step_of[child].tiers in barriers))
         if step.loopy:
             if all(store.record(name).status == SOLVED for name in step.tiers):
+                for name in step.tiers:  # a run stopped while dropping the scratch
+                    store.delete_scratch(name)
                 continue
-            keys = [f"solve-group-{'-'.join(step.tiers)}"]
-            tasks.append(Task(keys[0], solve_group, (path, step.tiers), after))
+            first_pass = []
+            for name in step.tiers:
+                first_pass.extend(Task(f"settle-{name}-{c}", settle_chunk, (path, step.tiers, name, c), after)
+                                  for c, done in enumerate(store.settled_chunks(name)) if not done)
+            tasks.extend(first_pass)
+            keys = [f"propagate-{'-'.join(step.tiers)}"]
+            tasks.append(Task(keys[0], propagate_group, (path, step.tiers),
+                              after + tuple(task.key for task in first_pass)))
         else:
             (name,) = step.tiers
             chunks = [c for c, done in enumerate(store.record(name).chunks) if done is None]
@@ -80,17 +90,19 @@ def solve_tasks(store: Store) -> list[Task]:
 def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
     """Solve every step not yet solved; each step starts as soon as the steps it reads are done.
 
-    A loop-free tier is one task per unrecorded chunk; a loopy group is one task
-    (its positions depend on each other) that writes all its chunks. The driver
-    records each chunk as its task reports it.
+    The driver records each chunk as its task reports it, and drops a loopy group's
+    scratch files once its values are recorded.
     """
     progress = Progress("solve", store.plan.positions, quiet=quiet)
     progress.done = sum(_done_positions(store, tier.name) for tier in store.plan.tiers)
-    for _, summaries in executor.run(solve_tasks(store)):
-        for summary in summaries or ():
+    for task, result in executor.run(solve_tasks(store)):
+        for summary in result or ():
             if store.record(summary["tier"]).chunks[summary["chunk"]] is None:
                 store.record_chunk(summary["tier"], summary["chunk"], summary)
                 progress.advance(summary["positions"], f"tier {summary['tier']}")
+        if task.fn is propagate_group:
+            for name in task.args[1]:
+                store.delete_scratch(name)
     progress.finish("done")
 
 

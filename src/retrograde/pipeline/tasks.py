@@ -75,36 +75,58 @@ def solve_chunk(store_path: str, tier_name: str, chunk: int) -> list[dict[str, A
     return [_summary(tier_name, chunk, outcome, checksum)]
 
 
-def solve_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Solve a loopy group (tiers whose positions lead into each other) and write every chunk.
+def _group_layout(store: Store, tier_names: tuple[str, ...]):
+    """Group tiers, where each starts in the group's concatenation, and the group size."""
+    tiers = [store.game.tier(name) for name in tier_names]
+    offsets, size = {}, 0
+    for tier in tiers:
+        offsets[tier.name], size = size, size + tier.size
+    return tiers, offsets, size
 
-    Working memory: 1 byte of outcome, 1 of pending-children count and the
-    remoteness dtype per group position, plus the values of the tiers it leads out to.
+
+def settle_chunk(store_path: str, tier_names: tuple[str, ...], tier_name: str, chunk: int) -> list:
+    """First pass over one chunk of a loopy group's tier (see `solvers.loopy`): terminal
+    values, values from the already solved tiers it leads out to, and counts of children
+    inside the group. Written to a scratch file of the chunk (its presence records it);
+    chunks run in parallel."""
+    with open_store(store_path, mode="r+") as store:
+        _, _, size = _group_layout(store, tier_names)
+        tier = store.game.tier(tier_name)
+        outside = tuple(c for c in tier.children if c not in tier_names)
+        out_outcome, out_remoteness, out_offsets = store.read_children(outside)
+        where = dict(zip(outside, out_offsets))
+        offsets = np.array([0 if c in tier_names else size + int(where[c]) for c in tier.children], dtype=np.int64)
+        start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+        outcome = np.zeros(stop - start, dtype=np.uint8)
+        remoteness = np.zeros(stop - start, dtype=np.dtype(store.plan.remoteness_dtype))
+        pending = np.zeros(stop - start, dtype=np.uint8)
+        buffers = Expansion.buffers(min(BATCH, stop - start), store.game.max_moves)
+        for first in range(start, stop, BATCH):
+            last = min(first + BATCH, stop)
+            expansion = store.game.expand(tier, first, last, offsets, group=tier_names, out=buffers)
+            if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out_outcome,
+                                         out_remoteness, first - start, outcome, remoteness, pending):
+                raise StoreError(f"store {store_path!r}: a position of {tier_name} has no moves but is "
+                                 f"not terminal, or has an unsolved child")
+        store.write_scratch(tier_name, chunk, outcome, remoteness, pending)
+    return []  # nothing for the driver to record: the scratch file is the record
+
+
+def propagate_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Second pass of a loopy group, after every chunk's first pass: settle positions level
+    by level (increasing remoteness) from their children inside the group; what is left is
+    a draw. Writes every chunk of the group's tiers and returns their summaries.
+
+    Working memory: per group position 1 byte of outcome, 1 of pending-children count and
+    the remoteness dtype, plus one batch of parent references.
     """
     with open_store(store_path, mode="r+") as store:
         game = store.game
-        tiers = [game.tier(name) for name in tier_names]
-        group_offsets, size = {}, 0
-        for tier in tiers:
-            group_offsets[tier.name], size = size, size + tier.size
-        outside = tuple(dict.fromkeys(c for t in tiers for c in t.children if c not in group_offsets))
-        out_outcome, out_remoteness, out_offsets = store.read_children(outside)
-        reference = dict(group_offsets, **{name: size + int(off) for name, off in zip(outside, out_offsets)})
-        dtype = np.dtype(store.plan.remoteness_dtype)
-        outcome = np.zeros(size, dtype=np.uint8)
-        remoteness = np.zeros(size, dtype=dtype)
-        pending = np.zeros(size, dtype=np.uint8)
-        buffers = Expansion.buffers(min(BATCH, size), game.max_moves)
-        for tier in tiers:
-            offsets = np.array([reference[c] for c in tier.children], dtype=np.int64)
-            for start in range(0, tier.size, BATCH):
-                stop = min(start + BATCH, tier.size)
-                expansion = game.expand(tier, start, stop, offsets, group=tier_names, out=buffers)
-                if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out_outcome,
-                                             out_remoteness, group_offsets[tier.name] + start,
-                                             outcome, remoteness, pending):
-                    raise StoreError(f"store {store_path!r}: a position of {tier.name} has no moves but is "
-                                     f"not terminal, or has an unsolved child")
+        tiers, group_offsets, size = _group_layout(store, tier_names)
+        outcome, remoteness, pending = (np.concatenate(parts) for parts in
+                                        zip(*(store.read_scratch(name) for name in tier_names)))
+        buffer = np.empty((min(BATCH, size), game.max_moves), dtype=np.int64)
+        dtype = remoteness.dtype
         settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
         level, highest = 0, int(remoteness[settled].max(initial=0))
         while level <= highest:
@@ -113,7 +135,7 @@ def solve_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[str, 
                 found = loopy.settled_at(outcome, remoteness, level, base, base + tier.size)
                 for first in range(0, found.size, BATCH):
                     batch = found[first:first + BATCH]
-                    parents = game.parents(tier, batch, group_offsets, out=buffers.children)
+                    parents = game.parents(tier, batch, group_offsets, out=buffer)
                     highest = max(highest, loopy.propagate(level, outcome[base + batch], parents,
                                                            outcome, remoteness, pending))
             if highest >= np.iinfo(dtype).max:

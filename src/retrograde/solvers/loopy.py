@@ -10,8 +10,9 @@ inside the group (a game's `parents` kernel):
   a parent whose count reaches zero, with no drawing child, is a loss at
   1 + the slowest of its winning children.
 
-What is never settled is a draw (endless play). These are the kernels; the driver
-(`pipeline.tasks.solve_group`) runs them chunk by chunk. No I/O, no dask.
+What is never settled is a draw (endless play). These are the kernels; the tasks
+`settle_chunk` (first pass, chunk by chunk, in parallel) and `propagate_group` (the
+levels, over the whole group) in `pipeline.tasks` run them. No I/O, no dask.
 """
 
 import numpy as np
