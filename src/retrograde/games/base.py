@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, ClassVar, Hashable
 
 import numpy as np
@@ -161,10 +162,11 @@ class Game(ABC):
     # --- conveniences shared by all games -------------------------------------------
     def tier(self, name: str) -> Tier:
         """The tier called `name` (KeyError if the instance has none)."""
-        for tier in self.tiers():
-            if tier.name == name:
-                return tier
-        raise KeyError(name)
+        return self._tiers_by_name[name]
+
+    @cached_property
+    def _tiers_by_name(self) -> dict[str, Tier]:
+        return {tier.name: tier for tier in self.tiers()}
 
     def describe(self) -> str:
         """Game name and options as one would type them on the command line."""

@@ -7,6 +7,7 @@ back by every later stage; executors only run it.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 from retrograde.errors import BadOption
@@ -60,10 +61,11 @@ class Plan:
     format: int = FORMAT_VERSION
 
     def tier(self, name: str) -> TierPlan:
-        for tier in self.tiers:
-            if tier.name == name:
-                return tier
-        raise KeyError(name)
+        return self._by_name[name]
+
+    @cached_property
+    def _by_name(self) -> dict[str, TierPlan]:
+        return {tier.name: tier for tier in self.tiers}
 
     @property
     def positions(self) -> int:
@@ -99,7 +101,8 @@ def plan_steps(tiers: tuple[Tier, ...]) -> tuple[Step, ...]:
     every child must be a listed tier.
     """
     names = [t.name for t in tiers]
-    children = {t.name: [c for c in t.children] for t in tiers}
+    order = {name: i for i, name in enumerate(names)}
+    children = {t.name: list(t.children) for t in tiers}
     missing = sorted({c for cs in children.values() for c in cs} - set(names))
     if missing:
         raise ValueError(f"tiers read by the plan but not in it: {missing[:5]}")
@@ -139,7 +142,7 @@ def plan_steps(tiers: tuple[Tier, ...]) -> tuple[Step, ...]:
                         component.append(member)
                         if member == node:
                             break
-                    components.append(sorted(component, key=names.index))
+                    components.append(sorted(component, key=order.__getitem__))
     wave_of: dict[str, int] = {}
     steps = []
     for component in components:
@@ -150,7 +153,7 @@ def plan_steps(tiers: tuple[Tier, ...]) -> tuple[Step, ...]:
         for t in component:
             wave_of[t] = wave
         steps.append(Step(tuple(component), loopy, wave))
-    return tuple(sorted(steps, key=lambda s: (s.wave, names.index(s.tiers[0]))))
+    return tuple(sorted(steps, key=lambda s: (s.wave, order[s.tiers[0]])))
 
 
 def validate_chunk_size(chunk_size: int) -> int:

@@ -7,6 +7,7 @@ function runs in-process and on any cluster that shares the store's file system.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -84,6 +85,20 @@ def _group_layout(store: Store, tier_names: tuple[str, ...]):
     return tiers, offsets, size
 
 
+@lru_cache(maxsize=2)
+def _solved_values(location: str, names: tuple[str, ...], stamp: tuple[int, ...]):
+    """Values of solved tiers, kept per worker process: the chunks of a loopy tier all read
+    the same tiers. `stamp` (the tiers' data folder times) keys out a rewritten store."""
+    with open_store(location) as store:
+        return store.read_children(names)
+
+
+def _stamp(store: Store, names: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple((store.path / "tiers" / name / array / "c").stat().st_mtime_ns
+                 if (store.path / "tiers" / name / array / "c").exists() else 0
+                 for name in names for array in ("outcome", "remoteness"))
+
+
 def settle_chunk(store_path: str, tier_names: tuple[str, ...], tier_name: str, chunk: int) -> list:
     """First pass over one chunk of a loopy group's tier (see `solvers.loopy`): terminal
     values, values from the already solved tiers it leads out to, and counts of children
@@ -93,7 +108,7 @@ def settle_chunk(store_path: str, tier_names: tuple[str, ...], tier_name: str, c
         _, _, size = _group_layout(store, tier_names)
         tier = store.game.tier(tier_name)
         outside = tuple(c for c in tier.children if c not in tier_names)
-        out_outcome, out_remoteness, out_offsets = store.read_children(outside)
+        out_outcome, out_remoteness, out_offsets = _solved_values(store.location, outside, _stamp(store, outside))
         where = dict(zip(outside, out_offsets))
         offsets = np.array([0 if c in tier_names else size + int(where[c]) for c in tier.children], dtype=np.int64)
         start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)

@@ -1,0 +1,95 @@
+"""Quixo figures (issue 3): full 4x4 solve, 5x5 top tiers, probe latency.
+
+    python benchmarks/bench_quixo.py              # 4x4 solve + probes (about a minute)
+    python benchmarks/bench_quixo.py --down-to 24 # also 5x5 with at least 24 cubes
+    python benchmarks/bench_quixo.py --down-to 23 --skip-4x4   # the long 5x5 run
+
+Solves run the real CLI on a LocalCluster of 2 worker processes from an empty store,
+with a warm numba cache (a tiny 3x3 solve first). Peak RSS is the largest single
+process (driver or worker), from getrusage of the waited process tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from common import folder_bytes, measure, report
+
+WORKERS = 2
+
+
+def solve(args: list[str], store: Path) -> dict:
+    return measure(["solve", "quixo", *args, "--store", str(store), "--workers", str(WORKERS), "--quiet"])
+
+
+def probe_latency(store: Path, n: int, seed: int) -> dict:
+    """In-Python latency of probing single random positions (store opened once, warm)."""
+    from retrograde.data.probing import values
+    from retrograde.data.store import open_store
+
+    rng = np.random.default_rng(seed)
+    with open_store(store) as opened:
+        game = opened.game
+        boards = ["".join(rng.choice(list("xo."), game.cells)) for _ in range(n)]
+        positions = [(cells, "x") for cells in boards]
+        values(opened, positions[:50])  # warm: first chunk reads
+        times = []
+        for position in positions:
+            start = time.perf_counter()
+            values(opened, [position])
+            times.append(time.perf_counter() - start)
+    return {"median ms": 1e3 * statistics.median(times), "p90 ms": 1e3 * float(np.percentile(times, 90))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--down-to", type=int, action="append", default=[])
+    parser.add_argument("--skip-4x4", action="store_true")
+    options = parser.parse_args()
+    figures: dict = {}
+    with tempfile.TemporaryDirectory(dir=".") as tmp:
+        tmp = Path(tmp)
+        solve(["--size", "3"], tmp / "warm.zarr")  # compile or load every kernel once
+        if not options.skip_4x4:
+            store = tmp / "q4.zarr"
+            run = solve(["--size", "4"], store)
+            positions = 3**16
+            figures["4x4 solve wall s"] = run["wall"]
+            figures["4x4 positions/s per core"] = round(positions / run["wall"] / WORKERS)
+            figures["4x4 peak RSS MB"] = round(run["peak_rss"] / 2**20)
+            figures["4x4 store bytes"] = folder_bytes(store)
+            for key, value in probe_latency(store, 2000, seed=1).items():
+                figures[f"4x4 probe in Python {key}"] = value
+            batch = tmp / "positions.txt"
+            rng = np.random.default_rng(2)
+            batch.write_text("".join("/".join("".join(rng.choice(list("xo."), 4)) for _ in range(4)) + " x\n"
+                                     for _ in range(10_000)))
+            figures["4x4 CLI batch probe of 10,000 positions wall s"] = measure_stdin(
+                ["probe", "--store", str(store), "--json"], batch)
+        for down_to in options.down_to:
+            store = tmp / f"q5-{down_to}.zarr"
+            run = solve(["--size", "5", "--down-to", str(down_to)], store)
+            figures[f"5x5 --down-to {down_to} wall s"] = run["wall"]
+            figures[f"5x5 --down-to {down_to} peak RSS MB"] = round(run["peak_rss"] / 2**20)
+            figures[f"5x5 --down-to {down_to} store bytes"] = folder_bytes(store)
+    report("quixo", figures)
+
+
+def measure_stdin(args: list[str], stdin: Path) -> float:
+    """Wall seconds of `retrograde ARGS < stdin`."""
+    import subprocess
+    import sys
+
+    start = time.perf_counter()
+    with open(stdin) as f:
+        subprocess.run([sys.executable, "-m", "retrograde", *args], stdin=f, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    main()
