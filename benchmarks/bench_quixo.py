@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--skip-4x4", action="store_true")
     options = parser.parse_args()
     figures: dict = {}
-    with tempfile.TemporaryDirectory(dir=".") as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         solve(["--size", "3"], tmp / "warm.zarr")  # compile or load every kernel once
         if not options.skip_4x4:

@@ -188,3 +188,38 @@ def test_probe_of_a_tier_not_solved_names_it(tmp_path):
         assert result.returncode == 1 and "Traceback" not in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr, result.stderr
     assert store_bytes(store) == before
+
+
+def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path):
+    """SIGKILL a Quixo solve at seeded moments (inside first passes and propagations of loopy
+    groups, many chunks a tier); each rerun resumes, and the end is byte-identical to one run."""
+    import random
+    import subprocess
+    import time
+
+    from conftest import store_bytes
+    from processes import kill_group, run, start
+
+    args = ["solve", "quixo", "--size", "4", "--down-to", "13", "--chunk-size", "65536", "--workers", "0",
+            "--quiet", "--store"]
+    reference = tmp_path / "reference.zarr"
+    began = time.monotonic()
+    assert run(args + [str(reference)], tmp_path / "logs").returncode == 0
+    duration = time.monotonic() - began
+    store = tmp_path / "store.zarr"
+    rng = random.Random(13)
+    interrupted = 0
+    for delay in sorted(rng.uniform(0.2 * duration, 0.9 * duration) for _ in range(3)):
+        proc = start(args + [str(store)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            kill_group(proc)
+        if (store / "scratch").exists():
+            interrupted += 1
+    assert interrupted >= 1, "no kill landed while a loopy group was being solved"
+    assert run(args + [str(store)], tmp_path / "logs").returncode == 0
+    assert not (store / "scratch").exists()
+    assert store_bytes(store) == store_bytes(reference)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
@@ -18,8 +18,7 @@ from retrograde.errors import StoreError
 from retrograde.games.base import Position
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     """A position's value for the side to move; remoteness is None for draws."""
 
     outcome: int

@@ -89,6 +89,9 @@ class TierRecord:
 class Store:
     """An opened store. Use `open_store` / `create_store`; close it (or use `with`)."""
 
+    #: Decoded chunks kept for `read_values` (bytes).
+    cache_bytes = 256 * 2**20
+
     def __init__(self, path: Path, group: zarr.Group, *, writable: bool):
         self.path = path
         self._group = group
@@ -103,10 +106,14 @@ class Store:
         self._tier_names = {tier.name for tier in self.plan.tiers}
         self.game: Game = make_game(self.plan.game, self.plan.params)
         self._records: dict[str, TierRecord] = {}
+        self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._cached_bytes = 0
 
     # --- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
         self._records.clear()
+        self._chunk_cache.clear()
+        self._cached_bytes = 0
 
     def __enter__(self) -> Store:
         return self
@@ -226,12 +233,38 @@ class Store:
         return self.read_range(name, 0, self.plan.tier(name).size)
 
     def read_values(self, name: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Outcome codes and remoteness at arbitrary indices of a solved tier."""
+        """Outcome codes and remoteness at arbitrary indices of a solved tier.
+
+        Whole chunks are decoded once and kept (least recently used first out, up to
+        `cache_bytes`), so probes and lookup agents pay the decompression once a chunk.
+        """
         self.require_solved(name)
         indices = np.asarray(indices, dtype=np.int64)
-        outcome_array, remoteness_array = self._arrays(name)
-        packed = outcome_array.oindex[indices // 4]
-        return packing.unpack_at(packed, indices), remoteness_array.oindex[indices]
+        plan = self.plan.tier(name)
+        outcome = np.empty(indices.size, dtype=np.uint8)
+        remoteness = np.empty(indices.size, dtype=np.dtype(self.plan.remoteness_dtype))
+        chunks = indices // plan.chunk_size
+        for chunk in np.unique(chunks).tolist():
+            rows = np.flatnonzero(chunks == chunk)
+            packed, values = self._cached_chunk(name, chunk)
+            local = indices[rows] - chunk * plan.chunk_size
+            outcome[rows] = packing.unpack_at(packed[local // 4], local)
+            remoteness[rows] = values[local]
+        return outcome, remoteness
+
+    def _cached_chunk(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+        key = (name, chunk)
+        if key in self._chunk_cache:
+            self._chunk_cache[key] = self._chunk_cache.pop(key)  # most recently used last
+            return self._chunk_cache[key]
+        data = self.read_chunk_raw(name, chunk)
+        self._chunk_cache[key] = data
+        self._cached_bytes += data[0].nbytes + data[1].nbytes
+        while self._cached_bytes > self.cache_bytes and len(self._chunk_cache) > 1:
+            oldest = next(iter(self._chunk_cache))
+            dropped = self._chunk_cache.pop(oldest)
+            self._cached_bytes -= dropped[0].nbytes + dropped[1].nbytes
+        return data
 
     def read_children(self, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Concatenated values of the given tiers and each one's offset in the concatenation."""

@@ -26,6 +26,8 @@ from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
 
 SIZES = (3, 4, 5)
+_ONLY_X = str.maketrans("xo.", "100")
+_ONLY_O = str.maketrans("xo.", "010")
 
 
 def _parse_int(flag: str):
@@ -146,17 +148,18 @@ class Quixo(Game):
     def push(self, cells: str, source: int, dest: int, symbol: str) -> str:
         """The board after taking the cube at `source` and pushing `symbol` in at `dest`."""
         n = self.size
-        grid = [list(cells[r * n:(r + 1) * n]) for r in range(n)]
         (sr, sc), (dr, dc) = divmod(source, n), divmod(dest, n)
-        if sr == dr:  # along the row
-            row = grid[sr][:sc] + grid[sr][sc + 1:]
-            grid[sr] = [symbol] + row if dc == 0 else row + [symbol]
-        else:  # along the column
-            column = [grid[r][sc] for r in range(n) if r != sr]
-            column = [symbol] + column if dr == 0 else column + [symbol]
-            for r in range(n):
-                grid[r][sc] = column[r]
-        return "".join("".join(row) for row in grid)
+        if sr == dr:  # along the row: the others close the gap, the cube enters at an end
+            row = cells[sr * n:(sr + 1) * n]
+            row = row[:sc] + row[sc + 1:]
+            row = symbol + row if dc == 0 else row + symbol
+            return cells[:sr * n] + row + cells[(sr + 1) * n:]
+        column = cells[sc::n]  # along the column
+        column = column[:sr] + column[sr + 1:]
+        column = symbol + column if dr == 0 else column + symbol
+        board = list(cells)
+        board[sc::n] = column
+        return "".join(board)
 
     def moves(self, position):
         if self.primitive(position):
@@ -173,11 +176,12 @@ class Quixo(Game):
         return result
 
     def _masks(self, position) -> tuple[int, int]:
+        """(mover mask, opponent mask): bit i set where cell i holds that side's cube."""
         cells, side = position
-        other = "o" if side == "x" else "x"
-        mover = sum(1 << i for i, c in enumerate(cells) if c == side)
-        opponent = sum(1 << i for i, c in enumerate(cells) if c == other)
-        return mover, opponent
+        bits = cells[::-1]  # cell 0 becomes the lowest bit
+        xs = int(bits.translate(_ONLY_X), 2)
+        os = int(bits.translate(_ONLY_O), 2)
+        return (xs, os) if side == "x" else (os, xs)
 
     def locate(self, position):
         mover, opponent = self._masks(position)

@@ -7,18 +7,20 @@ mask with the first mask's cells squeezed out. The kernels in
 `ranking_kernels` compute the same numbers with bit tricks.
 """
 
+from functools import lru_cache
 from math import comb
 
 
+@lru_cache(maxsize=1 << 18)  # probing a batch ranks the same masks again and again
 def rank_mask(mask: int) -> int:
-    """Colex rank of a bit mask among masks with the same number of set bits."""
-    rank, seen, bit = 0, 0, 0
+    """Colex rank of a bit mask among masks with the same number of set bits:
+    the sum of C(cell, j) over its j-th set bit (j = 1, 2, ...) at `cell`."""
+    rank, seen = 0, 0
     while mask:
-        if mask & 1:
-            seen += 1
-            rank += comb(bit, seen)
-        mask >>= 1
-        bit += 1
+        low = mask & -mask
+        seen += 1
+        rank += comb(low.bit_length() - 1, seen)
+        mask ^= low
     return rank
 
 
@@ -35,12 +37,15 @@ def unrank_mask(rank: int, count: int) -> int:
 
 
 def squeeze(mask: int, holes: int, cells: int) -> int:
-    """Pack the bits of `mask` that lie outside `holes` (like the pext instruction)."""
-    packed, out = 0, 0
-    for cell in range(cells):
-        if not holes >> cell & 1:
-            packed |= (mask >> cell & 1) << out
-            out += 1
+    """Pack the bits of `mask` that lie outside `holes` (like the pext instruction):
+    a bit at `cell` moves down by the number of holes below it."""
+    packed = 0
+    mask &= ~holes
+    while mask:
+        low = mask & -mask
+        cell = low.bit_length() - 1
+        packed |= 1 << (cell - (holes & (low - 1)).bit_count())
+        mask ^= low
     return packed
 
 

@@ -33,6 +33,9 @@ WORKFLOWS = {
         Workflow("nim", "solve and verify Nim 1,3,5,7 (normal play)", "nim", {"heaps": [1, 3, 5, 7]}),
         Workflow("nim-bounded", "solve and verify Nim 1,3,...,13 taking at most 4 (645,120 positions)",
                  "nim", {"heaps": [1, 3, 5, 7, 9, 11, 13], "max_take": 4}),
+        Workflow("quixo3", "solve and verify 3x3 Quixo (19,683 positions)", "quixo", {"size": 3}),
+        Workflow("quixo4", "solve and verify 4x4 Quixo (43,046,721 positions; about a minute on 2 cores)",
+                 "quixo", {"size": 4}),
     )
 }
 
