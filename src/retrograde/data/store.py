@@ -159,13 +159,16 @@ class Store:
             np.savez(f, outcome=outcome, remoteness=remoteness, pending=pending)
         os.replace(partial, target)
 
-    def read_scratch(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A loopy tier's first pass: outcome, remoteness, pending counts (whole tier)."""
-        parts = []
-        for chunk in range(self.plan.tier(name).n_chunks):
+    def read_scratch(self, name: str, outcome: np.ndarray, remoteness: np.ndarray, pending: np.ndarray) -> None:
+        """Load a loopy tier's first pass into the given arrays (the tier's slice of a group's
+        state), chunk by chunk, so that loading needs no second copy of the group."""
+        plan = self.plan.tier(name)
+        for chunk in range(plan.n_chunks):
+            start, stop = plan.chunk_bounds(chunk)
             with np.load(self._scratch_file(name, chunk)) as data:
-                parts.append((data["outcome"], data["remoteness"], data["pending"]))
-        return tuple(np.concatenate(column) for column in zip(*parts))  # type: ignore[return-value]
+                outcome[start:stop] = data["outcome"]
+                remoteness[start:stop] = data["remoteness"]
+                pending[start:stop] = data["pending"]
 
     def delete_scratch(self, name: str) -> None:
         """Drop a solved tier's first pass, leaving the store as if solved in one go (driver only)."""

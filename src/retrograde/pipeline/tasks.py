@@ -133,15 +133,19 @@ def propagate_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[s
     a draw. Writes every chunk of the group's tiers and returns their summaries.
 
     Working memory: per group position 1 byte of outcome, 1 of pending-children count and
-    the remoteness dtype, plus one batch of parent references.
+    the remoteness dtype, plus one batch of parent references (and one chunk while loading).
     """
     with open_store(store_path, mode="r+") as store:
         game = store.game
         tiers, group_offsets, size = _group_layout(store, tier_names)
-        outcome, remoteness, pending = (np.concatenate(parts) for parts in
-                                        zip(*(store.read_scratch(name) for name in tier_names)))
+        dtype = np.dtype(store.plan.remoteness_dtype)
+        outcome = np.empty(size, dtype=np.uint8)
+        remoteness = np.empty(size, dtype=dtype)
+        pending = np.empty(size, dtype=np.uint8)
+        for tier in tiers:
+            part = slice(group_offsets[tier.name], group_offsets[tier.name] + tier.size)
+            store.read_scratch(tier.name, outcome[part], remoteness[part], pending[part])
         buffer = np.empty((min(BATCH, size), game.max_moves), dtype=np.int64)
-        dtype = remoteness.dtype
         settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
         level, highest = 0, int(remoteness[settled].max(initial=0))
         while level <= highest:
