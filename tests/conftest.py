@@ -65,3 +65,14 @@ def run_cli(*args: str, input: str | None = None, cwd: Path | None = None,
 def store_bytes(path: Path) -> dict[str, bytes]:
     """Every file of a store (relative path -> bytes): the exact on-disk state."""
     return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def assert_same_store(actual: Path, expected: Path, what: str = "") -> None:
+    """Two stores hold the same files with the same bytes (a precise message if not)."""
+    got, want = store_bytes(actual), store_bytes(expected)
+    prefix = f"{what}: " if what else ""
+    assert sorted(got) == sorted(want), (
+        f"{prefix}files differ: only in {str(actual)!r} {sorted(set(got) - set(want))[:10]}, "
+        f"only in {str(expected)!r} {sorted(set(want) - set(got))[:10]}")
+    differing = [name for name in want if got[name] != want[name]]
+    assert not differing, f"{prefix}{len(differing)} files differ in content, e.g. {differing[:10]}"

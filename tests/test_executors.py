@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import store_bytes
+from conftest import assert_same_store, store_bytes
 from processes import assert_one_error_line, kill_group, run, start
 from retrograde.data.store import open_store
 from retrograde.games import make_game
@@ -117,15 +117,6 @@ def in_process(tmp_path_factory):
         return cache[game]
 
     return get
-
-
-def assert_same_store(actual: Path, expected: Path, what: str) -> None:
-    got, want = store_bytes(actual), store_bytes(expected)
-    assert sorted(got) == sorted(want), (
-        f"{what}: files differ: only here {sorted(set(got) - set(want))[:10]}, "
-        f"only in-process {sorted(set(want) - set(got))[:10]}")
-    differing = [name for name in want if got[name] != want[name]]
-    assert not differing, f"{what}: {len(differing)} files differ in content, e.g. {differing[:10]}"
 
 
 # --- tests ------------------------------------------------------------------------------------

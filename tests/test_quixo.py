@@ -197,7 +197,7 @@ def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path):
     import subprocess
     import time
 
-    from conftest import store_bytes
+    from conftest import assert_same_store
     from processes import kill_group, run, start
 
     args = ["solve", "quixo", "--size", "4", "--down-to", "13", "--chunk-size", "65536", "--workers", "0",
@@ -222,4 +222,4 @@ def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path):
     assert interrupted >= 1, "no kill landed while a loopy group was being solved"
     assert run(args + [str(store)], tmp_path / "logs").returncode == 0
     assert not (store / "scratch").exists()
-    assert store_bytes(store) == store_bytes(reference)
+    assert_same_store(store, reference)

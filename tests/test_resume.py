@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import store_bytes
+from conftest import assert_same_store, store_bytes
 from processes import assert_one_error_line, group_members, kill_group, log_paths, run, start
 from retrograde.data.store import chunk_checksum, open_store
 
@@ -122,15 +122,6 @@ def inspect(store: Path) -> State:
                     f"{tier.name}/{chunk} is recorded as done but its bytes on disk do not match its checksum")
                 records[(tier.name, chunk)] = record["checksum"]
         return State(exists=True, complete=opened.complete, records=records)
-
-
-def assert_same_store(actual: Path, expected: Path) -> None:
-    got, want = store_bytes(actual), store_bytes(expected)
-    assert sorted(got) == sorted(want), (
-        f"files differ: only in resumed {sorted(set(got) - set(want))[:10]}, "
-        f"only in reference {sorted(set(want) - set(got))[:10]}")
-    differing = [name for name in want if got[name] != want[name]]
-    assert not differing, f"{len(differing)} files differ in content, e.g. {differing[:10]}"
 
 
 def assert_status_complete(store: Path, reference_status: dict, logs: Path) -> None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, ClassVar, Hashable
+from typing import Any, ClassVar
+from collections.abc import Callable, Hashable
 
 import numpy as np
 
@@ -48,7 +49,6 @@ class Param:
     name: str
     help: str
     parse: Callable[[str], Any] | None = None  # None: a boolean flag
-    default: Any = None
     required: bool = False
 
 

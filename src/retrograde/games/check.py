@@ -70,6 +70,16 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
     return problems + _check_parents(game, tiers, samples, rng)
 
 
+def _parents_of(game: Game, tiers: dict[str, Tier], offsets: dict[str, int], name: str, index: int) -> Counter:
+    """The parents kernel's answer for one position, as a Counter of (tier, index)."""
+    starts = sorted(offsets.items(), key=lambda item: item[1])
+    found: Counter = Counter()
+    for ref in _references(game.parents(tiers[name], np.array([index]), offsets)[0]):
+        tier = [n for n, start in starts if start <= ref][-1]
+        found[(tier, ref - offsets[tier])] += 1
+    return found
+
+
 def _check_parents(game: Game, tiers: dict[str, Tier], samples: int, rng: np.random.Generator) -> list[str]:
     from retrograde.pipeline.plan import plan_steps
 
@@ -80,23 +90,13 @@ def _check_parents(game: Game, tiers: dict[str, Tier], samples: int, rng: np.ran
         offsets, total = {}, 0
         for name in step.tiers:
             offsets[name], total = total, total + tiers[name].size
-        starts = sorted(offsets.items(), key=lambda item: item[1])
-
-        def decode(ref: int) -> tuple[str, int]:
-            name = [n for n, start in starts if start <= ref][-1]
-            return name, ref - offsets[name]
-
-        def parents_of(name: str, index: int) -> Counter:
-            refs = game.parents(tiers[name], np.array([index]), offsets)[0]
-            return Counter(decode(r) for r in _references(refs))
-
         for name in step.tiers:
             for index in _sample(tiers[name], max(1, samples // 4), rng):
                 where = f"{game.name} {name}[{index}]"
                 position = game.position_at(tiers[name], index)
                 if position is None:
                     continue
-                for (parent_tier, parent_index), count in parents_of(name, index).items():
+                for (parent_tier, parent_index), count in _parents_of(game, tiers, offsets, name, index).items():
                     parent = game.position_at(tiers[parent_tier], parent_index)
                     if parent is None or game.primitive(parent):
                         continue  # never expanded by the solver
@@ -106,7 +106,8 @@ def _check_parents(game: Game, tiers: dict[str, Tier], samples: int, rng: np.ran
                                         f"{count} times; it has {into} moves into the position")
                 edges = Counter(game.locate(child) for _, child in game.moves(position))
                 for (child_tier, child_index), count in edges.items():
-                    if child_tier in offsets and parents_of(child_tier, child_index)[(name, index)] != count:
+                    if child_tier in offsets and \
+                            _parents_of(game, tiers, offsets, child_tier, child_index)[(name, index)] != count:
                         problems.append(f"{where}: {count} moves into {child_tier}[{child_index}] "
                                         f"not all found by the parents kernel")
     return problems

@@ -14,7 +14,8 @@ import os
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 from retrograde.errors import BadOption
 
