@@ -154,6 +154,11 @@ BAD_SOLVES = [
     (("solve", "tictactoe", "--bogus"), 2, "No such option"),
     (("frobnicate",), 2, "No such command"),
     (("run", "nowhere"), 2, "unknown workflow 'nowhere'"),
+    (("solve", "quixo", "--size", "6"), 2, "--size 6: Quixo is played on 3x3, 4x4 or 5x5 boards"),
+    (("solve", "quixo", "--size", "x"), 2, "--size 'x'"),
+    (("solve", "quixo"), 2, "Missing option '--size'"),
+    (("solve", "quixo", "--size", "5", "--down-to", "26"), 2, "--down-to 26: must be between 0 and 25"),
+    (("solve", "quixo", "--size", "4", "--down-to", "-2"), 2, "--down-to -2"),
 ]
 
 
@@ -186,13 +191,18 @@ BAD_ON_STORE = [
     ("nim", ("solve", "nim", "--heaps", "1,3,5,7", "--misere"), 1, "not nim --heaps 1,3,5,7 --misere"),
     ("nim", ("solve", "tictactoe"), 1, "holds nim --heaps 1,3,5,7, not tictactoe"),
     ("nim", ("solve", "nim", "--heaps", "1,3,5,7", "--chunk-size", "8"), 1, "planned with --chunk-size"),
+    ("quixo", ("probe", "..../..../..../.... x"), 2, "expected 3 rows of 3 cells"),
+    ("quixo", ("probe", "x../.o./.q. x"), 2, "bad cell 'q'"),
+    ("quixo", ("probe", "x../.o./..."), 2, "give the side to move"),
+    ("quixo", ("probe", "x../.o./... z"), 2, "side to move must be x or o"),
+    ("quixo", ("solve", "quixo", "--size", "4"), 1, "holds quixo --size 3"),
 ]
 
 
 @pytest.mark.parametrize("game,args,code,message", BAD_ON_STORE)
 def test_bad_input_leaves_store_unchanged(tmp_path, solved, game, args, code, message):
     store = tmp_path / "store.zarr"
-    shutil.copytree(solved(game, NIM if game == "nim" else None), store)
+    shutil.copytree(solved(game, {"nim": NIM, "quixo": {"size": 3}}.get(game)), store)
     before = store_bytes(store)
     result = run_cli(*args, "--store", str(store))
     check_one_line_error(result, code, message)
