@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import warnings
 
 import click
 
@@ -22,8 +23,11 @@ def _fail(message: str, code: int) -> None:
 
 
 def _interrupted() -> None:
-    # zarr's I/O thread may still hold pending tasks; asyncio would report each one at exit.
+    # zarr's I/O thread may still hold pending tasks and coroutines; asyncio and the
+    # warnings machinery would report each one at exit, after our one line.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+    sys.unraisablehook = lambda unraisable: None
     _fail("interrupted; rerun the same command to resume", 130)
 
 
