@@ -1,7 +1,8 @@
-"""Chunk tasks: what one worker does for one chunk of one tier.
+"""Tasks: what one worker does for one chunk of a tier (or, for a loopy group's
+propagation, for the whole group).
 
-A task takes a store path, a tier name and a chunk number, opens the store
-itself and returns a small summary; it knows nothing about dask, so the same
+A task takes the store's absolute path and names its tiers and chunk, opens the
+store itself and returns small summaries; it knows nothing about dask, so the same
 function runs in-process and on any cluster that shares the store's file system.
 """
 
@@ -27,6 +28,20 @@ EXAMPLES = 5
 BATCH = 1 << 16
 
 
+@lru_cache(maxsize=2)
+def _solved_values(location: str, names: tuple[str, ...], stamp: tuple[int, ...]):
+    """Values of solved tiers, kept per worker process: the chunks of a tier all read the
+    same tiers. `stamp` (the tiers' data folder times) keys out a rewritten store."""
+    with open_store(location) as store:
+        return store.read_children(names)
+
+
+def _stamp(store: Store, names: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple((store.path / "tiers" / name / array / "c").stat().st_mtime_ns
+                 if (store.path / "tiers" / name / array / "c").exists() else 0
+                 for name in names for array in ("outcome", "remoteness"))
+
+
 def _evaluate_chunk(store: Store, tier_name: str, chunk: int, *, recorded: bool = True):
     """Recompute a chunk's values from the rules and the stored values of its child tiers.
 
@@ -39,7 +54,8 @@ def _evaluate_chunk(store: Store, tier_name: str, chunk: int, *, recorded: bool 
     for child in tier.children:
         if recorded and child != tier_name:
             store.require_solved(child)
-    child_outcome, child_remoteness, offsets = store.read_children(tier.children)
+    child_outcome, child_remoteness, offsets = _solved_values(store.location, tier.children,
+                                                              _stamp(store, tier.children))
     start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
     expansion = store.game.expand(tier, start, stop, offsets)
     values = solve_rows(expansion.primitive, expansion.children, child_outcome, child_remoteness,
@@ -83,20 +99,6 @@ def _group_layout(store: Store, tier_names: tuple[str, ...]):
     for tier in tiers:
         offsets[tier.name], size = size, size + tier.size
     return tiers, offsets, size
-
-
-@lru_cache(maxsize=2)
-def _solved_values(location: str, names: tuple[str, ...], stamp: tuple[int, ...]):
-    """Values of solved tiers, kept per worker process: the chunks of a loopy tier all read
-    the same tiers. `stamp` (the tiers' data folder times) keys out a rewritten store."""
-    with open_store(location) as store:
-        return store.read_children(names)
-
-
-def _stamp(store: Store, names: tuple[str, ...]) -> tuple[int, ...]:
-    return tuple((store.path / "tiers" / name / array / "c").stat().st_mtime_ns
-                 if (store.path / "tiers" / name / array / "c").exists() else 0
-                 for name in names for array in ("outcome", "remoteness"))
 
 
 def settle_chunk(store_path: str, tier_names: tuple[str, ...], tier_name: str, chunk: int) -> list:
