@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
+from retrograde.data import packing
 from retrograde.data.store import Store, chunk_checksum, open_store
 from retrograde.errors import StoreError
 from retrograde.games.base import Expansion
@@ -180,7 +181,7 @@ def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
         record = store.record(tier_name).chunks[chunk]
         packed, stored_remoteness = store.read_chunk_raw(tier_name, chunk)
         start, stop, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
-        stored_outcome = store.read_range(tier_name, start, stop)[0]
+        stored_outcome = packing.unpack(packed, stop - start)
         decided = (outcome == oc.WIN) | (outcome == oc.LOSS)
         wrong = (stored_outcome != outcome) | (faults != 0) | (decided & (stored_remoteness != remoteness))
         bad = np.flatnonzero(wrong)
