@@ -224,16 +224,10 @@ class Store:
         return (outcome_array[start // 4: packing.packed_length(stop)],
                 remoteness_array[start:stop])
 
-    def read_range(self, name: str, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        """Unpacked outcome codes and remoteness of indices start..stop-1."""
-        outcome_array, remoteness_array = self._arrays(name)
-        first = start // 4
-        packed = outcome_array[first: packing.packed_length(stop)]
-        codes = packing.unpack(packed, stop - first * 4)[start - first * 4:]
-        return codes, remoteness_array[start:stop]
-
     def read_tier(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        return self.read_range(name, 0, self.plan.tier(name).size)
+        """Unpacked outcome codes and remoteness of a whole tier."""
+        outcome_array, remoteness_array = self._arrays(name)
+        return packing.unpack(outcome_array[:], self.plan.tier(name).size), remoteness_array[:]
 
     def read_values(self, name: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Outcome codes and remoteness at arbitrary indices of a solved tier.
