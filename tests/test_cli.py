@@ -236,3 +236,17 @@ def test_missing_parent_folder(tmp_path):
     result = run_cli("solve", "tictactoe", "--store", str(tmp_path / "no" / "such" / "s.zarr"))
     check_one_line_error(result, 1, "does not exist")
     assert not (tmp_path / "no").exists()
+
+
+def test_store_with_an_unreadable_plan(tmp_path, solved):
+    store = tmp_path / "edited.zarr"
+    shutil.copytree(solved("tictactoe"), store)
+    root = zarr.open_group(store, mode="r+")
+    meta = dict(root.attrs["retrograde"])
+    meta["plan"] = {key: value for key, value in meta["plan"].items() if key != "steps"}
+    root.attrs["retrograde"] = meta
+    before = store_bytes(store)
+    for args in (("status",), ("probe", "........./x"), ("solve", "tictactoe")):
+        result = run_cli(*args, "--store", str(store))
+        check_one_line_error(result, 1, "has an unreadable plan")
+    assert store_bytes(store) == before

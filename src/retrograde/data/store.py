@@ -102,9 +102,13 @@ class Store:
         if meta["plan"].get("format") != FORMAT_VERSION:
             raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; "
                              f"this version reads format {FORMAT_VERSION}")
-        self.plan = Plan.from_json(meta["plan"])
+        try:
+            self.plan = Plan.from_json(meta["plan"])
+            self.game: Game = make_game(self.plan.game, self.plan.params)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StoreError(f"store {str(path)!r} has an unreadable plan ({type(exc).__name__}: {exc}); "
+                             "was it written by another version or edited by hand?") from None
         self._tier_names = {tier.name for tier in self.plan.tiers}
-        self.game: Game = make_game(self.plan.game, self.plan.params)
         self._records: dict[str, TierRecord] = {}
         self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self._cached_bytes = 0
