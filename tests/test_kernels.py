@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import reference as ref
 from retrograde.data import packing
-from retrograde.games import make_game, nim_kernels, ranking, ranking_kernels
+from retrograde.games import make_game, nim_kernels, ranking, ranking_arrays, ranking_kernels
 from retrograde.solvers import kernels
 
 SETTINGS = settings(derandomize=True, max_examples=150, deadline=None,
@@ -94,6 +94,17 @@ def test_unrank_pair_matches_reference(data):
     assert (bin(first).count("1"), bin(second).count("1")) == (a, b)
     assert first | second < 1 << cells
     assert ranking_kernels.rank_pair(first, second, cells) == index
+
+
+@SETTINGS
+@given(st.lists(boards(), min_size=1, max_size=20))
+def test_rank_pairs_over_arrays_matches_reference(batch):
+    """The numpy batch ranking (the probe path) gives the reference index of every board."""
+    for cells in {cells for cells, _, _ in batch}:
+        firsts = np.array([first for c, first, _ in batch if c == cells], dtype=np.int64)
+        seconds = np.array([second for c, _, second in batch if c == cells], dtype=np.int64)
+        expected = [ranking.rank_pair(int(f), int(s), cells) for f, s in zip(firsts, seconds)]
+        assert ranking_arrays.rank_pairs(firsts, seconds, cells).tolist() == expected
 
 
 @pytest.mark.parametrize("a,b", [(1, 0), (2, 1), (3, 3), (5, 4), (4, 4), (0, 0)])

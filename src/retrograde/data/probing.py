@@ -6,7 +6,6 @@ grouped by tier so that a batch reads each zarr chunk once.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from collections.abc import Iterable
@@ -29,17 +28,11 @@ class Value(NamedTuple):
     def name(self) -> str:
         return oc.name(self.outcome)
 
-    def after_move(self) -> Value:
-        """The value a move into a position of this value achieves for the mover."""
-        flipped = {oc.WIN: oc.LOSS, oc.LOSS: oc.WIN, oc.DRAW: oc.DRAW}[self.outcome]
-        return Value(flipped, None if self.remoteness is None else self.remoteness + 1)
-
     def __str__(self) -> str:
         return self.name if self.remoteness is None else f"{self.name} in {self.remoteness}"
 
 
-@dataclass(frozen=True)
-class MoveValue:
+class MoveValue(NamedTuple):
     move: str
     position: Position
     value: Value  # for the side that makes the move, plies counted from before it
@@ -62,34 +55,43 @@ class Analysis:
         }
 
 
+def _stored(store: Store, positions: list[Position]) -> tuple[np.ndarray, np.ndarray]:
+    """Outcome codes and remoteness of legal positions, read tier by tier."""
+    names, indices = store.game.locate_many(positions)
+    codes = np.zeros(len(positions), dtype=np.int8)
+    remoteness = np.zeros(len(positions), dtype=np.int64)
+    tiers, tier_of = np.unique(names, return_inverse=True)
+    for t, tier in enumerate(tiers.tolist()):
+        slots = np.flatnonzero(tier_of == t)
+        codes[slots], remoteness[slots] = store.read_values(tier, indices[slots])
+    for slot in np.flatnonzero(codes == oc.UNDECIDED)[:1].tolist():
+        raise StoreError(f"store {str(store.path)!r}: {store.game.format(positions[slot])!r} "
+                         f"({names[slot]}[{indices[slot]}]) has no stored value")
+    return codes, remoteness
+
+
+def _as_values(codes: np.ndarray, remoteness: np.ndarray) -> list[Value]:
+    return [Value(code, None if code == oc.DRAW else r) for code, r in zip(codes.tolist(), remoteness.tolist())]
+
+
+#: A child's outcome code, seen by the side that moved into it.
+_FLIPPED = np.array([oc.UNDECIDED, oc.WIN, oc.DRAW, oc.LOSS], dtype=np.int8)
+
+
 def values(store: Store, positions: Iterable[Position]) -> list[Value]:
     """Stored values of legal positions (MissingTierError if a tier is not solved)."""
-    positions = list(positions)
-    by_tier: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for slot, position in enumerate(positions):
-        tier, index = store.game.locate(position)
-        by_tier[tier].append((slot, index))
-    result: list[Value | None] = [None] * len(positions)
-    for tier, entries in by_tier.items():
-        indices = np.array([index for _, index in entries], dtype=np.int64)
-        codes, remoteness = store.read_values(tier, indices)
-        for (slot, index), code, r in zip(entries, codes.tolist(), remoteness.tolist()):
-            if code == oc.UNDECIDED:
-                raise StoreError(f"store {str(store.path)!r}: {store.game.format(positions[slot])!r} "
-                                 f"({tier}[{index}]) has no stored value")
-            result[slot] = Value(code, None if code == oc.DRAW else r)
-    return result  # type: ignore[return-value]
+    return _as_values(*_stored(store, list(positions)))
 
 
 def analyse(store: Store, positions: Iterable[Position]) -> list[Analysis]:
     """Each position's value and the value every legal move achieves, in one batched read."""
     positions = list(positions)
     moves = [store.game.moves(position) for position in positions]
-    flat = positions + [child for position_moves in moves for _, child in position_moves]
-    found = values(store, flat)
-    own, children = found[: len(positions)], iter(found[len(positions):])
+    codes, remoteness = _stored(store, positions + [child for position_moves in moves for _, child in position_moves])
+    n = len(positions)
+    own = _as_values(codes[:n], remoteness[:n])
+    achieved = iter(_as_values(_FLIPPED[codes[n:]], remoteness[n:] + 1))  # plies counted from the position
     return [
-        Analysis(position, value,
-                 tuple(MoveValue(move, child, next(children).after_move()) for move, child in position_moves))
+        Analysis(position, value, tuple(MoveValue(move, child, next(achieved)) for move, child in position_moves))
         for position, value, position_moves in zip(positions, own, moves)
     ]

@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -124,6 +124,13 @@ class Game(ABC):
     @abstractmethod
     def locate(self, position: Position) -> tuple[str, int]:
         """Return (tier name, index) of a legal position."""
+
+    def locate_many(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+        """Tier names (str array) and indices (int64 array) of many legal positions: `locate`
+        for each, which games with large batches to probe override with array code."""
+        located = [self.locate(position) for position in positions]
+        return (np.array([name for name, _ in located], dtype=str),
+                np.array([index for _, index in located], dtype=np.int64))
 
     @abstractmethod
     def position_at(self, tier: Tier, index: int) -> Position | None:

@@ -2,10 +2,11 @@
 
 On sampled positions of every tier it checks that indices round-trip, that the
 notation round-trips, that every move lands in a declared child tier on a legal
-position, that terminal positions have no moves, and that the numba expand
-kernel agrees with the plain-Python rules. For loopy games it also checks the
-parents kernel: every parent it names has that many moves into the position, and
-every move inside a loopy group is found again from the child's side.
+position, that terminal positions have no moves, that `locate_many` agrees with
+`locate`, and that the numba expand kernel agrees with the plain-Python rules.
+For loopy games it also checks the parents kernel: every parent it names has that
+many moves into the position, and every move inside a loopy group is found again
+from the child's side.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
     """Return a list of problems found (empty when the game is consistent)."""
     rng = np.random.default_rng(seed)
     problems: list[str] = []
+    located: dict = {}  # position -> locate(position), for the locate_many check
     tiers = {tier.name: tier for tier in game.tiers()}
     for tier in tiers.values():
         offsets = np.cumsum([0] + [tiers[c].size for c in tier.children])[:-1].astype(np.int64)
@@ -46,7 +48,8 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
                     problems.append(f"{where}: kernel treats a hole as a position")
                 continue
             text = game.format(position)
-            if game.locate(position) != (tier.name, index):
+            located[position] = game.locate(position)
+            if located[position] != (tier.name, index):
                 problems.append(f"{where}: locate({text!r}) = {game.locate(position)}")
             if game.parse(text) != position:
                 problems.append(f"{where}: parse(format(p)) != p for {text!r}")
@@ -56,7 +59,7 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
                 problems.append(f"{where}: {text!r} terminal={primitive} but has {len(moves)} moves")
             expected = []
             for move, child in moves:
-                child_tier, child_index = game.locate(child)
+                child_tier, child_index = located[child] = game.locate(child)
                 if child_tier not in tier.children:
                     problems.append(f"{where}: move {move} leads to tier {child_tier}, not a declared child")
                     continue
@@ -67,6 +70,11 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
             if int(expansion.primitive[0]) != primitive or sorted(got) != sorted(expected):
                 problems.append(f"{where}: kernel gives primitive {int(expansion.primitive[0])}, "
                                 f"children {sorted(got)}; rules give {primitive}, {sorted(expected)}")
+    names, indices = game.locate_many(list(located))
+    for position, name, index in zip(located, names.tolist(), indices.tolist()):
+        if (name, index) != located[position]:
+            problems.append(f"{game.name}: locate_many gives {name}[{index}] for {game.format(position)!r}, "
+                            f"locate gives {located[position]}")
     return problems + _check_parents(game, tiers, samples, rng)
 
 

@@ -17,6 +17,7 @@ characters and are the reference for the bitboard kernels in `quixo_kernels`.
 from __future__ import annotations
 
 from functools import cached_property
+from operator import itemgetter
 
 import numpy as np
 
@@ -103,8 +104,12 @@ class Quixo(Game):
 
     def format(self, position):
         cells, side = position
-        n = self.size
-        return "/".join(cells[r * n:(r + 1) * n] for r in range(n)) + " " + side
+        return "/".join(self._rows(cells)) + " " + side
+
+    @cached_property
+    def _rows(self) -> itemgetter:
+        """cells -> the board's rows (a C-level gather: probes format many boards)."""
+        return itemgetter(*(slice(r * self.size, (r + 1) * self.size) for r in range(self.size)))
 
     def render(self, position):
         cells, side = position
@@ -125,8 +130,13 @@ class Quixo(Game):
         diagonals = [tuple(i * n + i for i in range(n)), tuple(i * n + n - 1 - i for i in range(n))]
         return tuple(rows + cols + diagonals)
 
+    @cached_property
+    def _line_cells(self) -> tuple[itemgetter, ...]:
+        return tuple(itemgetter(*line) for line in self.lines)
+
     def _has_line(self, cells: str, symbol: str) -> bool:
-        return any(all(cells[c] == symbol for c in line) for line in self.lines)
+        full = (symbol,) * self.size
+        return any(line(cells) == full for line in self._line_cells)
 
     def primitive(self, position):
         cells, side = position
@@ -161,19 +171,25 @@ class Quixo(Game):
         board[sc::n] = column
         return "".join(board)
 
+    @cached_property
+    def _all_moves(self) -> tuple[tuple[int, str, itemgetter], ...]:
+        """(source, move text, rearrangement) of every move, in move order. A move only
+        rearranges cells, so `push` on a board of distinct marks (the cube pushed in is
+        mark number `cells`) tells, cell by cell, where each cell of the child comes from;
+        `moves` then builds a child in one C-level gather instead of string surgery."""
+        marks = "".join(map(chr, range(self.cells)))
+        return tuple((source, f"{self.cell_name(source)}-{self.cell_name(dest)}",
+                      itemgetter(*map(ord, self.push(marks, source, dest, chr(self.cells)))))
+                     for source in range(self.cells) for dest in self.destinations(source))
+
     def moves(self, position):
         if self.primitive(position):
             return []
         cells, side = position
         other = "o" if side == "x" else "x"
-        result = []
-        for source in range(self.cells):
-            if cells[source] == other:
-                continue
-            for dest in self.destinations(source):
-                child = (self.push(cells, source, dest, side), other)
-                result.append((f"{self.cell_name(source)}-{self.cell_name(dest)}", child))
-        return result
+        board = cells + side  # the pushed-in cube shows the mover's symbol
+        return [(text, ("".join(gather(board)), other))
+                for source, text, gather in self._all_moves if cells[source] != other]
 
     def _masks(self, position) -> tuple[int, int]:
         """(mover mask, opponent mask): bit i set where cell i holds that side's cube."""
@@ -187,6 +203,23 @@ class Quixo(Game):
         mover, opponent = self._masks(position)
         name = f"m{mover.bit_count()}o{opponent.bit_count()}"
         return name, ranking.rank_pair(mover, opponent, self.cells)
+
+    def locate_many(self, positions):
+        from retrograde.games.ranking_arrays import popcounts, rank_pairs
+
+        boards = np.frombuffer("".join(cells for cells, _ in positions).encode("ascii"), dtype=np.uint8)
+        boards = boards.reshape(len(positions), self.cells)
+        weights = np.int64(1) << np.arange(self.cells, dtype=np.int64)
+        xs, os = ((boards == ord(symbol)).astype(np.int64) @ weights for symbol in "xo")
+        o_to_move = np.fromiter((side == "o" for _, side in positions), dtype=bool, count=len(positions))
+        mover, opponent = np.where(o_to_move, os, xs), np.where(o_to_move, xs, os)
+        return self._tier_names[popcounts(mover), popcounts(opponent)], rank_pairs(mover, opponent, self.cells)
+
+    @cached_property
+    def _tier_names(self) -> np.ndarray:
+        """_tier_names[a, b] = 'm{a}o{b}'."""
+        span = range(self.cells + 1)
+        return np.array([[f"m{a}o{b}" for b in span] for a in span])
 
     def position_at(self, tier, index):
         """The position at an index, shown with x to move (the store holds the mover's view)."""

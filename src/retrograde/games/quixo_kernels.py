@@ -10,8 +10,9 @@ and the mover's mask also gets e.
 
 import numpy as np
 
-from retrograde.games.ranking_kernels import BINOMIAL, next_pair, rank_counted, unrank_mask, unsqueeze
 from retrograde.games.base import IN_GROUP
+from retrograde.games.ranking_arrays import BINOMIAL
+from retrograde.games.ranking_kernels import next_pair, rank_counted, unrank_mask, unsqueeze
 from retrograde.jit import njit
 from retrograde.outcome import LOSS, WIN
 

@@ -1,76 +1,13 @@
-"""Numba kernels for two-colour board ranking (see `ranking` for the reference).
+"""Numba kernels for two-colour board ranking, one board at a time (see `ranking` for
+the reference and `ranking_arrays` for the tables and the batch version).
 
-Colex rank among masks of one popcount equals numeric order, so ranks are sums of
-binomials over set bits; these kernels read them from byte-wise tables (boards of
-up to 32 cells), and walk consecutive indices with Gosper's next-combination step
-instead of unranking each one.
+The kernels read rank contributions from byte-wise tables and walk consecutive
+indices with Gosper's next-combination step instead of unranking each one.
 """
 
-import numpy as np
-
+from retrograde.games.ranking_arrays import (BINOMIAL, MAX_CELLS, PIECES, POPCOUNT8, POPCOUNT16, RANK, RANK16,
+                                             SPREAD, SQUEEZE, START16, UNRANK16)
 from retrograde.jit import njit
-
-MAX_CELLS = 32
-PIECES = MAX_CELLS // 8
-
-
-def _binomials(n: int) -> np.ndarray:
-    table = np.zeros((n + 1, n + 1), dtype=np.int64)
-    for i in range(n + 1):
-        table[i, 0] = 1
-        for k in range(1, i + 1):
-            table[i, k] = table[i - 1, k - 1] + table[i - 1, k]
-    return table
-
-
-BINOMIAL = _binomials(64)
-POPCOUNT8 = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
-
-
-def _rank_table() -> np.ndarray:
-    """RANK[piece, seen, byte]: rank contribution of `byte` at bits 8*piece.. after `seen` set bits."""
-    table = np.zeros((PIECES, MAX_CELLS + 1, 256), dtype=np.int64)
-    for piece in range(PIECES):
-        for seen in range(MAX_CELLS + 1):
-            for byte in range(256):
-                total, k = 0, seen
-                for bit in range(8):
-                    if byte >> bit & 1:
-                        k += 1
-                        total += BINOMIAL[8 * piece + bit, k] if k <= 64 else 0
-                table[piece, seen, byte] = total
-    return table
-
-
-def _squeeze_tables() -> tuple[np.ndarray, np.ndarray]:
-    """SQUEEZE[holes, bits]: bits outside holes, packed; SPREAD[holes, packed]: the inverse."""
-    squeeze = np.zeros((256, 256), dtype=np.int64)
-    spread = np.zeros((256, 256), dtype=np.int64)
-    for holes in range(256):
-        free = [cell for cell in range(8) if not holes >> cell & 1]
-        for bits in range(256):
-            squeeze[holes, bits] = sum(1 << out for out, cell in enumerate(free) if bits >> cell & 1)
-        for packed in range(1 << len(free)):
-            spread[holes, packed] = sum(1 << cell for out, cell in enumerate(free) if packed >> out & 1)
-    return squeeze, spread
-
-
-def _sixteen_bit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Whole-word tables for masks of up to 16 bits: popcount, colex rank, and the inverse
-    (UNRANK16[START16[k] + r] is the k-bit mask of rank r)."""
-    masks = np.arange(1 << 16, dtype=np.int64)
-    popcount = np.array([bin(m).count("1") for m in range(1 << 16)], dtype=np.int64)
-    order = np.lexsort((masks, popcount))  # by popcount, then numerically (= colex)
-    start = np.zeros(18, dtype=np.int64)
-    start[1:] = np.cumsum(np.bincount(popcount, minlength=17))
-    rank = np.empty(1 << 16, dtype=np.int64)
-    rank[order] = np.arange(1 << 16) - start[popcount[order]]
-    return popcount, rank, masks[order], start
-
-
-RANK = _rank_table()
-SQUEEZE, SPREAD = _squeeze_tables()
-POPCOUNT16, RANK16, UNRANK16, START16 = _sixteen_bit_tables()
 
 
 @njit
