@@ -220,3 +220,21 @@ def test_a_chunk_task_leaves_other_writers_temporary_files_alone(tmp_path):
         assert in_flight.exists(), (
             "solve_chunk deleted a temporary file that another writer still has open "
             "(open_store(mode='r+') removes every *.partial file)")
+
+
+def _worker_settings() -> dict:
+    import numba
+
+    return {"numba threads": numba.config.NUMBA_NUM_THREADS, "MALLOC_TRIM_THRESHOLD_": os.environ.get(
+        "MALLOC_TRIM_THRESHOLD_"), "start method": __import__("multiprocessing").get_start_method()}
+
+
+def test_local_cluster_workers_are_spawned_with_one_numba_thread_and_glibc_malloc():
+    """Workers must not oversubscribe the cores (one numba thread each), must be spawned (zarr
+    and numba's threads do not survive fork), and keep glibc's adaptive malloc (dask's default
+    trim threshold made every large task array a fresh, page-faulted mapping)."""
+    from retrograde.pipeline.executors import open_executor
+
+    with open_executor(workers=2) as executor:
+        settings = list(executor.client.run(_worker_settings).values())
+    assert settings == [{"numba threads": 1, "MALLOC_TRIM_THRESHOLD_": None, "start method": "spawn"}] * 2

@@ -18,14 +18,17 @@ import json
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import zarr
 from zarr.codecs import BloscCodec, ZstdCodec
-from zarr.storage import LocalStore
+from zarr.core.chunk_grids import RegularChunkGrid
+from zarr.core.group import GroupMetadata
+from zarr.core.metadata import ArrayV3Metadata
+from zarr.storage import LocalStore, MemoryStore
 
 from retrograde.data import packing
 from retrograde.errors import MissingTierError, StoreError
@@ -304,6 +307,29 @@ def open_store(path: str | os.PathLike, *, mode: str = "r") -> Store:
     return Store(path, _open_group(path, writable=writable), writable=writable)
 
 
+def _hierarchy(plan: Plan) -> dict[str, GroupMetadata | ArrayV3Metadata]:
+    """Metadata of every node of an empty store for `plan`, written concurrently by
+    `zarr.create_hierarchy` (node by node, a 4x4 Quixo store took 2.6 s to plan)."""
+    dtype = np.dtype(plan.remoteness_dtype)
+    scratch = MemoryStore()
+    outcome = zarr.create_array(scratch, name="outcome", shape=(1,), dtype="uint8", fill_value=0,
+                                compressors=OUTCOME_CODECS).metadata
+    remoteness = zarr.create_array(scratch, name="remoteness", shape=(1,), dtype=dtype, fill_value=0,
+                                   compressors=remoteness_codecs(dtype)).metadata
+    nodes: dict[str, GroupMetadata | ArrayV3Metadata] = {
+        "": GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}),
+        "tiers": GroupMetadata(),
+    }
+    for tier in plan.tiers:
+        prefix = f"tiers/{tier.name}"
+        nodes[prefix] = GroupMetadata(attributes=TierRecord(tier, [None] * tier.n_chunks).to_json())
+        nodes[f"{prefix}/outcome"] = replace(outcome, shape=(packing.packed_length(tier.size),),
+                                             chunk_grid=RegularChunkGrid(chunk_shape=(tier.chunk_size // 4,)))
+        nodes[f"{prefix}/remoteness"] = replace(remoteness, shape=(tier.size,),
+                                                chunk_grid=RegularChunkGrid(chunk_shape=(tier.chunk_size,)))
+    return nodes
+
+
 def create_store(path: str | os.PathLike, plan: Plan) -> Store:
     """Create an empty store for `plan` at `path` (which must not exist or be an empty folder).
 
@@ -318,17 +344,7 @@ def create_store(path: str | os.PathLike, plan: Plan) -> Store:
     for stale in path.parent.glob(f".{path.name}.planning-*"):
         shutil.rmtree(stale, ignore_errors=True)
     staging = path.parent / f".{path.name}.planning-{uuid.uuid4().hex}"
-    group = zarr.open_group(store=LocalStore(staging), mode="w")
-    dtype = np.dtype(plan.remoteness_dtype)
-    for tier in plan.tiers:
-        tier_group = group.create_group(f"tiers/{tier.name}")
-        tier_group.create_array("outcome", shape=(packing.packed_length(tier.size),),
-                                chunks=(tier.chunk_size // 4,), dtype="uint8", fill_value=0,
-                                compressors=OUTCOME_CODECS)
-        tier_group.create_array("remoteness", shape=(tier.size,), chunks=(tier.chunk_size,),
-                                dtype=dtype, fill_value=0, compressors=remoteness_codecs(dtype))
-        tier_group.attrs.put(TierRecord(tier, [None] * tier.n_chunks).to_json())
-    group.attrs.put({ATTR: {"plan": plan.to_json()}})
+    list(zarr.create_hierarchy(store=LocalStore(staging), nodes=_hierarchy(plan)))
     if path.exists():
         path.rmdir()
     os.rename(staging, path)

@@ -82,7 +82,8 @@ class DaskExecutor:
 
 
 def worker_environment() -> dict[str, str]:
-    """One numba/BLAS thread per worker process: parallelism comes from chunks."""
+    """One numba/BLAS thread per worker process (parallelism comes from chunks), set before
+    the worker process starts so that numba reads it at import."""
     return {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
             "OPENBLAS_NUM_THREADS": "1"}
 
@@ -115,8 +116,12 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
     from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
-    with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):
+    # dask's default pre-spawn MALLOC_TRIM_THRESHOLD_ turns off glibc's adaptive mmap threshold:
+    # every large array a task allocates is then a fresh mapping, page-faulted in again
+    # (twice the system time of an in-process 4x4 Quixo solve). Workers keep glibc's defaults.
+    with dask.config.set({"distributed.worker.multiprocessing-method": "spawn",
+                          "distributed.nanny.pre-spawn-environ": worker_environment()}):
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=logging.ERROR, env=worker_environment()) as cluster, \
+                          silence_logs=logging.ERROR) as cluster, \
                 Client(cluster) as client:
             yield DaskExecutor(client)
