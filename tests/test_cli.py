@@ -250,3 +250,12 @@ def test_store_with_an_unreadable_plan(tmp_path, solved):
         result = run_cli(*args, "--store", str(store))
         check_one_line_error(result, 1, "has an unreadable plan")
     assert store_bytes(store) == before
+
+
+@pytest.mark.parametrize("value", ["soon", "-5", "nan"])
+def test_bad_checkpoint_interval_fails_before_anything_is_written(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", value)
+    store = tmp_path / "s.zarr"
+    result = run_cli("solve", "quixo", "--size", "3", "--store", str(store))
+    check_one_line_error(result, 1, "RETROGRADE_CHECKPOINT_SECONDS")
+    assert not store.exists()

@@ -190,7 +190,49 @@ def test_probe_of_a_tier_not_solved_names_it(tmp_path):
     assert store_bytes(store) == before
 
 
-def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path):
+class Killed(BaseException):
+    """Stands for a kill arriving in the middle of a propagation."""
+
+
+def test_propagation_resumes_from_its_last_checkpoint(tmp_path, solved, monkeypatch):
+    """A propagation stopped after a few levels goes on from the level of its last checkpoint
+    (it does not start the group again) and ends with the bytes of an uninterrupted solve."""
+    from conftest import assert_same_store, solve_in_process
+    from retrograde.data.store import open_store
+    from retrograde.solvers import loopy
+
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # a checkpoint after every level
+    propagate, settled_at = loopy.propagate, loopy.settled_at
+    calls = []
+
+    def propagate_then_die(level, *args):
+        calls.append(level)
+        if level == 3:
+            raise Killed
+        return propagate(level, *args)
+
+    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
+    store = tmp_path / "q3.zarr"
+    with pytest.raises(Killed):
+        solve_in_process("quixo", {"size": 3}, store)
+    checkpoints = list(store.glob("scratch/*/propagation.npz"))
+    assert len(checkpoints) == 1
+    with open_store(store) as opened:
+        step = next(step for step in opened.plan.steps if step.tiers[0] == checkpoints[0].parent.name)
+        level = opened.read_checkpoint(step.tiers)[0]
+    assert level == 3
+
+    levels = []
+    monkeypatch.setattr(loopy, "propagate", propagate)
+    monkeypatch.setattr(loopy, "settled_at", lambda outcome, remoteness, level, *span:
+                        levels.append(level) or settled_at(outcome, remoteness, level, *span))
+    solve_in_process("quixo", {"size": 3}, store)
+    assert levels[0] == 3, "the rerun started the interrupted group's propagation again"
+    assert not (store / "scratch").exists()
+    assert_same_store(store, solved("quixo", {"size": 3}))
+
+
+def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path, monkeypatch):
     """SIGKILL a Quixo solve at seeded moments (inside first passes and propagations of loopy
     groups, many chunks a tier); each rerun resumes, and the end is byte-identical to one run."""
     import random
@@ -200,6 +242,7 @@ def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path):
     from conftest import assert_same_store
     from processes import kill_group, run, start
 
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # kills land between checkpoints too
     args = ["solve", "quixo", "--size", "4", "--down-to", "13", "--chunk-size", "65536", "--workers", "0",
             "--quiet", "--store"]
     warm = run(["solve", "quixo", "--size", "3", "--quiet", "--store", str(tmp_path / "warm.zarr")])

@@ -149,7 +149,7 @@ class Store:
         record.chunks[chunk] = {key: summary[key] for key in ("win", "loss", "draw", "checksum")}
         self.tier_group(name).attrs.put(record.to_json())
 
-    # --- scratch: the first pass of a loopy group, one file per chunk until the group is solved ---
+    # --- scratch: a loopy group's first pass (a file a chunk) and propagation checkpoint ---
     def _scratch_file(self, name: str, chunk: int) -> Path:
         return self.path / SCRATCH / name / f"{chunk}.npz"
 
@@ -159,12 +159,7 @@ class Store:
 
     def write_scratch(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray,
                       pending: np.ndarray) -> None:
-        target = self._scratch_file(name, chunk)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f"{target.stem}.{uuid.uuid4().hex}.partial")
-        with open(partial, "wb") as f:
-            np.savez(f, outcome=outcome, remoteness=remoteness, pending=pending)
-        os.replace(partial, target)
+        _save_atomically(self._scratch_file(name, chunk), outcome=outcome, remoteness=remoteness, pending=pending)
 
     def read_scratch(self, name: str, outcome: np.ndarray, remoteness: np.ndarray, pending: np.ndarray) -> None:
         """Load a loopy tier's first pass into the given arrays (the tier's slice of a group's
@@ -176,6 +171,26 @@ class Store:
                 outcome[start:stop] = data["outcome"]
                 remoteness[start:stop] = data["remoteness"]
                 pending[start:stop] = data["pending"]
+
+    def _checkpoint_file(self, group: tuple[str, ...]) -> Path:
+        return self.path / SCRATCH / group[0] / "propagation.npz"
+
+    def write_checkpoint(self, group: tuple[str, ...], level: int, highest: int, outcome: np.ndarray,
+                         remoteness: np.ndarray, pending: np.ndarray) -> None:
+        """Save a loopy group's propagation state as it stands before `level` (replacing the last)."""
+        _save_atomically(self._checkpoint_file(group), group=np.array(group), level=level, highest=highest,
+                         outcome=outcome, remoteness=remoteness, pending=pending)
+
+    def read_checkpoint(self, group: tuple[str, ...]) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray] | None:
+        """(level, highest, outcome, remoteness, pending) of the group's last checkpoint, if any."""
+        target = self._checkpoint_file(group)
+        if not target.is_file():
+            return None
+        with np.load(target) as data:
+            if tuple(data["group"].tolist()) != group:
+                raise StoreError(f"store {str(self.path)!r}: {target} belongs to another group")
+            return (int(data["level"]), int(data["highest"]), data["outcome"], data["remoteness"],
+                    data["pending"])
 
     def delete_scratch(self, name: str) -> None:
         """Drop a solved tier's first pass, leaving the store as if solved in one go (driver only)."""
@@ -305,6 +320,15 @@ def open_store(path: str | os.PathLike, *, mode: str = "r") -> Store:
     path = Path(path)
     writable = mode == "r+"
     return Store(path, _open_group(path, writable=writable), writable=writable)
+
+
+def _save_atomically(target: Path, **arrays: Any) -> None:
+    """Write an .npz file under a temporary name and rename it into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{target.stem}.{uuid.uuid4().hex}.partial")
+    with open(partial, "wb") as f:
+        np.savez(f, **arrays)
+    os.replace(partial, target)
 
 
 def _hierarchy(plan: Plan) -> dict[str, GroupMetadata | ArrayV3Metadata]:

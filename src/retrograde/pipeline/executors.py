@@ -26,12 +26,28 @@ IN_PROCESS_LIMIT = 4_000_000
 
 @dataclass(frozen=True)
 class Task:
-    """One call `fn(*args)`, to run after the tasks whose keys are in `after`."""
+    """One call `fn(*args)`, to run after the tasks whose keys are in `after`; `cost` estimates
+    its work (e.g. positions it processes), for scheduling only."""
 
     key: str
     fn: Callable
     args: tuple[Any, ...] = ()
     after: tuple[str, ...] = ()
+    cost: int = 0
+
+
+def chain_costs(tasks: Sequence[Task]) -> dict[str, int]:
+    """Each task's cost plus that of the costliest chain of tasks waiting for it (tasks in
+    dependency order). Running ready tasks highest first keeps a solve's longest chain
+    moving while the other workers fill in around it (critical-path scheduling)."""
+    waiting: dict[str, list[str]] = {}
+    for task in tasks:
+        for key in task.after:
+            waiting.setdefault(key, []).append(task.key)
+    chain: dict[str, int] = {}
+    for task in reversed(tasks):
+        chain[task.key] = task.cost + max((chain[key] for key in waiting.get(task.key, ())), default=0)
+    return chain
 
 
 def barrier() -> None:
@@ -66,12 +82,13 @@ class DaskExecutor:
         from distributed import as_completed
 
         run_id = uuid.uuid4().hex[:8]
+        chain = chain_costs(tasks)
         by_key: dict[str, Any] = {}
         tasks_of: dict[Any, Task] = {}
         for task in tasks:
             after = [by_key[key] for key in task.after if key in by_key]
             future = self.client.submit(_call, task.fn, task.args, *after, key=f"{task.key}-{run_id}",
-                                        pure=False)
+                                        priority=chain[task.key], pure=False)
             by_key[task.key] = future
             tasks_of[future] = task
         try:

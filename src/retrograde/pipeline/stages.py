@@ -18,14 +18,16 @@ from retrograde.games import Game
 from retrograde.pipeline.executors import Task, barrier
 from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
 from retrograde.pipeline.progress import Progress
-from retrograde.pipeline.tasks import propagate_group, settle_chunk, solve_chunk, verify_chunk
+from retrograde.pipeline.tasks import checkpoint_seconds, propagate_group, settle_chunk, solve_chunk, verify_chunk
 
 
 def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> bool:
     """Check, without writing, that `store_path` is free or holds this plan; True if a store exists.
 
     :raises StoreError: the path holds a store of another game, options or chunking.
+    :raises RetrogradeError: RETROGRADE_CHECKPOINT_SECONDS is not a number of seconds.
     """
+    checkpoint_seconds()
     path = Path(store_path)
     if not path.exists() or (path.is_dir() and not any(path.iterdir())):
         if not path.parent.is_dir():
@@ -55,6 +57,7 @@ def solve_tasks(store: Store) -> list[Task]:
     A loop-free tier is one task per unrecorded chunk. A loopy group is one first-pass
     task per chunk without a scratch file, then one task propagating through the group."""
     path = store.location
+    checkpoint_every = checkpoint_seconds()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
     barriers: dict[tuple[str, ...], str] = {}
     tasks: list[Task] = []
@@ -69,22 +72,30 @@ def solve_tasks(store: Store) -> list[Task]:
                 continue
             first_pass = []
             for name in step.tiers:
-                first_pass.extend(Task(f"settle-{name}-{c}", settle_chunk, (path, step.tiers, name, c), after)
+                first_pass.extend(Task(f"settle-{name}-{c}", settle_chunk, (path, step.tiers, name, c), after,
+                                       _chunk_positions(store, name, c))
                                   for c, done in enumerate(store.settled_chunks(name)) if not done)
             tasks.extend(first_pass)
             keys = [f"propagate-{'-'.join(step.tiers)}"]
-            tasks.append(Task(keys[0], propagate_group, (path, step.tiers),
-                              after + tuple(task.key for task in first_pass)))
+            tasks.append(Task(keys[0], propagate_group, (path, step.tiers, checkpoint_every),
+                              after + tuple(task.key for task in first_pass),
+                              sum(store.plan.tier(name).size for name in step.tiers)))
         else:
             (name,) = step.tiers
             chunks = [c for c, done in enumerate(store.record(name).chunks) if done is None]
             if not chunks:
                 continue
             keys = [f"solve-{name}-{c}" for c in chunks]
-            tasks.extend(Task(key, solve_chunk, (path, name, c), after) for key, c in zip(keys, chunks))
+            tasks.extend(Task(key, solve_chunk, (path, name, c), after, _chunk_positions(store, name, c))
+                         for key, c in zip(keys, chunks))
         barriers[step.tiers] = f"solved-{'-'.join(step.tiers)}"
         tasks.append(Task(barriers[step.tiers], barrier, (), tuple(keys)))
     return tasks
+
+
+def _chunk_positions(store: Store, name: str, chunk: int) -> int:
+    start, stop = store.plan.tier(name).chunk_bounds(chunk)
+    return stop - start
 
 
 def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:

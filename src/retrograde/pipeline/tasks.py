@@ -8,6 +8,8 @@ function runs in-process and on any cluster that shares the store's file system.
 
 from __future__ import annotations
 
+import os
+import time
 from functools import lru_cache
 from typing import Any
 
@@ -16,7 +18,7 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.data import packing
 from retrograde.data.store import Store, chunk_checksum, open_store
-from retrograde.errors import StoreError
+from retrograde.errors import RetrogradeError, StoreError
 from retrograde.games.base import Expansion
 from retrograde.solvers import loopy
 from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
@@ -27,6 +29,23 @@ FAULTS = {NO_MOVES: "has no moves but is not terminal", UNDECIDED_CHILD: "has an
 EXAMPLES = 5
 #: Rows a loopy group expands (or propagates from) at a time: bounds the child-reference buffer.
 BATCH = 1 << 16
+
+
+#: Seconds of propagation between two checkpoints of a loopy group's state (4 bytes a position
+#: written, so small groups never pay for one); RETROGRADE_CHECKPOINT_SECONDS overrides it.
+CHECKPOINT_SECONDS = 120.0
+
+
+def checkpoint_seconds() -> float:
+    """The driver's checkpoint interval (tasks get it as an argument: workers may run elsewhere)."""
+    text = os.environ.get("RETROGRADE_CHECKPOINT_SECONDS", "")
+    try:
+        seconds = float(text) if text else CHECKPOINT_SECONDS
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise RetrogradeError(f"RETROGRADE_CHECKPOINT_SECONDS={text!r}: must be a number of seconds >= 0")
+    return seconds
 
 
 @lru_cache(maxsize=2)
@@ -130,27 +149,36 @@ def settle_chunk(store_path: str, tier_names: tuple[str, ...], tier_name: str, c
     return []  # nothing for the driver to record: the scratch file is the record
 
 
-def propagate_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
+def propagate_group(store_path: str, tier_names: tuple[str, ...],
+                    checkpoint_every: float = CHECKPOINT_SECONDS) -> list[dict[str, Any]]:
     """Second pass of a loopy group, after every chunk's first pass: settle positions level
     by level (increasing remoteness) from their children inside the group; what is left is
     a draw. Writes every chunk of the group's tiers and returns their summaries.
 
     Working memory: per group position 1 byte of outcome, 1 of pending-children count and
     the remoteness dtype, plus one batch of parent references (and one chunk while loading).
+    Once `checkpoint_every` seconds have passed since the last save, the state between two
+    levels is saved to scratch; a rerun after a kill goes on from there (same bytes: the levels
+    after a checkpoint depend on nothing else).
     """
     with open_store(store_path, mode="r+") as store:
         game = store.game
         tiers, group_offsets, size = _group_layout(store, tier_names)
         dtype = np.dtype(store.plan.remoteness_dtype)
-        outcome = np.empty(size, dtype=np.uint8)
-        remoteness = np.empty(size, dtype=dtype)
-        pending = np.empty(size, dtype=np.uint8)
-        for tier in tiers:
-            part = slice(group_offsets[tier.name], group_offsets[tier.name] + tier.size)
-            store.read_scratch(tier.name, outcome[part], remoteness[part], pending[part])
+        checkpoint = store.read_checkpoint(tier_names)
+        if checkpoint:
+            level, highest, outcome, remoteness, pending = checkpoint
+        else:
+            outcome = np.empty(size, dtype=np.uint8)
+            remoteness = np.empty(size, dtype=dtype)
+            pending = np.empty(size, dtype=np.uint8)
+            for tier in tiers:
+                part = slice(group_offsets[tier.name], group_offsets[tier.name] + tier.size)
+                store.read_scratch(tier.name, outcome[part], remoteness[part], pending[part])
+            settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
+            level, highest = 0, int(remoteness[settled].max(initial=0))
         buffer = np.empty((min(BATCH, size), game.max_moves), dtype=np.int64)
-        settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
-        level, highest = 0, int(remoteness[settled].max(initial=0))
+        saved = time.monotonic()
         while level <= highest:
             for tier in tiers:
                 base = group_offsets[tier.name]
@@ -163,6 +191,9 @@ def propagate_group(store_path: str, tier_names: tuple[str, ...]) -> list[dict[s
             if highest >= np.iinfo(dtype).max:
                 raise StoreError(f"store {store_path!r}: {FAULTS[OVERFLOW]} in group {' '.join(tier_names)}")
             level += 1
+            if level <= highest and time.monotonic() - saved >= checkpoint_every:
+                store.write_checkpoint(tier_names, level, highest, outcome, remoteness, pending)
+                saved = time.monotonic()
         loopy.finish_draws(outcome, remoteness, pending)
         summaries = []
         for tier in tiers:
