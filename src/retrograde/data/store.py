@@ -46,8 +46,9 @@ OUTCOME_CODECS = (ZstdCodec(level=5),)
 
 def remoteness_codecs(dtype: np.dtype) -> tuple:
     """Byte-shuffled zstd: the high bytes of remoteness are almost all zero (4x4 Quixo:
-    86 MB of uint16 -> 6.2 MB; plain zstd 8.9 MB, bit-shuffled 6.8 MB)."""
-    return (BloscCodec(cname="zstd", clevel=5, shuffle="shuffle", typesize=dtype.itemsize),)
+    86 MB of uint16 -> 6.2 MB; plain zstd 8.9 MB, bit-shuffled 6.8 MB). Level 4 in 1 MiB
+    blocks compresses as well as level 5 in blosc's default blocks, in half the time."""
+    return (BloscCodec(cname="zstd", clevel=4, shuffle="shuffle", typesize=dtype.itemsize, blocksize=1 << 20),)
 
 
 def chunk_checksum(packed_outcome: np.ndarray, remoteness: np.ndarray) -> str:
@@ -113,12 +114,14 @@ class Store:
                              "was it written by another version or edited by hand?") from None
         self._tier_names = {tier.name for tier in self.plan.tiers}
         self._records: dict[str, TierRecord] = {}
+        self._opened: dict[str, tuple[zarr.Array, zarr.Array]] = {}
         self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self._cached_bytes = 0
 
     # --- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
         self._records.clear()
+        self._opened.clear()
         self._chunk_cache.clear()
         self._cached_bytes = 0
 
@@ -225,8 +228,11 @@ class Store:
 
     # --- array data -------------------------------------------------------------------
     def _arrays(self, name: str) -> tuple[zarr.Array, zarr.Array]:
-        group = self.tier_group(name)
-        return group["outcome"], group["remoteness"]
+        """The tier's arrays, opened once (opening reads their metadata from disk)."""
+        if name not in self._opened:
+            group = self.tier_group(name)
+            self._opened[name] = group["outcome"], group["remoteness"]
+        return self._opened[name]
 
     def write_chunk(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray) -> str:
         """Write one chunk's values; returns its checksum. Chunk tasks call this."""
