@@ -232,9 +232,12 @@ def _worker_settings() -> dict:
 def test_local_cluster_workers_are_spawned_with_one_numba_thread_and_glibc_malloc():
     """Workers must not oversubscribe the cores (one numba thread each), must be spawned (zarr
     and numba's threads do not survive fork), and keep glibc's adaptive malloc (dask's default
-    trim threshold made every large task array a fresh, page-faulted mapping)."""
+    trim threshold made every large task array a fresh, page-faulted mapping). The scheduler
+    places tasks by priority and does not steal them back and forth."""
     from retrograde.pipeline.executors import open_executor
 
     with open_executor(workers=2) as executor:
         settings = list(executor.client.run(_worker_settings).values())
+        extensions = executor.client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.extensions))
     assert settings == [{"numba threads": 1, "MALLOC_TRIM_THRESHOLD_": None, "start method": "spawn"}] * 2
+    assert "stealing" not in extensions
