@@ -205,6 +205,8 @@ class Quixo(Game):
         return name, ranking.rank_pair(mover, opponent, self.cells)
 
     def locate_many(self, positions):
+        if len(positions) < 16:  # array set-up costs more than the rules for a few positions
+            return super().locate_many(positions)
         from retrograde.games.ranking_arrays import popcounts, rank_pairs
 
         boards = np.frombuffer("".join(cells for cells, _ in positions).encode("ascii"), dtype=np.uint8)
