@@ -60,10 +60,10 @@ def _stored(store: Store, positions: list[Position]) -> tuple[np.ndarray, np.nda
     names, indices = store.game.locate_many(positions)
     codes = np.zeros(len(positions), dtype=np.int8)
     remoteness = np.zeros(len(positions), dtype=np.int64)
-    tiers, tier_of = np.unique(names, return_inverse=True)
-    for t, tier in enumerate(tiers.tolist()):
-        slots = np.flatnonzero(tier_of == t)
-        codes[slots], remoteness[slots] = store.read_values(tier, indices[slots])
+    tiers, first, tier_of = np.unique(names, return_index=True, return_inverse=True)
+    for t in np.argsort(first).tolist():  # tiers in order of appearance: a missing one is named
+        slots = np.flatnonzero(tier_of == t)  # for the first position that needs it
+        codes[slots], remoteness[slots] = store.read_values(str(tiers[t]), indices[slots])
     for slot in np.flatnonzero(codes == oc.UNDECIDED)[:1].tolist():
         raise StoreError(f"store {str(store.path)!r}: {store.game.format(positions[slot])!r} "
                          f"({names[slot]}[{indices[slot]}]) has no stored value")
