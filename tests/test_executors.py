@@ -130,8 +130,15 @@ def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_pr
         assert sum(n > 1 for n in chunks) >= len(chunks) // 2, f"too few tiers with several chunks: {chunks}"
 
     local = tmp_path / "local.zarr"
-    result = run(solve_args(game, local, "--workers", "2"))
+    with socket.socket() as busy:  # dask's default dashboard port taken: no warning may show
+        try:
+            busy.bind(("127.0.0.1", 8787))
+            busy.listen()
+        except OSError:
+            pass  # taken already (the cluster fixture's scheduler)
+        result = run(solve_args(game, local, "--workers", "2"))
     assert result.returncode == 0, result.stderr
+    assert len(result.stderr.splitlines()) == 1 and f"{local}: solved" in result.stderr, result.stderr
     assert_same_store(local, reference, "LocalCluster (--workers 2)")
 
     remote = tmp_path / "remote.zarr"

@@ -138,10 +138,11 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
     # (twice the system time of an in-process 4x4 Quixo solve). Workers keep glibc's defaults.
     # Work stealing moves queued chunk tasks between one-thread workers after the scheduler
     # placed them by priority; without it a 4x4 Quixo solve is 3.5 s (15%) faster on 2 workers.
+    # The scheduler's HTTP server takes any free port (a busy 8787 would print a warning).
     with dask.config.set({"distributed.worker.multiprocessing-method": "spawn",
                           "distributed.nanny.pre-spawn-environ": worker_environment(),
                           "distributed.scheduler.work-stealing": False}):
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                           silence_logs=logging.ERROR) as cluster, \
                 Client(cluster) as client:
             yield DaskExecutor(client)
