@@ -203,10 +203,8 @@ def test_propagation_resumes_from_its_last_checkpoint(tmp_path, solved, monkeypa
 
     monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # a checkpoint after every level
     propagate, settled_at = loopy.propagate, loopy.settled_at
-    calls = []
 
     def propagate_then_die(level, *args):
-        calls.append(level)
         if level == 3:
             raise Killed
         return propagate(level, *args)
