@@ -7,11 +7,9 @@ mask with the first mask's cells squeezed out. The kernels in
 `ranking_kernels` compute the same numbers with bit tricks.
 """
 
-from functools import lru_cache
 from math import comb
 
 
-@lru_cache(maxsize=1 << 18)  # probing a batch ranks the same masks again and again
 def rank_mask(mask: int) -> int:
     """Colex rank of a bit mask among masks with the same number of set bits:
     the sum of C(cell, j) over its j-th set bit (j = 1, 2, ...) at `cell`."""

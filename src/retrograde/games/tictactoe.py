@@ -10,7 +10,6 @@ counted. Positions are (x mask, o mask) with bit r*3+c for row r, column c.
 
 from __future__ import annotations
 
-
 from retrograde import outcome
 from retrograde.errors import BadPosition
 from retrograde.games import ranking

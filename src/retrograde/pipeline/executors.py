@@ -23,7 +23,6 @@ from retrograde.errors import BadOption
 IN_PROCESS_LIMIT = 4_000_000
 
 
-
 @dataclass(frozen=True)
 class Task:
     """One call `fn(*args)`, to run after the tasks whose keys are in `after`; `cost` estimates
@@ -61,8 +60,6 @@ def _call(fn: Callable, args: tuple, *done: Any) -> Any:
 class InProcessExecutor:
     """Runs each task in this process, in the order given."""
 
-    workers = 1
-
     def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Any]]:
         for task in tasks:
             yield task, task.fn(*task.args)
@@ -73,10 +70,6 @@ class DaskExecutor:
 
     def __init__(self, client):
         self.client = client
-
-    @property
-    def workers(self) -> int:
-        return max(1, sum(self.client.nthreads().values()))
 
     def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Any]]:
         from distributed import as_completed

@@ -36,6 +36,11 @@ class TierPlan:
         start = chunk * self.chunk_size
         return start, min(start + self.chunk_size, self.size)
 
+    def chunk_length(self, chunk: int) -> int:
+        """Positions in a chunk (the last one may be short)."""
+        start, stop = self.chunk_bounds(chunk)
+        return stop - start
+
 
 @dataclass(frozen=True)
 class Step:

@@ -73,7 +73,7 @@ def solve_tasks(store: Store) -> list[Task]:
             first_pass = []
             for name in step.tiers:
                 first_pass.extend(Task(f"settle-{name}-{c}", settle_chunk, (path, step.tiers, name, c), after,
-                                       _chunk_positions(store, name, c))
+                                       store.plan.tier(name).chunk_length(c))
                                   for c, done in enumerate(store.settled_chunks(name)) if not done)
             tasks.extend(first_pass)
             keys = [f"propagate-{'-'.join(step.tiers)}"]
@@ -86,16 +86,11 @@ def solve_tasks(store: Store) -> list[Task]:
             if not chunks:
                 continue
             keys = [f"solve-{name}-{c}" for c in chunks]
-            tasks.extend(Task(key, solve_chunk, (path, name, c), after, _chunk_positions(store, name, c))
+            tasks.extend(Task(key, solve_chunk, (path, name, c), after, store.plan.tier(name).chunk_length(c))
                          for key, c in zip(keys, chunks))
         barriers[step.tiers] = f"solved-{'-'.join(step.tiers)}"
         tasks.append(Task(barriers[step.tiers], barrier, (), tuple(keys)))
     return tasks
-
-
-def _chunk_positions(store: Store, name: str, chunk: int) -> int:
-    start, stop = store.plan.tier(name).chunk_bounds(chunk)
-    return stop - start
 
 
 def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
@@ -119,8 +114,7 @@ def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
 
 def _done_positions(store: Store, name: str) -> int:
     plan = store.plan.tier(name)
-    return sum(plan.chunk_bounds(c)[1] - plan.chunk_bounds(c)[0]
-               for c, record in enumerate(store.record(name).chunks) if record is not None)
+    return sum(plan.chunk_length(c) for c, record in enumerate(store.record(name).chunks) if record is not None)
 
 
 @dataclass
