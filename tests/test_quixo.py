@@ -17,6 +17,8 @@ from retrograde.agents import LookupAgent, RandomAgent
 from retrograde.agents.match import play_game
 from retrograde.data.probing import values
 from retrograde.games import make_game
+from retrograde.games.base import IN_GROUP
+from retrograde.games.check import first_pass_references
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.stages import verify_stage
 
@@ -82,6 +84,11 @@ def test_kernels_match_the_rules_on_random_boards(case):
     got = Counter((partner if ref < 10**12 else outside, ref % 10**12)
                   for ref in expansion.children[0].tolist() if ref >= 0)
     assert got == Counter(game.locate(child) for _, child in game.moves(position))
+    # The loopy group's first pass: partner children only counted, or given by value if terminal.
+    first_pass = game.expand(tier, index, index + 1, offsets, group=(name, partner))
+    row = first_pass.children[0].tolist()
+    row = [IN_GROUP if 0 <= ref < 10**12 else ref for ref in (row[:row.index(-1)] if -1 in row else row)]
+    assert Counter(row) == Counter(first_pass_references(game, tier, (name, partner), offsets, position))
     # The parents kernel: every in-group parent, once per move edge.
     parents = game.parents(tier, np.array([index]), {name: 0, partner: 0} if partner != name else {name: 0})
     for ref, count in Counter(r for r in parents[0].tolist() if r >= 0).items():

@@ -25,6 +25,12 @@ Position = Hashable
 
 #: Child reference for "a child inside the loopy group", given without its index.
 IN_GROUP = -2
+#: Child reference for "a terminal child inside the loopy group, won by its side to move"
+#: (a win at remoteness 0), given without its index.
+WINNING_CHILD = -3
+#: Child reference for "a terminal child inside the loopy group, lost by its side to move":
+#: the position wins in one, and this is its row's only reference.
+LOSING_CHILD = -4
 
 
 @dataclass(frozen=True)
@@ -59,8 +65,9 @@ class Expansion:
     `primitive[i]` is the terminal outcome of position start+i, 0 if it is not
     terminal, or `outcome.ILLEGAL` if the index holds no legal position.
     `children[i, j]` is a reference to the j-th child: the child's index plus the
-    offset of its tier in the concatenation of the tier's child tiers. A row's
-    references end at its first -1 (or at the row's end); what follows is unused.
+    offset of its tier in the concatenation of the tier's child tiers (in a loopy group's
+    first pass, IN_GROUP, WINNING_CHILD or LOSING_CHILD for children inside the group).
+    A row's references end at its first -1 (or at the row's end); what follows is unused.
     """
 
     primitive: np.ndarray
@@ -82,6 +89,11 @@ class Game(ABC):
     summary: ClassVar[str]
     params_spec: ClassVar[tuple[Param, ...]] = ()
     notation: ClassVar[str]
+    #: True if `expand`, given a `group`, gives every terminal child inside the group by value
+    #: (WINNING_CHILD, or LOSING_CHILD alone) instead of IN_GROUP: the loopy solver then need
+    #: not propagate from terminal positions, whose parents took their values in the first
+    #: pass (`check_game` holds a game to it).
+    group_terminals_by_value: ClassVar[bool] = False
 
     @property
     @abstractmethod
@@ -152,8 +164,9 @@ class Game(ABC):
 
         `child_offsets[j]` is where `tier.children[j]` starts in the concatenated
         child arrays. Children in a tier of `group` (the loopy group being solved)
-        may be given as `IN_GROUP` (-2) without their index: the loopy solver only
-        counts them. `out` (from `Expansion.buffers`) is filled instead of new arrays.
+        may be given as `IN_GROUP` without their index: the loopy solver only counts
+        them (or by value if terminal, see `group_terminals_by_value`).
+        `out` (from `Expansion.buffers`) is filled instead of new arrays.
         """
 
     def parents(self, tier: Tier, indices: np.ndarray, group_offsets: dict[str, int], *,

@@ -6,7 +6,8 @@ position, that terminal positions have no moves, that `locate_many` agrees with
 `locate`, and that the numba expand kernel agrees with the plain-Python rules.
 For loopy games it also checks the parents kernel: every parent it names has that
 many moves into the position, and every move inside a loopy group is found again
-from the child's side.
+from the child's side; and the expand kernel in a group's first pass, where children
+inside the group are only counted (or given by value, if the game says so).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections import Counter
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.games.base import Game, Tier
+from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD, Game, Tier
 
 
 def _sample(tier: Tier, samples: int, rng: np.random.Generator) -> list[int]:
@@ -88,6 +89,21 @@ def _parents_of(game: Game, tiers: dict[str, Tier], offsets: dict[str, int], nam
     return found
 
 
+def first_pass_references(game: Game, tier: Tier, group: tuple[str, ...], child_offsets: np.ndarray,
+                          position) -> list[int]:
+    """The references the expand kernel must give, by the rules, for a position of `tier` in
+    the first pass of loopy group `group` (children inside the group counted or by value)."""
+    by_value = {oc.WIN: WINNING_CHILD, oc.LOSS: LOSING_CHILD} if game.group_terminals_by_value else {}
+    expected = []
+    for _, child in game.moves(position):
+        name, index = game.locate(child)
+        if name in group:
+            expected.append(by_value.get(game.primitive(child), IN_GROUP))
+        else:
+            expected.append(int(child_offsets[tier.children.index(name)]) + index)
+    return [LOSING_CHILD] if LOSING_CHILD in expected else expected
+
+
 def _check_parents(game: Game, tiers: dict[str, Tier], samples: int, rng: np.random.Generator) -> list[str]:
     from retrograde.pipeline.plan import plan_steps
 
@@ -99,11 +115,22 @@ def _check_parents(game: Game, tiers: dict[str, Tier], samples: int, rng: np.ran
         for name in step.tiers:
             offsets[name], total = total, total + tiers[name].size
         for name in step.tiers:
-            for index in _sample(tiers[name], max(1, samples // 4), rng):
+            tier = tiers[name]
+            child_offsets = np.cumsum([0] + [tiers[c].size for c in tier.children])[:-1].astype(np.int64)
+            in_group = [(start, start + tiers[c].size) for c, start in zip(tier.children, child_offsets)
+                        if c in step.tiers]
+            for index in _sample(tier, max(1, samples // 4), rng):
                 where = f"{game.name} {name}[{index}]"
-                position = game.position_at(tiers[name], index)
+                position = game.position_at(tier, index)
                 if position is None:
                     continue
+                if not game.primitive(position):
+                    row = _references(game.expand(tier, index, index + 1, child_offsets, group=step.tiers).children[0])
+                    got = [IN_GROUP if any(lo <= ref < hi for lo, hi in in_group) else ref for ref in row]
+                    expected = first_pass_references(game, tier, step.tiers, child_offsets, position)
+                    if sorted(got) != sorted(expected):
+                        problems.append(f"{where}: kernel gives {sorted(got)} in the group's first pass; "
+                                        f"rules give {sorted(expected)}")
                 for (parent_tier, parent_index), count in _parents_of(game, tiers, offsets, name, index).items():
                     parent = game.position_at(tiers[parent_tier], parent_index)
                     if parent is None or game.primitive(parent):

@@ -45,6 +45,7 @@ class Quixo(Game):
     summary = "Quixo on a 3x3, 4x4 or 5x5 board (push cubes in from the border; five/four/three in a row)"
     notation = ("N rows joined by '/', cells x o ., a space, the side to move: ..../..../..../.... x; "
                 "moves SOURCE-DEST cells, e.g. a1-d1 (column letter, row number from the top)")
+    group_terminals_by_value = True
     params_spec = (
         Param("size", "board size: 3, 4 or 5", parse=_parse_int("--size"), required=True),
         Param("down_to", "solve only the tiers with at least N cubes on the board (default: all)",
@@ -239,7 +240,7 @@ class Quixo(Game):
         return move_table(self.size)
 
     @cached_property
-    def line_table(self) -> np.ndarray:
+    def line_masks(self) -> np.ndarray:
         from retrograde.games.quixo_kernels import line_masks
 
         return line_masks(self.size)
@@ -250,8 +251,8 @@ class Quixo(Game):
         result = Expansion.buffers(stop - start, self.max_moves, out)
         a, b = tier.key
         count_only = tier.children[0] in group
-        quixo_kernels.expand(self.size, self.move_table, self.line_table, a, b, start, stop, child_offsets,
-                             count_only, result.primitive, result.children)
+        quixo_kernels.expand(self.size, self.move_table, self.line_masks, a, b, start, stop,
+                             child_offsets, count_only, result.primitive, result.children)
         return result
 
     def parents(self, tier, indices, group_offsets, *, out=None):

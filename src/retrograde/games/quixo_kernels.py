@@ -10,7 +10,7 @@ and the mover's mask also gets e.
 
 import numpy as np
 
-from retrograde.games.base import IN_GROUP
+from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD
 from retrograde.games.ranking_arrays import BINOMIAL
 from retrograde.games.ranking_kernels import next_pair, rank_counted, unrank_mask, unsqueeze
 from retrograde.jit import njit
@@ -41,18 +41,29 @@ def move_table(n: int) -> np.ndarray:
 
 
 def line_masks(n: int) -> np.ndarray:
-    lines = [sum(1 << (r * n + c) for c in range(n)) for r in range(n)]
-    lines += [sum(1 << (r * n + c) for r in range(n)) for c in range(n)]
-    lines += [sum(1 << (i * n + i) for i in range(n)), sum(1 << (i * n + n - 1 - i) for i in range(n))]
-    return np.array(lines, dtype=np.int64)
+    """int64[4] for `has_line`: the cells starting a row, the top row, and the two diagonals."""
+    row_starts = sum(1 << (r * n) for r in range(n))
+    diagonals = [sum(1 << (i * n + i) for i in range(n)), sum(1 << (i * n + n - 1 - i) for i in range(n))]
+    return np.array([row_starts, (1 << n) - 1, *diagonals], dtype=np.int64)
 
 
 @njit
-def has_line(mask, lines):
-    for line in lines:
-        if mask & line == line:
-            return True
-    return False
+def has_line(mask, n, lines):
+    """Whether `mask` holds a full row, column or diagonal of an n x n board (3 <= n <= 5).
+
+    `rows` keeps the cells whose next n-1 cells to the right are set, `columns` those
+    whose next n-1 cells below are set: a row start or a top cell left means a line.
+    """
+    rows = mask & (mask >> 1) & (mask >> 2)
+    columns = mask & (mask >> n) & (mask >> 2 * n)
+    if n >= 4:
+        rows &= mask >> 3
+        columns &= mask >> 3 * n
+    if n >= 5:
+        rows &= mask >> 4
+        columns &= mask >> 4 * n
+    return (rows & lines[0]) | (columns & lines[1]) != 0 or mask & lines[2] == lines[2] or \
+        mask & lines[3] == lines[3]
 
 
 @njit
@@ -65,8 +76,11 @@ def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primit
     """Primitive outcomes and child references of indices start..stop-1 of tier m{a}o{b}.
 
     child_offsets[0] locates the partner tier m{b}o{a} (own cube taken), [1] the
-    tier m{b}o{a+1} (blank taken). With `count_only`, partner children are
-    written as IN_GROUP instead of being ranked.
+    tier m{b}o{a+1} (blank taken). With `count_only` (the partner is in the loopy
+    group being solved), partner children are not ranked: a terminal one is given
+    by value (a move completing an opponent's line as WINNING_CHILD; one completing
+    only the mover's line makes the row the single reference LOSING_CHILD, a win in
+    one), any other as IN_GROUP.
     """
     cells = n * n
     width = children.shape[1]
@@ -77,9 +91,9 @@ def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primit
         opponent = unsqueeze(packed, mover, cells)
         primitive[row] = 0
         children[row, 0] = -1
-        if has_line(mover, lines):
+        if has_line(mover, n, lines):
             primitive[row] = WIN
-        elif has_line(opponent, lines):
+        elif has_line(opponent, n, lines):
             primitive[row] = LOSS
         else:
             j = 0
@@ -87,19 +101,22 @@ def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primit
                 s = moves[k, SOURCE]
                 if opponent & s:
                     continue
-                own = mover & s
-                if own and count_only:
-                    children[row, j] = IN_GROUP
-                    j += 1
-                    continue
                 seg = moves[k, SEG]
                 keep = ~(seg | s)
                 new_mover = (mover & keep) | shifted(mover & seg, moves[k, SHIFT]) | moves[k, DEST]
                 new_opponent = (opponent & keep) | shifted(opponent & seg, moves[k, SHIFT])
-                if own:
-                    children[row, j] = child_offsets[0] + rank_counted(new_opponent, new_mover, b, a, cells)
-                else:
+                if not mover & s:
                     children[row, j] = child_offsets[1] + rank_counted(new_opponent, new_mover, b, a + 1, cells)
+                elif not count_only:
+                    children[row, j] = child_offsets[0] + rank_counted(new_opponent, new_mover, b, a, cells)
+                elif has_line(new_opponent, n, lines):
+                    children[row, j] = WINNING_CHILD
+                elif has_line(new_mover, n, lines):
+                    children[row, 0] = LOSING_CHILD
+                    j = 1
+                    break
+                else:
+                    children[row, j] = IN_GROUP
                 j += 1
             if j < width:
                 children[row, j] = -1

@@ -176,7 +176,9 @@ def propagate_group(store_path: str, tier_names: tuple[str, ...],
                 part = slice(group_offsets[tier.name], group_offsets[tier.name] + tier.size)
                 store.read_scratch(tier.name, outcome[part], remoteness[part], pending[part])
             settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
-            level, highest = 0, int(remoteness[settled].max(initial=0))
+            # Terminal positions (level 0) need no propagating if their parents took their values.
+            level = 1 if game.group_terminals_by_value else 0
+            highest = int(remoteness[settled].max(initial=0))
         buffer = np.empty((min(BATCH, size), game.max_moves), dtype=np.int64)
         saved = time.monotonic()
         while level <= highest:

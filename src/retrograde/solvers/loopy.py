@@ -10,14 +10,16 @@ inside the group (a game's `parents` kernel):
   a parent whose count reaches zero, with no drawing child, is a loss at
   1 + the slowest of its winning children.
 
-What is never settled is a draw (endless play). These are the kernels; the tasks
+What is never settled is a draw (endless play). Terminal positions (level 0) have
+nothing to propagate when the game gives terminal children by value: their parents
+counted them in the first pass. These are the kernels; the tasks
 `settle_chunk` (first pass, chunk by chunk, in parallel) and `propagate_group` (the
 levels, over the whole group) in `pipeline.tasks` run them. No I/O, no dask.
 """
 
 import numpy as np
 
-from retrograde.games.base import IN_GROUP
+from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD
 from retrograde.jit import njit
 from retrograde.outcome import DRAW, ILLEGAL, LOSS, UNDECIDED, WIN
 
@@ -33,7 +35,8 @@ def settle_from_outside(primitive, children, group_size, out_outcome, out_remote
     """First pass over rows base..: terminal values, children outside the group, and counts.
 
     Children with references below `group_size` (or IN_GROUP) are inside the group
-    and only counted; the others index `out_*` after subtracting `group_size`.
+    and only counted; terminal children given by value count as a win or a loss at 0;
+    the others index `out_*` after subtracting `group_size`.
     For an undecided position, `remoteness` holds 1 + its slowest winning child so far.
     Returns the number of faults: non-terminal rows without moves (a game bug) and
     children outside the group without a value (not solved).
@@ -56,11 +59,15 @@ def settle_from_outside(primitive, children, group_size, out_outcome, out_remote
             c = children[row, j]
             if c == -1:
                 break
-            if c == IN_GROUP or c < group_size:
+            if c == LOSING_CHILD:
+                o, r = LOSS, 0
+            elif c == WINNING_CHILD:
+                o, r = WIN, 0
+            elif c == IN_GROUP or c < group_size:
                 inside += 1
                 continue
-            o = out_outcome[c - group_size]
-            r = np.int64(out_remoteness[c - group_size])
+            else:
+                o, r = out_outcome[c - group_size], np.int64(out_remoteness[c - group_size])
             if o == LOSS:
                 if fastest_loss < 0 or r < fastest_loss:
                     fastest_loss = r
