@@ -70,7 +70,8 @@ def cluster(tmp_path_factory):
     workers_dir = base / "workers"
     workers_dir.mkdir()
     bin_dir = Path(sys.executable).parent
-    dask_cmd = [str(bin_dir / "dask")] if (bin_dir / "dask").exists() else [sys.executable, "-m", "distributed.cli.dask"]
+    dask_cmd = ([str(bin_dir / "dask")] if (bin_dir / "dask").exists()
+                else [sys.executable, "-m", "distributed.cli.dask"])
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     procs: list[subprocess.Popen] = []
@@ -248,3 +249,36 @@ def test_local_cluster_workers_are_spawned_with_one_numba_thread_and_glibc_mallo
         extensions = executor.client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.extensions))
     assert settings == [{"numba threads": 1, "MALLOC_TRIM_THRESHOLD_": None, "start method": "spawn"}] * 2
     assert "stealing" not in extensions
+
+
+def _record(folder: str, key: str, seconds: float) -> str:
+    """A task that notes when it ran (wall-clock start and end) and where."""
+    start = time.time()
+    time.sleep(seconds)
+    (Path(folder) / key).write_text(json.dumps([start, time.time(), os.getpid()]))
+    return key
+
+
+def test_the_dask_executor_runs_each_task_after_what_it_waits_for_on_a_free_thread(tmp_path):
+    """Tasks go to the cluster only once what they wait for is done and a worker thread is free
+    (never more running than the cluster has threads); barriers complete in the driver; each
+    result is yielded once; a task's error reaches the caller."""
+    from retrograde.pipeline.executors import Task, barrier, open_executor
+
+    def timed(key, seconds, after=()):
+        return Task(key, _record, (str(tmp_path), key, seconds), after)
+
+    tasks = [timed("a", 0.4), timed("b", 0.1), timed("c", 0.1), Task("ab", barrier, after=("a", "b")),
+             timed("d", 0.1, ("ab",)), timed("e", 0.2, ("c",)), timed("f", 0.1, ("d", "e"))]
+    with open_executor(workers=2) as executor:
+        results = [(task.key, result) for task, result in executor.run(tasks)]
+        with pytest.raises(ZeroDivisionError):
+            list(executor.run([Task("bad", divmod, (1, 0))]))
+    assert sorted(results) == sorted([(task.key, None if task.fn is barrier else task.key) for task in tasks])
+    runs = {task.key: json.loads((tmp_path / task.key).read_text()) for task in tasks if task.fn is not barrier}
+    waits = {"d": ("a", "b"), "e": ("c",), "f": ("d", "e")}
+    for key, before in waits.items():
+        assert all(runs[key][0] >= runs[other][1] for other in before), (key, runs)
+    for began, _, _ in runs.values():
+        assert sum(a <= began < b for a, b, _ in runs.values()) <= 2, runs
+    assert len({pid for _, _, pid in runs.values()}) <= 2 and os.getpid() not in {pid for _, _, pid in runs.values()}
