@@ -71,6 +71,8 @@ def settle_from_outside(primitive, children, group_size, out_outcome, out_remote
             if o == LOSS:
                 if fastest_loss < 0 or r < fastest_loss:
                     fastest_loss = r
+                if r == 0:
+                    break  # a win in one: nothing faster, no other child matters
             elif o == WIN:
                 slowest_win = max(slowest_win, r)
             elif o == DRAW:
