@@ -186,8 +186,8 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
     # dask's default pre-spawn MALLOC_TRIM_THRESHOLD_ turns off glibc's adaptive mmap threshold:
     # every large array a task allocates is then a fresh mapping, page-faulted in again
     # (twice the system time of an in-process 4x4 Quixo solve). Workers keep glibc's defaults.
-    # Work stealing moves queued chunk tasks between one-thread workers after the scheduler
-    # placed them by priority; without it a 4x4 Quixo solve is 3.5 s (15%) faster on 2 workers.
+    # Work stealing stays off: `run` hands out tasks only to free threads, so there is nothing
+    # to rebalance (with whole graphs submitted, stealing cost a 4x4 Quixo solve 3.5 s).
     # The scheduler's HTTP server takes any free port (a busy 8787 would print a warning).
     # The cluster starts in a thread (its worker processes take seconds to spawn and import)
     # while the caller goes on; the first use of the executor's client waits for it.
@@ -208,4 +208,5 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
         finally:
             for client in clients:
                 client.close()
-            starting.result().close()
+            if starting.exception() is None:  # a failed start was raised by `connect`, if used
+                starting.result().close()
