@@ -76,7 +76,7 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
         if (name, index) != located[position]:
             problems.append(f"{game.name}: locate_many gives {name}[{index}] for {game.format(position)!r}, "
                             f"locate gives {located[position]}")
-    return problems + _check_parents(game, tiers, samples, rng)
+    return problems + _check_loopy(game, tiers, samples, rng)
 
 
 def _parents_of(game: Game, tiers: dict[str, Tier], offsets: dict[str, int], name: str, index: int) -> Counter:
@@ -104,7 +104,7 @@ def first_pass_references(game: Game, tier: Tier, group: tuple[str, ...], child_
     return [LOSING_CHILD] if LOSING_CHILD in expected else expected
 
 
-def _check_parents(game: Game, tiers: dict[str, Tier], samples: int, rng: np.random.Generator) -> list[str]:
+def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.random.Generator) -> list[str]:
     from retrograde.pipeline.plan import plan_steps
 
     problems: list[str] = []

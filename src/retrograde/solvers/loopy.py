@@ -12,7 +12,7 @@ inside the group (a game's `parents` kernel):
 
 What is never settled is a draw (endless play). Terminal positions (level 0) have
 nothing to propagate when the game gives terminal children by value: their parents
-counted them in the first pass. These are the kernels; the tasks
+took their values in the first pass. These are the kernels; the tasks
 `settle_chunk` (first pass, chunk by chunk, in parallel) and `propagate_group` (the
 levels, over the whole group) in `pipeline.tasks` run them. No I/O, no dask.
 """
@@ -39,7 +39,8 @@ def settle_from_outside(primitive, children, group_size, out_outcome, out_remote
     the others index `out_*` after subtracting `group_size`.
     For an undecided position, `remoteness` holds 1 + its slowest winning child so far.
     Returns the number of faults: non-terminal rows without moves (a game bug) and
-    children outside the group without a value (not solved).
+    children outside the group without a value (not solved; a row is read up to its
+    first losing child at remoteness 0, a win in one).
     """
     faults = 0
     for row in range(primitive.shape[0]):
