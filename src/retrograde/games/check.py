@@ -26,6 +26,11 @@ def _sample(tier: Tier, samples: int, rng: np.random.Generator) -> list[int]:
     return sorted(set(int(i) for i in rng.integers(0, tier.size, samples)))
 
 
+def _child_offsets(tiers: dict[str, Tier], tier: Tier) -> np.ndarray:
+    """Where each of the tier's child tiers starts in the concatenation the kernels index."""
+    return np.cumsum([0] + [tiers[c].size for c in tier.children])[:-1].astype(np.int64)
+
+
 def _references(row: np.ndarray) -> list[int]:
     """A row's child or parent references: up to its first -1."""
     refs = row.tolist()
@@ -39,7 +44,7 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
     located: dict = {}  # position -> locate(position), for the locate_many check
     tiers = {tier.name: tier for tier in game.tiers()}
     for tier in tiers.values():
-        offsets = np.cumsum([0] + [tiers[c].size for c in tier.children])[:-1].astype(np.int64)
+        offsets = _child_offsets(tiers, tier)
         for index in _sample(tier, samples, rng):
             where = f"{game.name} {tier.name}[{index}]"
             position = game.position_at(tier, index)
@@ -116,7 +121,7 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
             offsets[name], total = total, total + tiers[name].size
         for name in step.tiers:
             tier = tiers[name]
-            child_offsets = np.cumsum([0] + [tiers[c].size for c in tier.children])[:-1].astype(np.int64)
+            child_offsets = _child_offsets(tiers, tier)
             in_group = [(start, start + tiers[c].size) for c, start in zip(tier.children, child_offsets)
                         if c in step.tiers]
             for index in _sample(tier, max(1, samples // 4), rng):
