@@ -237,6 +237,35 @@ def test_propagation_resumes_from_its_last_checkpoint(tmp_path, solved, monkeypa
     assert_same_store(store, solved("quixo", {"size": 3}))
 
 
+def test_the_driver_leaves_the_scratch_folder_alone_while_tasks_may_write_it(tmp_path, solved):
+    """Workers write first passes of other groups while the driver drops a solved group's
+    scratch files: the shared scratch folder must stay until the last task is done (checking
+    it empty, then removing it, crashed a 4x4 solve on 2 workers with 'Directory not empty').
+    The executor below checks, each time the driver hands control back (when a cluster's
+    workers would be writing), that a first pass still finds the folder it writes into."""
+    from conftest import assert_same_store
+    from retrograde.pipeline.stages import plan_stage, solve_stage
+    from retrograde.pipeline.tasks import settle_chunk
+
+    path = tmp_path / "q3.zarr"
+    scratch = path / "scratch"
+
+    class WatchingExecutor(InProcessExecutor):
+        def run(self, tasks):
+            first_passes = 0
+            for task, result in super().run(tasks):
+                yield task, result
+                if task.fn is settle_chunk:
+                    first_passes += 1
+                if first_passes and task is not tasks[-1]:
+                    assert scratch.is_dir(), f"the driver removed the scratch folder after {task.key}"
+
+    with plan_stage(make_game("quixo", {"size": 3}), path) as store:
+        solve_stage(store, WatchingExecutor(), quiet=True)
+    assert not scratch.exists()
+    assert_same_store(path, solved("quixo", {"size": 3}))
+
+
 def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path, monkeypatch):
     """SIGKILL a Quixo solve at seeded moments (inside first passes and propagations of loopy
     groups, many chunks a tier); each rerun resumes, and the end is byte-identical to one run."""

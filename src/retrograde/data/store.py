@@ -13,6 +13,7 @@ temporary folder and renamed into place, so a half-planned store never appears.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -196,10 +197,18 @@ class Store:
                     data["pending"])
 
     def delete_scratch(self, name: str) -> None:
-        """Drop a solved tier's first pass, leaving the store as if solved in one go (driver only)."""
+        """Drop a solved tier's first pass (driver only: no task writes there any more)."""
         shutil.rmtree(self.path / SCRATCH / name, ignore_errors=True)
-        if (self.path / SCRATCH).is_dir() and not any((self.path / SCRATCH).iterdir()):
+
+    def remove_scratch_folder(self) -> None:
+        """Remove the emptied scratch folder, leaving the store as if solved in one go. Driver
+        only, once no task runs: until then a worker may write another group's first pass
+        into it at any moment (checking it empty, then removing it, raced with such a write)."""
+        try:
             (self.path / SCRATCH).rmdir()
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ENOTEMPTY):  # not there, or a stale writer's
+                raise
 
     def remove_partial_writes(self) -> None:
         """Delete temporary files a killed writer left (zarr writes `*.partial` files and

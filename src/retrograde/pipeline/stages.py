@@ -96,8 +96,8 @@ def solve_tasks(store: Store) -> list[Task]:
 def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
     """Solve every step not yet solved; each step starts as soon as the steps it reads are done.
 
-    The driver records each chunk as its task reports it, and drops a loopy group's
-    scratch files once its values are recorded.
+    The driver records each chunk as its task reports it, drops a loopy group's
+    scratch files once its values are recorded, and the scratch folder after the last task.
     """
     progress = Progress("solve", store.plan.positions, quiet=quiet)
     progress.done = sum(_done_positions(store, tier.name) for tier in store.plan.tiers)
@@ -109,6 +109,7 @@ def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
         if task.fn is propagate_group:
             for name in task.args[1]:
                 store.delete_scratch(name)
+    store.remove_scratch_folder()
     progress.finish("done")
 
 
