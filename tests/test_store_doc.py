@@ -1,31 +1,101 @@
-"""docs/STORE.md must stay true: its snippet reads a value with plain zarr + numpy."""
+"""docs/STORE.md must stay true: its recipe reads any game's values with plain zarr + numpy."""
 
+import contextlib
+import io
 import os
+import random
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import zarr
 
+import retrograde
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "STORE.md"
+NIM = {"heaps": [1, 3, 5, 7]}
+QUIXO3 = {"size": 3}
 
 
-def test_store_doc_snippet_reads_a_value(solved):
-    code = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)[-1]
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env=dict(os.environ, STORE=str(solved("tictactoe"))), timeout=120)
+def recipe(game: str) -> str:
+    """The shared block of STORE.md's recipe followed by the block for `game`."""
+    text = DOC.read_text()
+    section = text[text.index("## Reading one value with zarr and numpy"):]
+    common, nim, tictactoe, quixo = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    return common + {"nim": nim, "tictactoe": tictactoe, "quixo": quixo}[game]
+
+
+def run_recipe(code: str, store: Path, position: str, monkeypatch) -> tuple[str, int, str, str]:
+    """Run the recipe in this process (fast, for many positions); returns its printed words."""
+    monkeypatch.setenv("STORE", str(store))
+    monkeypatch.setenv("POSITION", position)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, str(DOC), "exec"), {"__name__": "store_doc"})
+    tier, index, value, remoteness = out.getvalue().split()
+    return tier, int(index), value, remoteness
+
+
+def sample_positions(store: retrograde.SolvedStore, count: int, *, seed: int) -> list[str]:
+    """Positions drawn from every tier of a store (both sides to move where the game allows)."""
+    rng = random.Random(seed)
+    positions = []
+    for name, info in store.tiers.items():
+        for index in rng.sample(range(info.size), min(count, info.size)):
+            position = store.position_at(name, index)
+            if position is not None:
+                positions.append(str(position))
+    return positions
+
+
+def mirrored(text: str) -> str:
+    """A Quixo position with the colours swapped: the same board seen by the other side."""
+    return text.translate(str.maketrans("xo", "ox"))
+
+
+CASES = [("nim", NIM, "1,3,5,7", ("s16", "0", "loss", "16")),
+         ("tictactoe", None, "xx./oo./... x", ("k4", "2", "win", "1")),
+         ("quixo", QUIXO3, ".../.../... x", ("m0o0", "0", "win", "7"))]
+
+
+@pytest.mark.parametrize(("game", "params", "position", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_recipe_runs_alone_with_zarr_and_numpy(solved, game, params, position, expected):
+    code = recipe(game) + "\nimport sys\nassert 'retrograde' not in sys.modules, 'the recipe imported retrograde'\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, STORE=str(solved(game, params)), POSITION=position))
     assert result.returncode == 0, result.stderr
-    tier, index, value, remoteness = result.stdout.split()
-    assert (tier, value, remoteness) == ("k4", "win", "1")
+    assert tuple(result.stdout.split()) == expected
+
+
+@pytest.mark.parametrize(("game", "params", "per_tier"), [
+    ("nim", NIM, 10), ("nim", {"heaps": [3, 4, 2], "max_take": 2}, 10), ("tictactoe", None, 10),
+    ("quixo", QUIXO3, 3)])  # 55 tiers
+def test_recipe_agrees_with_the_api_in_every_tier(solved, monkeypatch, game, params, per_tier):
+    path = solved(game, params)
+    code = recipe(game)
+    with retrograde.open_store(path) as store:
+        positions = sample_positions(store, per_tier, seed=1)
+        if game == "quixo":
+            positions += [mirrored(text) for text in positions]
+        assert len(positions) > 30
+        for text, found in zip(positions, store.values(positions)):
+            got = run_recipe(code, path, text, monkeypatch)
+            assert got == (found.position.tier, found.position.index, found.value, str(found.remoteness)), text
+
+
+def test_recipe_rank_matches_the_game(solved, monkeypatch):
+    """The tic-tac-toe example of the doc sits where the game's own ranking puts it."""
     from retrograde.games import make_game
 
+    tier, index, _, _ = run_recipe(recipe("tictactoe"), solved("tictactoe"), "xx./oo./... x", monkeypatch)
     game = make_game("tictactoe")
-    assert game.locate(game.parse("xx./oo./...")) == ("k4", int(index))
+    assert game.locate(game.parse("xx./oo./...")) == (tier, index)
 
 
 def test_store_layout_matches_doc(solved):
-    root = zarr.open_group(str(solved("nim", {"heaps": [1, 3, 5, 7]}, chunk_size=8)), mode="r")
+    root = zarr.open_group(str(solved("nim", NIM, chunk_size=8)), mode="r")
     plan = root.attrs["retrograde"]["plan"]
     assert plan["format"] == 1 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
     for tier in plan["tiers"]:

@@ -7,6 +7,8 @@ positions of games with cycles.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from retrograde import outcome as oc
 from retrograde.agents.base import Agent
 from retrograde.data.probing import MoveValue, analyse
@@ -23,6 +25,13 @@ def preference(move: MoveValue) -> tuple[int, int]:
     return (2, -value.remoteness)
 
 
+def optimal_moves(moves: Iterable[MoveValue]) -> list[MoveValue]:
+    """Every move that is optimal by (outcome, remoteness); none at a terminal position."""
+    moves = list(moves)
+    best = min(map(preference, moves), default=None)
+    return [move for move in moves if preference(move) == best]
+
+
 class LookupAgent(Agent):
     name = "lookup"
 
@@ -32,9 +41,7 @@ class LookupAgent(Agent):
 
     def best_moves(self, position) -> list[MoveValue]:
         """Every move that is optimal by (outcome, remoteness)."""
-        moves = analyse(self.store, [position])[0].moves
-        best = min(map(preference, moves))
-        return [move for move in moves if preference(move) == best]
+        return optimal_moves(analyse(self.store, [position])[0].moves)
 
     def choose(self, position):
         best = self.best_moves(position)

@@ -1,0 +1,271 @@
+"""The Python API: read-only access to a solved store.
+
+Positions are given in the game's notation (or as `Position` objects) and come back
+as `Position` objects; values are words ("win", "loss", "draw") from the side to
+move's view, remoteness is plies to the end (None for draws), as `probe --json`
+prints them. Nothing here writes to a store.
+
+    >>> import retrograde
+    >>> with retrograde.open_store("ttt.zarr") as store:
+    ...     store.probe("xx./oo./... x").value
+    'win'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from retrograde.agents.lookup import optimal_moves
+from retrograde.data import probing, store as stores
+from retrograde.errors import BadPosition, MissingTierError, StoreError
+from retrograde.games import Game
+
+__all__ = ["MissingTierError", "MoveResult", "Position", "ProbeResult", "SolvedStore", "TierInfo",
+           "TierValues", "ValueResult", "open_store"]
+
+
+class Position:
+    """A position of one game instance: its notation as `str`, its tier and index in a store.
+
+    `state` is the game's internal form (bit masks, heap tuples); positions are equal
+    when they are the same state of the same game instance.
+    """
+
+    __slots__ = ("game", "state")
+
+    def __init__(self, game: Game, state: Any):
+        self.game = game
+        self.state = state
+
+    def __str__(self) -> str:
+        return self.game.format(self.state)
+
+    def __repr__(self) -> str:
+        return f"Position({str(self)!r}, game={self.game.name!r})"
+
+    def _key(self) -> tuple[str, Any]:
+        return self.game.describe(), self.state
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Position) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def render(self) -> str:
+        """A picture of the board (or the notation, for games without one)."""
+        return self.game.render(self.state)
+
+    @property
+    def tier(self) -> str:
+        """Name of the tier that holds the position."""
+        return self.game.locate(self.state)[0]
+
+    @property
+    def index(self) -> int:
+        """The position's index within its tier (docs/STORE.md gives the formulas)."""
+        return self.game.locate(self.state)[1]
+
+
+class ValueResult(NamedTuple):
+    """A position's value for the side to move; remoteness is None for draws."""
+
+    position: Position
+    value: str
+    remoteness: int | None
+
+
+class MoveResult(NamedTuple):
+    """A move and what it achieves for the side making it, in plies from before the move."""
+
+    move: str
+    position: Position
+    value: str
+    remoteness: int | None
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """A position's value and every legal move's (none at a terminal position).
+
+    `best_moves` are the moves the lookup agent chooses among: the fastest win, else
+    a draw, else the slowest loss.
+    """
+
+    position: Position
+    value: str
+    remoteness: int | None
+    moves: tuple[MoveResult, ...]
+    best_moves: tuple[MoveResult, ...]
+
+
+class TierInfo(NamedTuple):
+    """What the store records about a tier; the counts cover its solved chunks."""
+
+    name: str
+    size: int
+    status: str
+    win: int
+    loss: int
+    draw: int
+
+
+class TierValues(NamedTuple):
+    """A solved tier's values, one entry per index: `outcome` codes (0 no position,
+    1 loss, 2 draw, 3 win; see `retrograde.outcome`) and `remoteness` (0 for draws)."""
+
+    name: str
+    outcome: np.ndarray
+    remoteness: np.ndarray
+
+
+class SolvedStore:
+    """A store opened read-only for probing. Use `open_store`; close it (or use `with`)."""
+
+    def __init__(self, store: stores.Store):
+        self._store: stores.Store | None = store
+        self.path: Path = store.path
+        self.game: Game = store.game
+
+    # --- lifecycle --------------------------------------------------------------------
+    def close(self) -> None:
+        """Drop cached data; safe to call twice. The store cannot be read afterwards."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> SolvedStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        closed = " (closed)" if self._store is None else ""
+        return f"<SolvedStore {str(self.path)!r} {self.game.describe()}{closed}>"
+
+    @property
+    def _opened(self) -> stores.Store:
+        if self._store is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        return self._store
+
+    # --- positions --------------------------------------------------------------------
+    def position(self, text: str | Position) -> Position:
+        """The position written `text` in the game's notation.
+
+        :raises BadPosition: the text is not a legal position of this game instance,
+            or a `Position` of another game is given.
+        """
+        if isinstance(text, Position):
+            if text.game.describe() != self.game.describe():
+                raise BadPosition(f"{text!r} is a position of {text.game.describe()!r}, "
+                                  f"store {str(self.path)!r} holds {self.game.describe()!r}")
+            return text
+        if not isinstance(text, str):
+            raise BadPosition(f"{text!r}: give a position as text in the game's notation or a Position")
+        return Position(self.game, self.game.parse(text))
+
+    @property
+    def initial_position(self) -> Position:
+        """The position a game of this instance starts from."""
+        return Position(self.game, self.game.initial_position)
+
+    def position_at(self, tier: str, index: int) -> Position | None:
+        """The position at an index of a tier (None where the index holds no position).
+        Quixo stores positions from the mover's view: they come back with x to move.
+
+        :raises MissingTierError: the store has no such tier.
+        :raises IndexError: the index is outside the tier.
+        """
+        try:
+            tier_spec = self._opened.plan.tier(tier)
+        except KeyError:
+            raise MissingTierError(f"store {str(self.path)!r}: tier {tier!r} is not part of this store "
+                                   f"({self.game.describe()})") from None
+        if not 0 <= index < tier_spec.size:
+            raise IndexError(f"store {str(self.path)!r}: index {index} is outside tier {tier} "
+                             f"(size {tier_spec.size})")
+        state = self.game.position_at(self.game.tier(tier), int(index))
+        return None if state is None else Position(self.game, state)
+
+    # --- values -----------------------------------------------------------------------
+    def probe(self, position: str | Position) -> ProbeResult:
+        """The value of `position` and of every legal move from it.
+
+        :raises BadPosition: the position is not one of this game instance.
+        :raises MissingTierError: its tier, or a tier its moves lead into, is not solved.
+        """
+        position = self.position(position)
+        try:
+            (analysis,) = probing.analyse(self._opened, [position.state])
+        except MissingTierError as exc:
+            raise MissingTierError(f"position {str(position)!r}: {exc}") from None
+        return ProbeResult(position, analysis.value.name, analysis.value.remoteness,
+                           tuple(map(self._move, analysis.moves)),
+                           tuple(map(self._move, optimal_moves(analysis.moves))))
+
+    def get(self, position: str | Position, default: Any = None) -> ProbeResult | Any:
+        """Like `probe`, but `default` where a tier it needs is not solved.
+
+        :raises BadPosition: the position is not one of this game instance.
+        """
+        parsed = self.position(position)
+        try:
+            return self.probe(parsed)
+        except MissingTierError:
+            return default
+
+    def best_moves(self, position: str | Position) -> tuple[MoveResult, ...]:
+        """The moves perfect play chooses among (see `ProbeResult.best_moves`)."""
+        return self.probe(position).best_moves
+
+    def values(self, positions: Iterable[str | Position]) -> list[ValueResult]:
+        """Values of many positions, read tier by tier (each chunk decoded once).
+
+        :raises BadPosition: a position is not one of this game instance (the error names it).
+        :raises MissingTierError: a position's tier is not solved.
+        """
+        parsed = [self.position(position) for position in positions]
+        found = probing.values(self._opened, [position.state for position in parsed])
+        return [ValueResult(position, value.name, value.remoteness) for position, value in zip(parsed, found)]
+
+    # --- tiers ------------------------------------------------------------------------
+    @property
+    def tiers(self) -> dict[str, TierInfo]:
+        """Every tier of the store by name, in solve order (children first)."""
+        store = self._opened
+        result = {}
+        for plan in store.plan.tiers:
+            record = store.record(plan.name)
+            result[plan.name] = TierInfo(plan.name, plan.size, record.status,
+                                         *(record.count(key) for key in ("win", "loss", "draw")))
+        return result
+
+    def tier(self, name: str) -> TierValues:
+        """The outcome codes and remoteness of every index of a solved tier, as numpy arrays.
+
+        :raises MissingTierError: the store has no such tier, or it is not solved.
+        """
+        store = self._opened
+        store.require_solved(name)
+        outcome, remoteness = store.read_tier(name)
+        return TierValues(name, outcome, remoteness)
+
+    # --- helpers ----------------------------------------------------------------------
+    def _move(self, move: probing.MoveValue) -> MoveResult:
+        return MoveResult(move.move, Position(self.game, move.position), move.value.name, move.value.remoteness)
+
+
+def open_store(path: str | os.PathLike) -> SolvedStore:
+    """Open a solved (or partly solved) store read-only.
+
+    :raises StoreError: no store at `path`, not a retrograde store, or another format.
+    """
+    return SolvedStore(stores.open_store(path, mode="r"))
