@@ -106,26 +106,6 @@ def test_verify_finds_corruption(tmp_path, solved):
     assert "k5[" in result.stdout
 
 
-def test_play_against_lookup(solved):
-    store = str(solved("nim", NIM))
-    win = run_cli("play", "--store", store, "--from", "0,0,0,2", input="9-9\n4-2\n")
-    assert win.returncode == 0, win.stderr
-    assert "legal moves: 4-1 4-2" in win.stdout and "You win." in win.stdout
-    lose = run_cli("play", "--store", store, "--from", "0,0,0,1", "--human", "second")
-    assert "lookup plays 4-1" in lose.stdout and "You lose." in lose.stdout
-    quit_ = run_cli("play", "--store", store, input="quit\n")
-    assert quit_.returncode == 0 and "Stopped." in quit_.stdout
-
-
-def test_play_tictactoe_lookup_never_loses(solved):
-    store = str(solved("tictactoe"))
-    # The human always plays the first legal move listed; the lookup agent must not lose.
-    moves_in_order = "\n".join(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"] * 5) + "\n"
-    result = run_cli("play", "--store", store, "--seed", "3", input=moves_in_order)
-    assert result.returncode == 0
-    assert "You lose." in result.stdout or "Draw." in result.stdout
-
-
 def test_run_workflow_and_rerun(tmp_path):
     out = tmp_path / "out"
     first = run_cli("run", "tictactoe", "--out", str(out), "--workers", "0")
@@ -185,8 +165,6 @@ BAD_ON_STORE = [
     ("nim", ("probe", "1,3,5,8"), 2, "heap 4 holds 8, allowed 0..7"),
     ("nim", ("probe", "1,3,5"), 2, "3 heaps, the instance has 4"),
     ("nim", ("probe", "1,3,5,7", "9,9,9,9"), 2, "position 2: nim position '9,9,9,9'"),
-    ("nim", ("play", "--agent", "oracle"), 2, "--agent 'oracle'"),
-    ("nim", ("play", "--from", "8,0,0,0"), 2, "heap 1 holds 8"),
     ("nim", ("solve", "nim", "--heaps", "1,3,5"), 1, "holds nim --heaps 1,3,5,7, not nim --heaps 1,3,5"),
     ("nim", ("solve", "nim", "--heaps", "1,3,5,7", "--misere"), 1, "not nim --heaps 1,3,5,7 --misere"),
     ("nim", ("solve", "tictactoe"), 1, "holds nim --heaps 1,3,5,7, not tictactoe"),

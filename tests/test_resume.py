@@ -346,3 +346,34 @@ def test_kill_a_local_cluster_solve_then_resume_in_process(reference, tmp_path):
     rerun = run(solve_args(store, workers=0), tmp_path / "logs")
     assert rerun.returncode == 0, rerun.stderr
     assert_same_store(store, reference.path)
+
+
+@pytest.mark.parametrize("moment", ["while the workers start", "mid-solve"])
+@pytest.mark.parametrize("sig,code,words", [(signal.SIGINT, 130, "interrupted"),
+                                             (signal.SIGTERM, 143, "stopped by SIGTERM")])
+def test_ctrl_c_or_sigterm_to_a_local_cluster_solve_prints_one_line(reference, tmp_path, moment, sig, code, words):
+    """Ctrl-C at a terminal reaches the whole process group (the driver and every worker process);
+    SIGTERM (`kill PID`) only the driver. Either way: the driver's one line and nothing else (no
+    worker traceback, no leaked-semaphore warning), its exit status, and a store that resumes to
+    the same bytes."""
+    store = tmp_path / "store.zarr"
+    solve = Solve(solve_args(store, workers=2), tmp_path / "logs")
+    try:
+        if moment == "mid-solve":
+            assert wait_until(lambda: chunk_data_written(store), solve, timeout=120), solve.stderr
+        else:  # the cluster starts in the background as soon as the command has read its options
+            assert wait_until(lambda: (store / "zarr.json").exists(), solve, timeout=120, poll=0.001)
+        assert solve.running(), f"the solve ended before the signal:\n{solve.stderr}"
+        if sig == signal.SIGINT:
+            solve.signal_group(sig)
+        else:
+            solve.proc.send_signal(sig)
+        rc = solve.wait(timeout=60)
+        assert wait_until(lambda: not group_members(solve.pgid), solve, timeout=30), "a worker outlived the driver"
+    finally:
+        solve.cleanup()
+    assert rc == code, solve.stderr
+    assert_one_error_line(solve.stderr, words, "rerun the same command to resume")
+    rerun = run(solve_args(store), tmp_path / "logs")
+    assert rerun.returncode == 0, rerun.stderr
+    assert_same_store(store, reference.path)

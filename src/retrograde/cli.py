@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
 import warnings
 
@@ -22,21 +23,53 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
-def _interrupted() -> None:
-    # zarr's I/O thread may still hold pending tasks and coroutines; asyncio and the
-    # warnings machinery would report each one at exit, after our one line.
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+#: What a stopped command leaves behind, by command name (others only stop).
+AFTER_STOP = {"solve": "rerun the same command to resume", "run": "rerun the same command to resume",
+              "verify": "verify keeps no progress: rerun it to check again"}
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so that clusters and files are closed."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _silence_shutdown() -> None:
+    # Closing a cluster mid-task and zarr's I/O thread with pending tasks and coroutines make
+    # dask's loggers, asyncio and the warnings machinery report each loose end, around our line.
+    for name in ("asyncio", "distributed", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     warnings.simplefilter("ignore")
     sys.unraisablehook = lambda unraisable: None
-    _fail("interrupted; rerun the same command to resume", 130)
+
+
+def _on_stop_signal(signum: int, frame) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP: quiet the shutdown from now on, then unwind."""
+    _silence_shutdown()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+def _stopped(argv: list[str], why: str, code: int) -> None:
+    _silence_shutdown()
+    command = next((arg for arg in argv if not arg.startswith("-")), "")
+    _fail(why + (f"; {AFTER_STOP[command]}" if command in AFTER_STOP else ""), code)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning expected errors into one line and an exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _on_stop_signal)
     try:
         code = cli.main(args=argv, prog_name="retrograde", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt):
-        _interrupted()
+        _stopped(argv, "interrupted", 130)
+    except Terminated as exc:
+        _stopped(argv, f"stopped by {exc}", 128 + exc.signum)
     except click.ClickException as exc:
         _fail(exc.format_message().replace("\n", " "), exc.exit_code)
     except RetrogradeError as exc:
@@ -240,27 +273,47 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
 
 
 # --- play ---------------------------------------------------------------------------------
+class AgentChoice(click.Choice):
+    """`--agent`: one of the agent registry's names, read only when `play` parses or shows its
+    help (the registry imports zarr, which no other command should wait for)."""
+
+    def __init__(self):
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from retrograde.agents import AGENTS
+
+        return tuple(sorted(AGENTS))
+
+    @choices.setter
+    def choices(self, value) -> None:
+        """click.Choice.__init__ assigns the choices given to it; the registry supersedes them."""
+
+
 @cli.command()
 @store_option
-@click.option("--agent", "agent_name", default="lookup", show_default=True, help="Opponent agent.")
+@click.option("--agent", "agent_name", type=AgentChoice(), default="lookup", show_default=True,
+              help="Opponent agent (lookup: perfect play read from the store).")
 @click.option("--human", type=click.Choice(["first", "second"]), default="first", show_default=True,
               help="Whether you move first or second.")
 @click.option("--from", "start", default=None, metavar="POSITION", help="Start from this position.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the agent's tie-breaks.")
-@click.option("--max-plies", type=int, default=1000, show_default=True,
-              help="Declare a draw after this many plies (games with cycles).")
+@click.option("--max-plies", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Stop the game after this many plies and show the position's stored value "
+                   "(games with cycles can go on forever).")
 def play(store_path, agent_name, human, start, seed, max_plies) -> None:
-    """Play against an agent in the terminal; type a move, 'moves' to list them, 'quit' to stop."""
+    """Play against an agent in the terminal; type a move, or 'help' for the commands.
+
+    The store must be completely solved and hold the start position's tier."""
     from retrograde.agents import AGENTS
     from retrograde.agents.play import play_in_terminal
 
-    if agent_name not in AGENTS:
-        raise BadOption(f"--agent {agent_name!r}: known agents: {', '.join(sorted(AGENTS))}")
     with _open_read(store_path) as store:
         position = store.game.parse(start) if start else store.game.initial_position
         cls = AGENTS[agent_name]
         agent = cls(store, seed=seed) if agent_name == "lookup" else cls(store.game, seed=seed)
-        play_in_terminal(store.game, agent, position, human_first=human == "first", max_plies=max_plies)
+        play_in_terminal(store, agent, position, human_first=human == "first", max_plies=max_plies)
 
 
 # --- run ----------------------------------------------------------------------------------

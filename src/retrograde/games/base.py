@@ -156,6 +156,14 @@ class Game(ABC):
     def primitive(self, position: Position) -> int:
         """The outcome code of a terminal position for the side to move, else 0."""
 
+    def why_illegal(self, position: Position, text: str) -> str:
+        """Why `text` (lower case, as `moves` writes moves) is not a legal move from `position`,
+        in one line, for `play` to say before asking again. This generic reason shows the
+        notation; games override it with precise ones and fall back to it."""
+        if self.primitive(position):
+            return "the game is over: there are no moves"
+        return f"{text!r} is not a legal move here (notation: {self.notation})"
+
     # --- kernels ----------------------------------------------------------------------
     @abstractmethod
     def expand(self, tier: Tier, start: int, stop: int, child_offsets: np.ndarray, *,

@@ -159,6 +159,26 @@ class Nim(Game):
             return outcome.WIN if self.misere else outcome.LOSS
         return 0
 
+    def why_illegal(self, position, text):
+        """Not HEAP-COUNT, no such heap, nothing taken, an empty heap, more than the heap holds,
+        or more than --max-take allows."""
+        heap, dash, take = text.partition("-")
+        if not (dash and heap.isdigit() and take.isdigit()):
+            return f"{text!r} is not a move: nim moves are HEAP-COUNT, e.g. 2-3 takes 3 objects from heap 2"
+        heap, take = int(heap), int(take)
+        if not 1 <= heap <= len(position):
+            return f"there is no heap {heap}: the heaps are 1 to {len(position)}"
+        size = position[heap - 1]
+        if take == 0:
+            return "take at least 1 object"
+        if size == 0:
+            return f"heap {heap} is empty"
+        if take > size:
+            return f"heap {heap} holds only {size}"
+        if self.max_take is not None and take > self.max_take:
+            return f"at most {self.max_take} may be taken per turn (--max-take {self.max_take})"
+        return super().why_illegal(position, text)
+
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games import nim_kernels
 

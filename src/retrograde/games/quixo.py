@@ -192,6 +192,32 @@ class Quixo(Game):
         return [(text, ("".join(gather(board)), other))
                 for source, text, gather in self._all_moves if cells[source] != other]
 
+    def why_illegal(self, position, text):
+        """Not SOURCE-DEST, a cell off the board, a source inside the board or holding the
+        opponent's cube, or a destination that is not another end of the source's row or column."""
+        names = {self.cell_name(cell): cell for cell in range(self.cells)}
+        last = self.cell_name(self.cells - 1)
+        ends = text.split("-")
+        if len(ends) != 2 or not all(end[:1].isalpha() and end[1:].isdigit() for end in ends):
+            example = f"a1-{self.cell_name(self.size - 1)}"
+            return (f"{text!r} is not a move: quixo moves are SOURCE-DEST, e.g. {example}: take the cube "
+                    f"at SOURCE, push it back in at DEST (cells a1..{last})")
+        off_board = [end for end in ends if end not in names]
+        if off_board:
+            return f"there is no cell {off_board[0]} on the {self.size}x{self.size} board (a1..{last})"
+        (source, dest), (cells, side) = ends, position
+        other = "o" if side == "x" else "x"
+        destinations = self.destinations(names[source])
+        if not destinations:
+            return f"{source} is not on the border: take a cube from the border"
+        if cells[names[source]] == other:
+            return f"{source} holds {other}'s cube: take a blank or your own ({side}) cube"
+        if names[dest] not in destinations:
+            where = ("the cube cannot go back in where it came from" if dest == source
+                     else f"{dest} is not an end of {source}'s row or column")
+            return f"{where}: push it in at {' or '.join(map(self.cell_name, destinations))}"
+        return super().why_illegal(position, text)
+
     def _masks(self, position) -> tuple[int, int]:
         """(mover mask, opponent mask): bit i set where cell i holds that side's cube."""
         cells, side = position

@@ -135,6 +135,18 @@ class TicTacToe(Game):
                 result.append((cell_name(cell), child))
         return result
 
+    def why_illegal(self, position, text):
+        """Not a cell, or a cell already taken."""
+        cells = {cell_name(cell): cell for cell in range(CELLS)}
+        if text not in cells:
+            return (f"{text!r} is not a move: tic-tac-toe moves are cells a1..c3 "
+                    "(column letter, row number from the top)")
+        xs, os = position
+        cell = cells[text]
+        if (xs | os) >> cell & 1:
+            return f"{text} is taken by {'x' if xs >> cell & 1 else 'o'}"
+        return super().why_illegal(position, text)
+
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games import tictactoe_kernels
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import logging
 import os
+import signal
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -155,6 +156,19 @@ def worker_environment() -> dict[str, str]:
             "OPENBLAS_NUM_THREADS": "1"}
 
 
+def _start_deaf_to_ctrl_c(start: Callable, *args, **kwargs):
+    """Call `start` in this (non-main) thread with SIGINT blocked. The threads it starts, and the
+    worker processes they spawn, inherit the blocked signal: a Ctrl-C at the terminal goes to the
+    whole process group, and a worker would die of it printing a traceback. Only the driver
+    sees it, and stops the cluster. (Starting multiprocessing's resource tracker unblocks SIGINT
+    in the thread that starts it, so it is started first.)"""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    return start(*args, **kwargs)
+
+
 @contextmanager
 def open_executor(*, workers: int | None = None, scheduler: str | None = None,
                   positions: int = 0) -> Iterator[InProcessExecutor | DaskExecutor]:
@@ -188,15 +202,18 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
     # (twice the system time of an in-process 4x4 Quixo solve). Workers keep glibc's defaults.
     # Work stealing stays off: `run` hands out tasks only to free threads, so there is nothing
     # to rebalance (with whole graphs submitted, stealing cost a 4x4 Quixo solve 3.5 s).
-    # The scheduler's HTTP server takes any free port (a busy 8787 would print a warning).
+    # The scheduler's HTTP server takes any free port on loopback (a busy 8787 would print a
+    # warning). Workers log only critical errors: a task's error reaches the driver through its
+    # future, and a worker that loses the scheduler while the driver stops would log one.
     # The cluster starts in a thread (its worker processes take seconds to spawn and import)
     # while the caller goes on; the first use of the executor's client waits for it.
     with dask.config.set({"distributed.worker.multiprocessing-method": "spawn",
                           "distributed.nanny.pre-spawn-environ": worker_environment(),
                           "distributed.scheduler.work-stealing": False}), \
             ThreadPoolExecutor(1, thread_name_prefix="retrograde-cluster") as starter:
-        starting = starter.submit(LocalCluster, n_workers=n, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=logging.ERROR)
+        starting = starter.submit(_start_deaf_to_ctrl_c, LocalCluster, n_workers=n, threads_per_worker=1,
+                                  processes=True, dashboard_address="127.0.0.1:0",
+                                  silence_logs=logging.CRITICAL)
         clients = []
 
         def connect():
