@@ -24,6 +24,7 @@ def test_solve_status_probe_verify_nim(tmp_path):
     solve = run_cli("solve", "nim", "--heaps", "1,3,5,7", "--store", str(store), "--workers", "0")
     assert solve.returncode == 0, solve.stderr
     assert "solve:" in solve.stderr and "positions" in solve.stderr  # progress was shown
+    assert solve.stderr.startswith("plan: 384 positions; about ")  # the estimate, before the solve
     status = json.loads(run_cli("status", "--store", str(store), "--json").stdout)
     assert status["game"] == "nim" and status["params"] == {"heaps": [1, 3, 5, 7], "max_take": None,
                                                              "misere": False}
@@ -34,8 +35,12 @@ def test_solve_status_probe_verify_nim(tmp_path):
     probe = json.loads(run_cli("probe", "--store", str(store), "--json", "1,3,5,7").stdout)
     assert probe["value"] == "loss" and probe["remoteness"] == 16 and len(probe["moves"]) == 16
     assert all(move["value"] == "loss" for move in probe["moves"])
+    # The result is said on stdout: the value of the start position (XOR 1^3^5^7 = 0: a loss for
+    # the side to move, in 16 plies: one object at a time), the time taken and the store.
+    assert solve.stdout.startswith("nim --heaps 1,3,5,7: the first player loses in 16 plies; solved in 0:00:")
+    assert solve.stdout.rstrip().endswith(f"store {store}")
     again = run_cli("solve", "nim", "--heaps", "1,3,5,7", "--store", str(store))
-    assert again.returncode == 0 and "already solved" in again.stderr
+    assert again.returncode == 0 and "already solved" in again.stdout and again.stderr == ""
     assert run_cli("verify", "--store", str(store)).returncode == 0
 
 
@@ -85,7 +90,18 @@ def test_status_of_a_partial_store(tmp_path, solved):
     status = json.loads(run_cli("status", "--store", str(store), "--json").stdout)
     assert status["complete"] is False
     k3 = next(t for t in status["tiers"] if t["name"] == "k3")
-    assert k3["status"] == "pending" and k3["win"] == 0
+    assert k3["status"] == "pending" and k3["win"] == 0 and k3["positions_done"] == 0
+    text = run_cli("status", "--store", str(store)).stdout.splitlines()
+    # 6,046 indexed boards, 252 of them in k3: 5,794 done (95.8%), 9 of 10 tiers.
+    assert text[0] == f"tictactoe in {store}: incomplete: 5,794 of 6,046 positions solved (95.8%), 9 of 10 tiers"
+    assert text[1].split() == ["tier", "indexed", "positions", "status", "chunks", "win", "loss", "draw"]
+    assert any(line.split()[:4] == ["k3", "252", "0", "pending"] for line in text)
+    # 5,478 legal positions in all (FACTS.md), less the 252 of k3 not solved yet.
+    assert next(line for line in text if line.split()[0] == "total").split()[:4] == \
+        ["total", "6,046", "5,226", "incomplete"]
+    assert any(line.startswith("Tiers: k{n} holds the boards with n marks") for line in text)
+    verify = run_cli("verify", "--store", str(store))
+    assert verify.returncode == 3 and "INCOMPLETE" in verify.stdout and "k3" in verify.stdout
     probe = run_cli("probe", "--store", str(store), "x../o../x.. o")
     assert probe.returncode != 0 and "tier k3 is not solved" in probe.stderr
     resume = run_cli("solve", "tictactoe", "--store", str(store))
@@ -102,19 +118,46 @@ def test_verify_finds_corruption(tmp_path, solved):
     remoteness[:] = values
     result = run_cli("verify", "--store", str(store))
     assert result.returncode == 1
-    assert "FAILED" in result.stdout and "1 wrong" in result.stdout and "1 bad checksums" in result.stdout
+    assert "FAILED" in result.stdout and "INCOMPLETE" not in result.stdout and "1 wrong" in result.stdout and "1 bad checksums" in result.stdout
     assert "k5[" in result.stdout
 
 
+def test_status_of_a_complete_store_has_totals_and_the_value(solved):
+    result = run_cli("status", "--store", str(solved("tictactoe")))
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith(": complete")
+    # FACTS.md: 5,478 positions reachable from the empty board; 958 finished; perfect play draws.
+    total = next(line for line in lines if line.split()[0] == "total").split()
+    assert total[:5] == ["total", "6,046", "5,478", "complete", "10/10"]
+    assert lines[-1] == "Value: a draw with perfect play."
+
+
+def test_no_arguments_prints_the_help(tmp_path):
+    result = run_cli(cwd=tmp_path)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("Usage: retrograde") and "retrograde run tictactoe" in result.stdout
+    assert len(result.stdout.splitlines()) > 10
+
+
+def test_run_lists_the_workflows(tmp_path):
+    help_text = run_cli("run", "--help").stdout
+    assert "Workflows:" in help_text and "quixo4" in help_text and "nim-bounded" in help_text
+    missing = run_cli("run", cwd=tmp_path)
+    check_one_line_error(missing, 2, "run needs a workflow: tictactoe, nim, nim-bounded, quixo3, quixo4")
+
+
 def test_run_workflow_and_rerun(tmp_path):
-    out = tmp_path / "out"
-    first = run_cli("run", "tictactoe", "--out", str(out), "--workers", "0")
+    out = tmp_path / "results"
+    first = run_cli("run", "tictactoe", "--out", str(tmp_path / "results"), "--workers", "0")
     assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("tictactoe: a draw with perfect play; plan, solve, verify done in 0:00:")
+    out = out / "tictactoe"  # --out DIR keeps the default layout: DIR/WORKFLOW
+    assert first.stdout.rstrip().endswith(f"results in {out}")
     state = json.loads((out / "workflow.json").read_text())
     assert state["stages"] == {"plan": "done", "solve": "done", "verify": "done"}
     assert json.loads((out / "verify.json").read_text())["ok"] is True
     before = store_bytes(out / "store.zarr")
-    second = run_cli("run", "tictactoe", "--out", str(out))
+    second = run_cli("run", "tictactoe", "--out", str(tmp_path / "results"))
     assert second.returncode == 0 and "solve:" not in second.stderr
     assert store_bytes(out / "store.zarr") == before
 
@@ -128,17 +171,22 @@ BAD_SOLVES = [
     (("solve", "nim", "--heaps", ""), 2, "--heaps ''"),
     (("solve", "nim", "--heaps", "1,,3"), 2, "separated by commas"),
     (("solve", "nim", "--heaps", "1,3", "--max-take", "0"), 2, "--max-take 0"),
-    (("solve", "nim", "--heaps", "1,3", "--max-take", "x"), 2, "--max-take 'x'"),
+    (("solve", "nim", "--heaps", "1,3", "--max-take", "x"), 2, "'--max-take': 'x' is not a valid integer"),
     (("solve", "nim", "--heaps", "1,3", "--chunk-size", "6"), 2, "multiple of 4"),
     (("solve", "nim", "--heaps", "1,3", "--workers", "-1"), 2, "--workers -1"),
     (("solve", "tictactoe", "--bogus"), 2, "No such option"),
     (("frobnicate",), 2, "No such command"),
     (("run", "nowhere"), 2, "unknown workflow 'nowhere'"),
     (("solve", "quixo", "--size", "6"), 2, "--size 6: Quixo is played on 3x3, 4x4 or 5x5 boards"),
-    (("solve", "quixo", "--size", "x"), 2, "--size 'x'"),
+    (("solve", "quixo", "--size", "x"), 2, "'--size': 'x' is not a valid integer"),
     (("solve", "quixo"), 2, "Missing option '--size'"),
     (("solve", "quixo", "--size", "5", "--down-to", "26"), 2, "--down-to 26: must be between 0 and 25"),
     (("solve", "quixo", "--size", "4", "--down-to", "-2"), 2, "--down-to -2"),
+    # The whole of 5x5 Quixo (847 billion positions) fits no ordinary machine: refused before
+    # anything is written, with the estimate and the ways on.
+    (("solve", "quixo", "--size", "5"), 2, "quixo --size 5: 847,288,609,443 positions need about"),
+    (("solve", "quixo", "--size", "5"), 2, "solve part of it with --down-to N"),
+    (("solve", "quixo", "--size", "5"), 2, "pass --force to start anyway"),
 ]
 
 
@@ -187,10 +235,14 @@ def test_bad_input_leaves_store_unchanged(tmp_path, solved, game, args, code, me
     assert store_bytes(store) == before
 
 
-def test_batch_probe_names_the_bad_line(solved):
-    result = run_cli("probe", "--store", str(solved("nim", NIM)), input="1,3,5,7\n1,3,5,70\n")
+def test_batch_probe_names_the_bad_line_and_answers_the_others(solved):
+    result = run_cli("probe", "--store", str(solved("nim", NIM)), "--json", input="1,3,5,7\n1,3,5,70\n1,3,5,6\n")
     check_one_line_error(result, 2, "line 2: nim position '1,3,5,70'")
-    assert result.stdout == ""
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(a["position"], a["value"]) for a in answers] == [("1,3,5,7", "loss"), ("1,3,5,6", "win")]
+    two_bad = run_cli("probe", "--store", str(solved("nim", NIM)), input="9\n1,3,5,7\nx\n")
+    assert two_bad.returncode == 2 and two_bad.stdout.startswith("1,3,5,7: loss in 16")
+    assert [line.split(":")[2] for line in two_bad.stderr.splitlines()] == [" line 1", " line 3"]
 
 
 @pytest.mark.parametrize("command", [("probe", "1"), ("status",), ("verify",), ("play",)])
@@ -237,3 +289,44 @@ def test_bad_checkpoint_interval_fails_before_anything_is_written(tmp_path, monk
     result = run_cli("solve", "quixo", "--size", "3", "--store", str(store))
     check_one_line_error(result, 1, "RETROGRADE_CHECKPOINT_SECONDS")
     assert not store.exists()
+
+
+def test_shell_completion_as_the_readme_documents_it():
+    """The README's completion line works: the bash script, then commands, games and options."""
+    import os
+    import subprocess
+    import sys
+
+    def complete(words: str, cword: int) -> list[str]:
+        env = dict(os.environ, COMP_WORDS=words, COMP_CWORD=str(cword), _RETROGRADE_COMPLETE="bash_complete")
+        out = subprocess.run([sys.executable, "-m", "retrograde"], env=env, capture_output=True, text=True)
+        assert out.returncode == 0 and out.stderr == "", out.stderr
+        return [line.split(",", 1)[1] for line in out.stdout.splitlines()]
+
+    script = subprocess.run([sys.executable, "-m", "retrograde"], capture_output=True, text=True,
+                            env=dict(os.environ, _RETROGRADE_COMPLETE="bash_source"))
+    assert "complete -o nosort -F _retrograde_completion retrograde" in script.stdout
+    assert complete("retrograde so", 1) == ["solve"]
+    assert complete("retrograde solve q", 2) == ["quixo"]
+    assert {"--size", "--store"} <= set(complete("retrograde solve quixo --s", 3))
+
+
+def test_probe_on_a_terminal_says_it_reads_standard_input(solved):
+    """`probe` with no position on a terminal says where it waits for input (a user would
+    otherwise see nothing happen), then answers what is typed, up to Ctrl-D."""
+    import os
+    import subprocess
+    import sys
+
+    main, terminal = os.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "retrograde", "probe", "--store", str(solved("nim", NIM))],
+                                stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        os.write(main, b"1,3,5,7\n\x04")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(main)
+        os.close(terminal)
+    assert proc.returncode == 0, err
+    assert err == "reading positions from standard input, one per line (Ctrl-D ends)\n"
+    assert out.startswith("1,3,5,7: loss in 16")

@@ -139,7 +139,7 @@ def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_pr
             pass  # taken already (the cluster fixture's scheduler)
         result = run(solve_args(game, local, "--workers", "2"))
     assert result.returncode == 0, result.stderr
-    assert len(result.stderr.splitlines()) == 1 and f"{local}: solved" in result.stderr, result.stderr
+    assert result.stderr == "" and result.stdout.rstrip().endswith(f"store {local}"), result.stderr
     assert_same_store(local, reference, "LocalCluster (--workers 2)")
 
     remote = tmp_path / "remote.zarr"

@@ -11,6 +11,7 @@ import json
 import logging
 import signal
 import sys
+import time
 import warnings
 
 import click
@@ -22,6 +23,9 @@ def _fail(message: str, code: int) -> None:
     click.echo(f"retrograde: error: {message}", err=True)
     sys.exit(code)
 
+
+#: `verify`'s exit status by verdict.
+VERIFY_EXIT = {"ok": 0, "failed": 1, "incomplete": 3}
 
 #: What a stopped command leaves behind, by command name (others only stop).
 AFTER_STOP = {"solve": "rerun the same command to resume", "run": "rerun the same command to resume",
@@ -66,6 +70,9 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(signum, _on_stop_signal)
     try:
         code = cli.main(args=argv, prog_name="retrograde", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # `retrograde` alone: what it can do
+        click.echo(exc.ctx.get_help())
+        code = 0
     except (click.exceptions.Abort, KeyboardInterrupt):
         _stopped(argv, "interrupted", 130)
     except Terminated as exc:
@@ -80,7 +87,15 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog="""\b
+Start here:
+  retrograde run tictactoe                  solve and verify tic-tac-toe end to end
+  retrograde run --help                     the named workflows
+  retrograde games                          the games and their options
+  retrograde solve quixo --size 3 --store q3.zarr
+  retrograde probe --store q3.zarr "x../.o./... x"
+  retrograde play --store q3.zarr
+Each command's --help lists its options.""")
 @click.version_option(package_name="retrograde")
 def cli() -> None:
     """Strongly solve two-player games by retrograde analysis."""
@@ -95,7 +110,7 @@ def store_option(fn):
 def cluster_options(fn):
     fn = click.option("--scheduler", default=None, metavar="ADDR",
                       help="Run on an existing dask cluster (tcp://host:port).")(fn)
-    fn = click.option("--workers", type=int, default=None,
+    fn = click.option("--workers", type=int, default=None, metavar="N",
                       help="Worker processes of the local cluster (0: run in-process; "
                            "default: in-process for small games, else one per core).")(fn)
     fn = click.option("--quiet", is_flag=True, help="No progress lines.")(fn)
@@ -118,7 +133,7 @@ def games() -> None:
         click.echo(f"{name}: {cls.summary}")
         for param in cls.params_spec:
             flag = "--" + param.name.replace("_", "-")
-            kind = "" if param.parse is None else " VALUE"
+            kind = "" if param.kind is bool else f" {param.metavar}"
             need = " (required)" if param.required else ""
             click.echo(f"  {flag}{kind}{need}: {param.help}")
         click.echo(f"  positions: {cls.notation}")
@@ -141,7 +156,7 @@ class GameGroup(click.Group):
         return _solve_command(GAMES[name])
 
     def parse_args(self, ctx, args):
-        if not args:
+        if not args and not ctx.resilient_parsing:  # (shell completion parses partial lines)
             raise BadOption(f"solve needs a game; known games: {', '.join(self.list_commands(ctx))}")
         return super().parse_args(ctx, args)
 
@@ -153,37 +168,46 @@ class GameGroup(click.Group):
 
 
 def _solve_command(cls) -> click.Command:
-    def callback(store_path, workers, scheduler, quiet, chunk_size, **options):
+    def callback(store_path, workers, scheduler, quiet, chunk_size, force, **options):
+        from retrograde.data.probing import start_summary
         from retrograde.games import make_game
         from retrograde.pipeline.executors import open_executor
         from retrograde.pipeline.plan import validate_chunk_size
-        from retrograde.pipeline.stages import check_plan, plan_stage, solve_stage
+        from retrograde.pipeline.progress import clock
+        from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage
 
-        params = {p.name: (p.parse(options[p.name]) if p.parse and options[p.name] is not None
+        params = {p.name: (p.kind(options[p.name]) if p.kind not in (bool, int) and options[p.name] is not None
                            else options[p.name]) for p in cls.params_spec}
         game = make_game(cls.name, {k: v for k, v in params.items() if v is not None})
         if chunk_size is not None:
             validate_chunk_size(chunk_size)
         if workers is not None and workers < 0:
             raise BadOption(f"--workers {workers}: must be >= 0")
-        check_plan(game, store_path, chunk_size=chunk_size)
-        positions = sum(tier.size for tier in game.tiers())
-        with open_executor(workers=workers, scheduler=scheduler, positions=positions) as executor, \
+        found = check_solve(game, store_path, chunk_size=chunk_size, workers=workers, scheduler=scheduler,
+                            force=force)
+        if not quiet and found.to_solve:
+            click.echo(f"plan: {found.describe()}", err=True)
+        started = time.monotonic()
+        with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
                 plan_stage(game, store_path, chunk_size=chunk_size) as store:
-            if store.complete:
-                click.echo(f"{store_path}: {game.describe()} is already solved", err=True)
-                return
-            solve_stage(store, executor, quiet=quiet)
-        click.echo(f"{store_path}: solved {game.describe()}", err=True)
+            done = "already solved" if store.complete else None
+            if not done:
+                solve_stage(store, executor, quiet=quiet)
+                done = f"solved in {clock(time.monotonic() - started)}"
+            click.echo(f"{game.describe()}: {start_summary(store)}; {done}, store {store_path}")
 
     params = [click.Option(["--" + p.name.replace("_", "-"), p.name], is_flag=True, help=p.help)
-              if p.parse is None else
-              click.Option(["--" + p.name.replace("_", "-"), p.name], required=p.required, help=p.help)
+              if p.kind is bool else
+              click.Option(["--" + p.name.replace("_", "-"), p.name], type=int if p.kind is int else str,
+                           metavar=p.metavar, required=p.required, help=p.help)
               for p in cls.params_spec]
     command = click.Command(cls.name, callback=callback, params=params, help=cls.summary)
     for decorate in (store_option, cluster_options,
-                     click.option("--chunk-size", type=int, default=None,
-                                  help="Positions per chunk (multiple of 4; fixed when the store is planned).")):
+                     click.option("--chunk-size", type=int, default=None, metavar="N",
+                                  help="Positions per chunk (multiple of 4; fixed when the store is planned)."),
+                     click.option("--force", is_flag=True,
+                                  help="Start even if the estimate says the solve needs more disk, memory "
+                                       "or time than this machine has.")):
         command = decorate(command)
     return command
 
@@ -196,9 +220,12 @@ def solve() -> None:
 # --- status / verify ----------------------------------------------------------------------
 @cli.command()
 @store_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (SPEC §3).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: game, params, complete, positions, and per tier its name, size, status, "
+                   "chunks done and win/loss/draw counts.")
 def status(store_path: str, as_json: bool) -> None:
     """Tiers, sizes, progress and win/loss/draw counts of a store."""
+    from retrograde.data.probing import start_summary
     from retrograde.pipeline.stages import status as store_status
 
     with _open_read(store_path) as store:
@@ -206,12 +233,28 @@ def status(store_path: str, as_json: bool) -> None:
         if as_json:
             click.echo(json.dumps(report))
             return
-        click.echo(f"{store.game.describe()}: {'complete' if report['complete'] else 'incomplete'}, "
-                   f"{report['positions']:,} indexed positions")
-        for tier in report["tiers"]:
-            click.echo(f"  {tier['name']:>8} {tier['size']:>14,} {tier['status']:>8} "
-                       f"{tier['chunks_done']}/{tier['chunks']} chunks  "
-                       f"W {tier['win']:,}  L {tier['loss']:,}  D {tier['draw']:,}")
+        tiers = report["tiers"]
+        done = sum(tier["positions_done"] for tier in tiers)
+        solved = sum(tier["status"] == "solved" for tier in tiers)
+        state = ("complete" if report["complete"] else
+                 f"incomplete: {done:,} of {report['positions']:,} positions solved "
+                 f"({100 * done / max(report['positions'], 1):.1f}%), {solved} of {len(tiers)} tiers")
+        click.echo(f"{store.game.describe()} in {store_path}: {state}")
+        rows = [(t["name"], t["size"], t["win"] + t["loss"] + t["draw"], t["status"],
+                 f"{t['chunks_done']}/{t['chunks']}", t["win"], t["loss"], t["draw"]) for t in tiers]
+        rows.append(("total", report["positions"], sum(r[2] for r in rows), "complete" if report["complete"]
+                     else "incomplete", f"{sum(t['chunks_done'] for t in tiers)}/{sum(t['chunks'] for t in tiers)}",
+                     *(sum(t[key] for t in tiers) for key in ("win", "loss", "draw"))))
+        header = ("tier", "indexed", "positions", "status", "chunks", "win", "loss", "draw")
+        widths = [max(len(f"{row[k]:,}" if isinstance(row[k], int) else row[k]) for row in [header, *rows])
+                  for k in range(len(header))]
+        for row in [header, *rows]:
+            click.echo("  ".join((f"{cell:,}" if isinstance(cell, int) else cell).rjust(width)
+                                 for cell, width in zip(row, widths)))
+        click.echo(f"Tiers: {store.game.tier_legend}. 'indexed' counts every index of a tier, "
+                   "'positions' the legal positions among them (in solved chunks).")
+        if report["complete"]:
+            click.echo(f"Value: {start_summary(store)}.")
 
 
 @cli.command()
@@ -219,7 +262,10 @@ def status(store_path: str, as_json: bool) -> None:
 @cluster_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
-    """Re-check every stored position against the rules and its children, and every checksum."""
+    """Re-check every stored position against the rules and its children, and every checksum.
+
+    Exit status: 0 all checked and right, 1 damage found, 3 nothing wrong but some tiers not
+    solved yet (so not checked)."""
     from retrograde.pipeline.executors import open_executor
     from retrograde.pipeline.stages import verify_stage
 
@@ -229,13 +275,12 @@ def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
-        click.echo(f"{store_path}: {'OK' if result.ok else 'FAILED'}: {result.positions:,} positions checked, "
+        click.echo(f"{store_path}: {result.verdict.upper()}: {result.positions:,} positions checked, "
                    f"{result.wrong:,} wrong, {len(result.bad_checksums)} bad checksums"
-                   + (f", unsolved tiers: {' '.join(result.unsolved)}" if result.unsolved else ""))
+                   + (f"; not solved yet, so not checked: {' '.join(result.unsolved)}" if result.unsolved else ""))
         for example in result.examples:
             click.echo(f"  {example}")
-    if not result.ok:
-        sys.exit(1)
+    sys.exit(VERIFY_EXIT[result.verdict])
 
 
 # --- probe --------------------------------------------------------------------------------
@@ -244,23 +289,28 @@ def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
 @click.argument("positions", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position (JSON Lines).")
 def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
-    """Value, remoteness and every move's outcome of POSITIONS (none or '-': read stdin, one per line)."""
+    """Value, remoteness and every move's outcome of POSITIONS (none or '-': read stdin, one per line).
+
+    A bad position is reported on stderr (naming its line) and the others are still answered;
+    the exit status is then 2."""
     from retrograde.data.probing import analyse
     from retrograde.errors import BadPosition
 
     if not positions or positions == ("-",):
+        if sys.stdin.isatty():
+            click.echo("reading positions from standard input, one per line (Ctrl-D ends)", err=True)
         lines = [(n, line.strip()) for n, line in enumerate(sys.stdin, start=1) if line.strip()]
         where = "line"
     else:
         lines = list(enumerate(positions, start=1))
         where = "position"
     with _open_read(store_path) as store:
-        parsed = []
+        parsed, bad = [], []
         for n, text in lines:
             try:
                 parsed.append(store.game.parse(text))
             except BadPosition as exc:
-                raise BadPosition(f"{where} {n}: {exc}" if len(lines) > 1 else str(exc)) from None
+                bad.append(f"{where} {n}: {exc}" if len(lines) > 1 else str(exc))
         out = []
         for analysis in analyse(store, parsed):
             if as_json:
@@ -269,7 +319,12 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
             out.append(f"{store.game.format(analysis.position)}: {analysis.value}")
             out.extend(f"  {m.move:<8} {str(m.value):<12} -> {store.game.format(m.position)}"
                        for m in analysis.moves)
-        click.echo("\n".join(out))
+        if out:
+            click.echo("\n".join(out))
+    if bad:
+        for message in bad[:-1]:
+            click.echo(f"retrograde: error: {message}", err=True)
+        raise BadPosition(bad[-1])
 
 
 # --- play ---------------------------------------------------------------------------------
@@ -317,14 +372,29 @@ def play(store_path, agent_name, human, start, seed, max_plies) -> None:
 
 
 # --- run ----------------------------------------------------------------------------------
-@cli.command()
-@click.argument("workflow")
-@click.option("--out", default=None, type=click.Path(), help="Output folder (default retrograde-out/WORKFLOW).")
+class WorkflowCommand(click.Command):
+    """`run`: its help lists the workflows (read only when the help is shown)."""
+
+    def format_epilog(self, ctx, formatter):
+        from retrograde.workflows import WORKFLOWS
+
+        with formatter.section("Workflows"):
+            formatter.write_dl([(w.name, w.description) for w in WORKFLOWS.values()])
+
+
+@cli.command(cls=WorkflowCommand)
+@click.argument("workflow", required=False)
+@click.option("--out", default=None, type=click.Path(), metavar="DIR",
+              help="Keep the workflow's folder in DIR/WORKFLOW (default: retrograde-out/WORKFLOW).")
 @cluster_options
 def run(workflow, out, workers, scheduler, quiet) -> None:
     """Run a named end-to-end workflow (plan, solve, verify); rerun to resume."""
-    from retrograde.workflows import WORKFLOWS, run_workflow
+    from retrograde.pipeline.progress import clock
+    from retrograde.workflows import WORKFLOWS, run_workflow, workflow_folder
 
+    if workflow is None:
+        raise BadOption(f"run needs a workflow: {', '.join(WORKFLOWS)} ('retrograde run --help' says what each does)")
+    started = time.monotonic()
     state = run_workflow(workflow, out, workers=workers, scheduler=scheduler, quiet=quiet)
-    click.echo(f"{workflow}: {WORKFLOWS[workflow].description}: "
-               + ", ".join(f"{k} {v}" for k, v in state["stages"].items()), err=True)
+    click.echo(f"{workflow}: {state['value']}; {', '.join(state['stages'])} done in "
+               f"{clock(time.monotonic() - started)}, results in {workflow_folder(workflow, out)}")

@@ -14,7 +14,7 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.data.store import Store
-from retrograde.errors import StoreError
+from retrograde.errors import MissingTierError, StoreError
 from retrograde.games.base import Position
 
 
@@ -95,3 +95,15 @@ def analyse(store: Store, positions: Iterable[Position]) -> list[Analysis]:
         Analysis(position, value, tuple(MoveValue(move, child, next(achieved)) for move, child in position_moves))
         for position, value, position_moves in zip(positions, own, moves)
     ]
+
+
+def start_summary(store: Store) -> str:
+    """Who wins the instance from its start position and how fast, as a phrase for a result line."""
+    start = store.game.initial_position
+    try:
+        (value,) = values(store, [start])
+    except MissingTierError:
+        return f"its start position (tier {store.game.locate(start)[0]}) is not in this store"
+    if value.outcome == oc.DRAW:
+        return "a draw with perfect play"
+    return f"the first player {'wins' if value.outcome == oc.WIN else 'loses'} in {value.remoteness} plies"

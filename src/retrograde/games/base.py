@@ -50,12 +50,14 @@ class Tier:
 
 @dataclass(frozen=True)
 class Param:
-    """One game option, described as data so the CLI and `games` can list it."""
+    """One game option, described as data so the CLI and `games` can list it. `kind` is `bool`
+    (a flag), `int`, or a function turning the option's text into its value."""
 
     name: str
     help: str
-    parse: Callable[[str], Any] | None = None  # None: a boolean flag
+    kind: Callable[[str], Any] = bool
     required: bool = False
+    metavar: str = "VALUE"
 
 
 @dataclass(frozen=True)
@@ -89,11 +91,21 @@ class Game(ABC):
     summary: ClassVar[str]
     params_spec: ClassVar[tuple[Param, ...]] = ()
     notation: ClassVar[str]
+    #: What the tier names mean, for `status`.
+    tier_legend: ClassVar[str]
     #: True if `expand`, given a `group`, gives every terminal child inside the group by value
     #: (WINNING_CHILD, or LOSING_CHILD alone) instead of IN_GROUP: the loopy solver then need
     #: not propagate from terminal positions, whose parents took their values in the first
     #: pass (`check_game` holds a game to it).
     group_terminals_by_value: ClassVar[bool] = False
+    #: Positions solved per second per core, measured (BENCHMARKS.md), for `pipeline.estimate`
+    #: to say how long a solve takes before it starts. A game not measured yet keeps this low figure.
+    solve_rate: float = 1_000.0
+    #: Bytes a position takes in a finished store, measured after compression; None: the
+    #: uncompressed size (2 bits of outcome and the remoteness dtype), an upper bound.
+    stored_bytes_per_position: ClassVar[float | None] = None
+    #: How to solve a smaller part of an instance too big for the machine (for the refusal), or "".
+    too_big_hint: ClassVar[str] = ""
 
     @property
     @abstractmethod
@@ -200,7 +212,7 @@ class Game(ABC):
         """Game name and options as one would type them on the command line."""
         parts = [self.name]
         for key, value in self.params.items():
-            if value is None or value is False:
+            if value is None or value is False or value == 0:  # unset, off, or nothing left out
                 continue
             flag = "--" + key.replace("_", "-")
             if value is True:

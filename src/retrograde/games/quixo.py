@@ -27,17 +27,14 @@ from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
 
 SIZES = (3, 4, 5)
+#: Positions solved per second per core on 2 workers, by board size (BENCHMARKS.md, issue 3):
+#: 4x4 951,000 (median 22.6 s); 5x5 from --down-to 23, 2,969,567,232 positions in 1,487 s
+#: (--down-to 24 went faster, 1,175,000: deeper tiers have more blanks, so more moves; SCALING.md
+#: expects the middle tiers 2-3x slower still); 3x3 is per-tier overhead bound: 19,683
+#: positions in 1.1-1.4 s in-process (2026-11-22), halved as workers do not help.
+SOLVE_RATES = {3: 7_500.0, 4: 951_000.0, 5: 998_000.0}
 _ONLY_X = str.maketrans("xo.", "100")
 _ONLY_O = str.maketrans("xo.", "010")
-
-
-def _parse_int(flag: str):
-    def parse(text: str) -> int:
-        try:
-            return int(text)
-        except ValueError:
-            raise BadOption(f"{flag} {text!r}: must be a whole number") from None
-    return parse
 
 
 class Quixo(Game):
@@ -45,11 +42,16 @@ class Quixo(Game):
     summary = "Quixo on a 3x3, 4x4 or 5x5 board (push cubes in from the border; five/four/three in a row)"
     notation = ("N rows joined by '/', cells x o ., a space, the side to move: ..../..../..../.... x; "
                 "moves SOURCE-DEST cells, e.g. a1-d1 (column letter, row number from the top)")
+    tier_legend = "m{a}o{b} holds the boards with a cubes of the side to move and b of the opponent"
     group_terminals_by_value = True
+    #: 4x4: 7,974,780 bytes for 43,046,721 positions, 1.48 bits a position (BENCHMARKS.md); the
+    #: 5x5 stores of --down-to 24 and 23 take 1.22 bits, so this is the cautious figure.
+    stored_bytes_per_position = 7_974_780 / 43_046_721
+    too_big_hint = "solve part of it with --down-to N (the tiers with at least N cubes)"
     params_spec = (
-        Param("size", "board size: 3, 4 or 5", parse=_parse_int("--size"), required=True),
+        Param("size", "board size: 3, 4 or 5", kind=int, required=True, metavar="N"),
         Param("down_to", "solve only the tiers with at least N cubes on the board (default: all)",
-              parse=_parse_int("--down-to")),
+              kind=int, metavar="N"),
     )
 
     def __init__(self, *, size: int, down_to: int | None = None):
@@ -66,6 +68,10 @@ class Quixo(Game):
     @property
     def params(self):
         return {"size": self.size, "down_to": self.down_to}
+
+    @property
+    def solve_rate(self):
+        return SOLVE_RATES[self.size]
 
     @property
     def max_moves(self):

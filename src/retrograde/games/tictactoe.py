@@ -33,6 +33,10 @@ class TicTacToe(Game):
     name = "tictactoe"
     summary = "Tic-tac-toe (3x3), every position reachable from the empty board"
     notation = "rows joined by '/', cells x o .; optional side to move: x../.o./... x; moves a1..c3"
+    tier_legend = "k{n} holds the boards with n marks (every such board is indexed, the unreachable ones are holes)"
+    #: 6,046 positions in 10 tiers solved one after another: 0.14-0.56 s in-process (2026-11-22),
+    #: 10,000 positions/s or more; half that a core, as more workers do not help a chain of tiers.
+    solve_rate = 5_000.0
 
     @property
     def params(self):

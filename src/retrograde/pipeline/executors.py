@@ -156,6 +156,17 @@ def worker_environment() -> dict[str, str]:
             "OPENBLAS_NUM_THREADS": "1"}
 
 
+def runs_in_process(workers: int | None, positions: int) -> bool:
+    """Whether a local run works in this process: --workers 0, or a game under
+    IN_PROCESS_LIMIT positions when --workers is not given."""
+    return workers == 0 or (workers is None and positions < IN_PROCESS_LIMIT)
+
+
+def worker_processes(workers: int | None, positions: int) -> int:
+    """Processes a local run works in: this one, or `workers` (default one per core)."""
+    return 1 if runs_in_process(workers, positions) else workers or os.cpu_count() or 1
+
+
 def _start_deaf_to_ctrl_c(start: Callable, *args, **kwargs):
     """Call `start` in this (non-main) thread with SIGINT blocked. The threads it starts, and the
     worker processes they spawn, inherit the blocked signal: a Ctrl-C at the terminal goes to the
@@ -190,13 +201,13 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
         with client:
             yield DaskExecutor(client)
         return
-    if workers == 0 or (workers is None and positions < IN_PROCESS_LIMIT):
+    if runs_in_process(workers, positions):
         yield InProcessExecutor()
         return
     import dask
     from distributed import Client, LocalCluster
 
-    n = workers or os.cpu_count() or 1
+    n = worker_processes(workers, positions)
     # dask's default pre-spawn MALLOC_TRIM_THRESHOLD_ turns off glibc's adaptive mmap threshold:
     # every large array a task allocates is then a fresh mapping, page-faulted in again
     # (twice the system time of an in-process 4x4 Quixo solve). Workers keep glibc's defaults.

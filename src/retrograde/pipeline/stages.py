@@ -8,13 +8,15 @@ chunks, so an interrupted solve resumes where it stopped.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from retrograde.data.store import SOLVED, Store, create_store, open_store
 from retrograde.errors import StoreError
 from retrograde.games import Game
+from retrograde.pipeline.estimate import Estimate, check_fits, estimate, this_machine
 from retrograde.pipeline.executors import Task, barrier
 from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
 from retrograde.pipeline.progress import Progress
@@ -40,6 +42,26 @@ def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = N
             raise StoreError(f"store {str(path)!r} was planned with --chunk-size {store.plan.chunk_size}, "
                              f"not {chunk_size}")
     return True
+
+
+def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = None, workers: int | None = None,
+                scheduler: str | None = None, force: bool = False) -> Estimate:
+    """`check_plan`, then estimate what the solve (or what is left of it) takes and refuse it,
+    unless `force`, where this machine cannot do it. Writes nothing.
+
+    :raises BadOption: the solve does not fit (one line: the estimate and how to go on).
+    """
+    plan = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE)
+    done = 0
+    if check_plan(game, store_path, chunk_size=chunk_size):
+        with open_store(store_path) as store:
+            plan, done = store.plan, positions_done(store)
+    found = estimate(plan, workers=workers, done_positions=done)
+    machine = this_machine(store_path)
+    if scheduler:  # the workers' memory is on the cluster's machines, not this one
+        machine = replace(machine, memory=sys.maxsize)
+    check_fits(found, store_path=store_path, force=force, machine=machine)
+    return found
 
 
 def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Store:
@@ -99,8 +121,7 @@ def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
     The driver records each chunk as its task reports it, drops a loopy group's
     scratch files once its values are recorded, and the scratch folder after the last task.
     """
-    progress = Progress("solve", store.plan.positions, quiet=quiet)
-    progress.done = sum(_done_positions(store, tier.name) for tier in store.plan.tiers)
+    progress = Progress("solve", store.plan.positions, quiet=quiet, done=positions_done(store))
     for task, result in executor.run(solve_tasks(store)):
         for summary in result or ():
             if store.record(summary["tier"]).chunks[summary["chunk"]] is None:
@@ -113,7 +134,12 @@ def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
     progress.finish("done")
 
 
-def _done_positions(store: Store, name: str) -> int:
+def positions_done(store: Store) -> int:
+    """Positions in the store's recorded chunks."""
+    return sum(tier_positions_done(store, tier.name) for tier in store.plan.tiers)
+
+
+def tier_positions_done(store: Store, name: str) -> int:
     plan = store.plan.tier(name)
     return sum(plan.chunk_length(c) for c, record in enumerate(store.record(name).chunks) if record is not None)
 
@@ -132,8 +158,14 @@ class VerifyResult:
     def ok(self) -> bool:
         return not (self.wrong or self.bad_checksums or self.unsolved)
 
+    @property
+    def verdict(self) -> str:
+        """"ok"; "failed" (damage found); "incomplete" (what could be checked is right, but
+        some tiers are not solved yet)."""
+        return "failed" if self.wrong or self.bad_checksums else "incomplete" if self.unsolved else "ok"
+
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "positions": self.positions, "wrong": self.wrong,
+        return {"ok": self.ok, "verdict": self.verdict, "positions": self.positions, "wrong": self.wrong,
                 "bad_checksums": self.bad_checksums, "unsolved": self.unsolved,
                 "examples": self.examples}
 
@@ -155,7 +187,7 @@ def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult
         if not report["checksum_ok"]:
             result.bad_checksums.append(f"{name}/{chunk}")
         progress.advance(report["positions"], f"tier {name}")
-    progress.finish("ok" if result.ok else "FAILED")
+    progress.finish(result.verdict)
     result.bad_checksums.sort()
     return result
 
@@ -167,6 +199,7 @@ def status(store: Store) -> dict[str, Any]:
         record = store.record(tier.name)
         tiers.append({"name": tier.name, "size": tier.size, "status": record.status,
                       "chunks": tier.n_chunks, "chunks_done": record.done,
+                      "positions_done": tier_positions_done(store, tier.name),
                       "win": record.count("win"), "loss": record.count("loss"),
                       "draw": record.count("draw")})
     return {"game": store.plan.game, "params": store.plan.params, "complete": store.complete,

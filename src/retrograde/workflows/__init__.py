@@ -1,7 +1,7 @@
 """Named end-to-end workflows: plan -> solve -> verify for a fixed game instance.
 
-`retrograde run NAME --out DIR` keeps the store and each stage's result in DIR;
-a finished stage is recorded in DIR/workflow.json and skipped when rerun, and an
+`retrograde run NAME --out DIR` keeps the store and each stage's result in DIR/NAME;
+a finished stage is recorded in DIR/NAME/workflow.json and skipped when rerun, and an
 unfinished solve resumes from its store.
 """
 
@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from retrograde.data.probing import start_summary
 from retrograde.errors import BadOption, StoreError
 from retrograde.games import make_game
 from retrograde.pipeline.executors import open_executor
-from retrograde.pipeline.stages import check_plan, plan_stage, solve_stage, status, verify_stage, write_json
+from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage, status, verify_stage, write_json
 
 
 @dataclass(frozen=True)
@@ -42,15 +43,27 @@ WORKFLOWS = {
 STAGES = ("plan", "solve", "verify")
 
 
+#: Where `run` keeps each workflow's folder unless told otherwise.
+DEFAULT_OUT = Path("retrograde-out")
+
+
+def workflow_folder(name: str, out: str | Path | None = None) -> Path:
+    """The folder of workflow `name` under `out` (default DEFAULT_OUT): the same layout either way."""
+    return (DEFAULT_OUT if out is None else Path(out)) / name
+
+
 def run_workflow(name: str, out: str | Path | None = None, *, workers: int | None = None,
                  scheduler: str | None = None, quiet: bool = False) -> dict[str, Any]:
-    """Run (or resume) a named workflow; returns the state recorded in workflow.json."""
+    """Run (or resume) a named workflow in `workflow_folder(name, out)`; returns the state
+    recorded in its workflow.json, with the instance's value ("value") added."""
     if name not in WORKFLOWS:
         raise BadOption(f"unknown workflow {name!r}; known workflows: {', '.join(sorted(WORKFLOWS))}")
     workflow = WORKFLOWS[name]
-    out_dir = Path(out) if out is not None else Path("retrograde-out") / name
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise BadOption(f"--out {str(out)!r} is not a folder")
+    out_dir = workflow_folder(name, out)
     if out_dir.exists() and not out_dir.is_dir():
-        raise BadOption(f"--out {str(out_dir)!r} is not a folder")
+        raise BadOption(f"{str(out_dir)!r} is not a folder")
     out_dir.mkdir(parents=True, exist_ok=True)
     state_path = out_dir / "workflow.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
@@ -60,9 +73,8 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
                   "store": "store.zarr"})
     state.setdefault("stages", {})
     game = make_game(workflow.game, workflow.params)
-    check_plan(game, out_dir / "store.zarr")
-    positions = sum(tier.size for tier in game.tiers())
-    with open_executor(workers=workers, scheduler=scheduler, positions=positions) as executor, \
+    found = check_solve(game, out_dir / "store.zarr", workers=workers, scheduler=scheduler)
+    with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
             plan_stage(game, out_dir / "store.zarr") as store:
         state["stages"]["plan"] = "done"
         write_json(state_path, state)
@@ -79,4 +91,4 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
                                  f"bad checksums {result.bad_checksums}; see {out_dir / 'verify.json'}")
             state["stages"]["verify"] = "done"
             write_json(state_path, state)
-    return state
+        return dict(state, value=start_summary(store))

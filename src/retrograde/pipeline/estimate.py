@@ -1,0 +1,214 @@
+"""What a solve will take, from its plan alone, and a refusal when this machine cannot do it.
+
+`estimate` gives the positions, the finished store's size on disk plus the scratch files
+of loopy groups while they are solved, the memory of one worker process at its largest
+task (named), and the time at the game's measured `solve_rate`. `check_fits` compares
+that with the free disk at the store, the memory available and `MAX_SECONDS`, and refuses
+in one line that says what does not fit and how to go on anyway (issue 8: a full 5x5
+Quixo solve used to start silently, 847 billion positions). The byte counts follow the
+tasks' arrays (pipeline/tasks.py, docs/SCALING.md); the constants below are measured.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from retrograde.errors import BadOption
+from retrograde.games import make_game
+from retrograde.pipeline.executors import worker_processes
+from retrograde.pipeline.plan import Plan
+from retrograde.pipeline.progress import clock
+from retrograde.pipeline.tasks import BATCH
+
+#: Longest estimated solve started without --force (seconds): a week.
+MAX_SECONDS = 7 * 24 * 3600
+#: A worker process before its task: interpreter, numpy, numba kernels, zarr, dask. In-process
+#: solves of tic-tac-toe, Nim 1,3,5,7 and 3x3 Quixo, whose tasks are tiny, peak at 160-195 MB RSS.
+PROCESS_BYTES = 200_000_000
+#: Copies of a task's child-tier values a worker may hold at once: it keeps the last two sets
+#: it read (tasks._solved_values), and reading a new one holds its tiers and their concatenation.
+CHILD_SET_COPIES = 4
+#: A loopy group's propagation beyond its state, per group position: the masks of its first
+#: settled test (3 bytes), later a level's index lists and heap not given back. Measured in
+#: all (BENCHMARKS.md): 7.26 GB for 811,246,800 positions (5x5 --down-to 23) and 1.34 GB for
+#: 124,807,200 (--down-to 24), 8.7-9.1 bytes a position with the 4 of state and PROCESS_BYTES.
+PROPAGATION_EXTRA_BYTES = 5
+#: Store files besides the values: a tier's three zarr.json files and its entry in the plan
+#: (1,870-1,950 bytes a tier in the Nim, tic-tac-toe, 3x3 and 4x4 Quixo stores), and a chunk's
+#: record in its tier's attributes (about 130 bytes) with the codec headers of its two files.
+TIER_FILE_BYTES = 2_000
+CHUNK_FILE_BYTES = 200
+
+
+def human_bytes(count: float) -> str:
+    """A byte count in decimal units: 7974780 -> "8.0 MB", 157e9 -> "157 GB", 512 -> "512 B"."""
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if count < 999.5 or unit == "PB":
+            break
+        count /= 1000
+    return f"{count:.1f} {unit}" if unit != "B" and count < 9.95 else f"{count:.0f} {unit}"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What solving a plan takes: `disk_bytes` of finished store plus `scratch_bytes` while
+    solving, `peak_bytes` in one worker process (during `peak_task`), `seconds` on `workers`
+    processes for the `to_solve` positions left of `positions`."""
+
+    game: str
+    positions: int
+    to_solve: int
+    disk_bytes: int
+    scratch_bytes: int
+    peak_bytes: int
+    peak_task: str
+    seconds: float
+    workers: int
+    #: The game's way to solve less (`Game.too_big_hint`), for a refusal.
+    hint: str = ""
+
+    @property
+    def disk_needed(self) -> int:
+        """Free disk the rest of the solve takes: the store's part still to write and the scratch."""
+        return math.ceil(self.disk_bytes * self.to_solve / max(self.positions, 1)) + self.scratch_bytes
+
+    @property
+    def memory_needed(self) -> int:
+        """Memory of every worker process at its peak at once."""
+        return self.peak_bytes * self.workers
+
+    @property
+    def on_workers(self) -> str:
+        """The time, 'about h:mm:ss on N workers' (at least a second: a solve never takes less)."""
+        return f"about {clock(max(self.seconds, 1))} on {self.workers} worker{'s' * (self.workers != 1)}"
+
+    def describe(self) -> str:
+        """One line for a person about to start the solve."""
+        left = "" if self.to_solve == self.positions else f" ({self.to_solve:,} still to solve)"
+        scratch = f" (+ {human_bytes(self.scratch_bytes)} scratch while solving)" if self.scratch_bytes else ""
+        return (f"{self.positions:,} positions{left}; about {human_bytes(self.disk_bytes)} on disk{scratch}, "
+                f"peak {human_bytes(self.peak_bytes)} per worker ({self.peak_task}), {self.on_workers}")
+
+
+def _tasks(plan: Plan, max_moves: int, value: int) -> Iterator[tuple[int, str]]:
+    """(bytes, what) of each step's largest task of each kind, beyond PROCESS_BYTES: the arrays
+    of pipeline/tasks.py, with `value` bytes (outcome code and remoteness) a position."""
+    expansion_row = 1 + 8 * max_moves  # terminal code + child references (Expansion.buffers)
+
+    def read(names) -> int:
+        return CHILD_SET_COPIES * value * sum(plan.tier(name).size for name in names)
+
+    for step in plan.steps:
+        if not step.loopy:  # solve_chunk: child tiers whole, the chunk expanded, its outputs and faults
+            tier = plan.tier(step.tiers[0])
+            rows = min(tier.chunk_size, tier.size)
+            yield read(tier.children) + rows * (expansion_row + value + 1), f"chunk of {tier.name}"
+            continue
+        size = sum(plan.tier(name).size for name in step.tiers)
+        # propagate_group: outcome, remoteness and pending count of the group, temporaries, parents batch
+        yield (size * (value + 1 + PROPAGATION_EXTRA_BYTES) + min(BATCH, size) * 8 * max_moves,
+               f"propagation of {' '.join(step.tiers)}")
+        for name in step.tiers:  # settle_chunk: the tiers led out to whole, the chunk's state, a batch
+            tier = plan.tier(name)
+            rows = min(tier.chunk_size, tier.size)
+            outside = [child for child in tier.children if child not in step.tiers]
+            yield (read(outside) + rows * (value + 1) + min(BATCH, rows) * expansion_row,
+                   f"first pass of {name}")
+
+
+def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0) -> Estimate:
+    """Estimate solving `plan` with --workers `workers` (None: as `open_executor` picks), of
+    which `done_positions` are solved already (a resumed store)."""
+    game = make_game(plan.game, plan.params)
+    processes = worker_processes(workers, plan.positions)
+    remoteness = np.dtype(plan.remoteness_dtype).itemsize
+    value = 1 + remoteness  # bytes of outcome code and remoteness a position, while solving
+    per_position = game.stored_bytes_per_position or 0.25 + remoteness  # uncompressed: 2 bits of outcome
+    disk = (plan.positions * per_position + len(plan.tiers) * TIER_FILE_BYTES
+            + sum(tier.n_chunks for tier in plan.tiers) * CHUNK_FILE_BYTES)
+    # A group being solved has first-pass files and a propagation checkpoint, each holding its
+    # outcome, remoteness and pending count uncompressed. Groups of one wave do not read each
+    # other, so up to one a worker are solved at once: the largest of one wave.
+    waves: dict[int, list[int]] = {}
+    for step in plan.steps:
+        if step.loopy:
+            waves.setdefault(step.wave, []).append(sum(plan.tier(name).size for name in step.tiers))
+    at_once = max((sum(sorted(sizes, reverse=True)[:processes]) for sizes in waves.values()), default=0)
+    scratch = 2 * (value + 1) * at_once
+    peak, task = max(_tasks(plan, game.max_moves, value))
+    to_solve = max(plan.positions - done_positions, 0)
+    return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, PROCESS_BYTES + peak,
+                    task, to_solve / (game.solve_rate * processes), processes, game.too_big_hint)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What a machine offers a solve: `memory` available (bytes) and `disk` free at `folder`."""
+
+    memory: int
+    disk: int
+    folder: str
+
+
+def available_memory() -> int:
+    """MemAvailable of /proc/meminfo (Linux), else the machine's physical memory."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def this_machine(store_path: str | os.PathLike) -> Machine:
+    """This machine, with the free disk of the store's folder (its nearest existing one)."""
+    folder = Path(store_path)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return Machine(available_memory(), shutil.disk_usage(folder).free, str(folder))
+
+
+def _listed(items: list[str], last: str) -> str:
+    """'a', 'a and b', 'a, b and c' (with `last` for 'and')."""
+    return f"{', '.join(items[:-1])} {last} {items[-1]}" if len(items) > 1 else items[0]
+
+
+def check_fits(estimate: Estimate, *, store_path: str | os.PathLike, force: bool = False,
+               machine: Machine | None = None) -> None:
+    """Refuse a solve over this machine's free disk (at `store_path`), available memory (every
+    worker at its peak) or MAX_SECONDS; `force` skips the check. `machine` replaces this one.
+
+    :raises BadOption: one line: what does not fit, by how much, and how to go on anyway.
+    """
+    if force:
+        return
+    machine = machine or this_machine(store_path)
+    over = []
+    if estimate.disk_needed > machine.disk:
+        over.append(f"about {human_bytes(estimate.disk_needed)} of disk "
+                    f"({human_bytes(machine.disk)} free at {machine.folder!r})")
+    if estimate.memory_needed > machine.memory:
+        each = f" per worker x {estimate.workers} workers" if estimate.workers > 1 else ""
+        over.append(f"{human_bytes(estimate.peak_bytes)} of memory{each} "
+                    f"({estimate.peak_task}; {human_bytes(machine.memory)} available)")
+    if estimate.seconds > MAX_SECONDS:
+        over.append(f"{estimate.on_workers} (over the {clock(MAX_SECONDS)} allowed)")
+    if not over:
+        return
+    ways = [estimate.hint] if estimate.hint else []
+    fitting = machine.memory // estimate.peak_bytes
+    if estimate.memory_needed > machine.memory and 1 <= fitting < estimate.workers:
+        ways.append(f"use --workers {fitting}")
+    ways.append("pass --force to start anyway")
+    left = "" if estimate.to_solve == estimate.positions else " still to solve"
+    raise BadOption(f"{estimate.game}: {estimate.to_solve:,} positions{left} need {_listed(over, 'and')}; "
+                    f"{_listed(ways, 'or')}")

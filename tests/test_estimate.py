@@ -1,0 +1,169 @@
+"""Estimates of a solve before it starts (pipeline/estimate.py), against solved stores and the
+figures measured in BENCHMARKS.md, and the refusal of what a machine cannot do."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from retrograde.errors import BadOption
+from retrograde.games import GAMES, Game, make_game
+from retrograde.pipeline import estimate as estimating
+from retrograde.pipeline.estimate import Machine, check_fits, estimate, human_bytes, this_machine, worker_processes
+from retrograde.pipeline.executors import IN_PROCESS_LIMIT
+from retrograde.pipeline.plan import make_plan
+
+#: The project machine (2 cores, 24 GiB): about 23 GiB available, and the 53 GB of free disk of the issue.
+PROJECT_MACHINE = Machine(memory=23 * 2**30, disk=53 * 10**9, folder=".")
+
+
+def plan_of(name, params=None):
+    return make_plan(make_game(name, params or {}))
+
+
+def quixo(size, down_to=None, workers=2):
+    return estimate(plan_of("quixo", {"size": size, "down_to": down_to}), workers=workers)
+
+
+def within(value, truth, factor):
+    return truth / factor <= value <= truth * factor
+
+
+@pytest.mark.parametrize("name, params, positions", [
+    ("nim", {"heaps": [1, 3, 5, 7]}, 2 * 4 * 6 * 8),
+    ("tictactoe", {}, 6_046),
+    ("quixo", {"size": 4}, 3**16),
+    ("quixo", {"size": 5, "down_to": 24}, 452_984_832),  # SCALING.md
+    ("quixo", {"size": 5}, 3**25),
+])
+def test_positions_are_the_plans(name, params, positions):
+    plan = plan_of(name, params)
+    result = estimate(plan, workers=2)
+    assert result.positions == sum(tier.size for tier in plan.tiers) == positions
+    assert result.to_solve == positions
+    assert estimate(plan, workers=2, done_positions=positions // 4).to_solve == positions - positions // 4
+
+
+@pytest.mark.parametrize("name, params", [("quixo", {"size": 3}), ("tictactoe", {}), ("nim", {"heaps": [1, 3, 5, 7]})])
+def test_disk_matches_a_solved_store(solved, name, params):
+    path = solved(name, params)
+    written = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    assert within(estimate(plan_of(name, params), workers=1).disk_bytes, written, 1.5), written
+
+
+def test_quixo_against_the_benchmarks():
+    """BENCHMARKS.md: store bytes, largest process and time on 2 workers of 4x4 and 5x5 solves."""
+    full = quixo(4)
+    assert within(full.disk_bytes, 7_974_780, 2)
+    assert within(full.peak_bytes, 355_000_000, 2)
+    assert within(full.seconds, 22.6, 1.5)
+    for down_to, disk, peak, seconds in ((24, 69_229_500, 1.34e9, 192.8), (23, 451_299_245, 7.26e9, 1_487)):
+        part = quixo(5, down_to)
+        assert within(part.disk_bytes, disk, 1.5), down_to
+        assert within(part.peak_bytes, peak, 1.5), down_to
+        assert within(part.seconds, seconds, 1.5), down_to
+
+
+def test_peak_names_the_largest_task():
+    assert quixo(5).peak_task == "propagation of m8o9 m9o8"  # the largest group (SCALING.md)
+    assert quixo(5, 24).peak_task == "propagation of m11o13 m13o11"
+    # Loop-free games: a chunk reading its child tiers whole; tiny next to the worker process itself.
+    ttt = estimate(plan_of("tictactoe"), workers=1)
+    assert ttt.peak_task == "chunk of k6"
+    # k7 (1,260 boards) read whole, 1 + 1 bytes each, up to 4 copies; k6's 1,680 rows expanded
+    # (1 + 8 x 9 moves), with outcome, remoteness and fault outputs.
+    assert ttt.peak_bytes == estimating.PROCESS_BYTES + 4 * 2 * 1_260 + 1_680 * (1 + 8 * 9 + 3)
+
+
+def test_time_and_scratch_scale_with_workers():
+    one, two = quixo(4, workers=1), quixo(4, workers=2)
+    assert one.seconds == pytest.approx(2 * two.seconds)
+    assert one.workers == 1 and two.workers == 2
+    # One group in progress with one worker: the largest, first pass and checkpoint, 4 bytes each a position.
+    assert one.scratch_bytes == 2 * 4 * 2 * 2_018_016  # m5o6 + m6o5
+    assert one.scratch_bytes < two.scratch_bytes < 2 * one.scratch_bytes
+    assert quixo(5, workers=1).scratch_bytes == 8 * 52_586_176_500  # SCALING.md: about 420 GB
+    assert estimate(plan_of("tictactoe"), workers=2).scratch_bytes == 0  # no loopy groups
+    half = estimate(plan_of("quixo", {"size": 4}), workers=2, done_positions=3**16 // 2)
+    assert half.seconds == pytest.approx(two.seconds / 2, rel=1e-6)
+    assert half.disk_needed == pytest.approx(half.disk_bytes / 2 + half.scratch_bytes, abs=1)
+
+
+def test_describe_is_one_human_line():
+    line = quixo(4).describe()
+    assert line == ("43,046,721 positions; about 8.3 MB on disk (+ 55 MB scratch while solving), "
+                    "peak 253 MB per worker (propagation of m5o6 m6o5), about 0:00:23 on 2 workers")
+    resumed = estimate(plan_of("quixo", {"size": 4}), workers=1, done_positions=3**16 - 1000)
+    assert "43,046,721 positions (1,000 still to solve);" in resumed.describe()
+    assert resumed.describe().endswith("about 0:00:01 on 1 worker")  # never under a second
+    assert "scratch" not in estimate(plan_of("tictactoe"), workers=1).describe()
+
+
+def test_full_5x5_is_refused_on_the_project_machine():
+    with pytest.raises(BadOption) as refused:
+        check_fits(quixo(5), store_path="q5.zarr", machine=PROJECT_MACHINE)
+    line = str(refused.value)
+    assert "\n" not in line
+    assert line.startswith("quixo --size 5: 847,288,609,443 positions need about ")
+    assert "of disk (53 GB free at '.')" in line
+    assert "473 GB of memory per worker x 2 workers (propagation of m8o9 m9o8; 25 GB available)" in line
+    assert line.endswith("solve part of it with --down-to N (the tiers with at least N cubes) "
+                         "or pass --force to start anyway")
+    check_fits(quixo(5), store_path="q5.zarr", machine=PROJECT_MACHINE, force=True)
+
+
+@pytest.mark.parametrize("size, down_to", [(4, None), (5, 24), (5, 23)])
+def test_what_the_project_machine_does_fits(size, down_to):
+    check_fits(quixo(size, down_to), store_path="q.zarr", machine=PROJECT_MACHINE)
+
+
+def test_fewer_workers_are_suggested_when_one_fits():
+    with pytest.raises(BadOption, match=r"7\.5 GB of memory per worker x 4 workers .* "
+                                        r"--down-to N \(the tiers with at least N cubes\), use --workers 3 "
+                                        r"or pass --force to start anyway$"):
+        check_fits(quixo(5, 23, workers=4), store_path="q.zarr", machine=PROJECT_MACHINE)
+
+
+def test_tiny_limits_refuse(monkeypatch):
+    ttt = estimate(plan_of("tictactoe"), workers=1)
+    small = Machine(memory=10**6, disk=1_000, folder="/small")
+    with pytest.raises(BadOption) as refused:
+        check_fits(ttt, store_path="t.zarr", machine=small)
+    assert str(refused.value) == ("tictactoe: 6,046 positions need about 30 kB of disk (1.0 kB free at '/small') "
+                                  "and 200 MB of memory (chunk of k6; 1.0 MB available); "
+                                  "pass --force to start anyway")
+    monkeypatch.setattr(estimating, "MAX_SECONDS", 10)
+    with pytest.raises(BadOption, match=r"^quixo --size 4: 43,046,721 positions need about 0:00:45 "
+                                        r"on 1 worker \(over the 0:00:10 allowed\); solve part"):
+        check_fits(quixo(4, workers=1), store_path="q.zarr", machine=PROJECT_MACHINE)
+    check_fits(quixo(4, workers=1), store_path="q.zarr", machine=small, force=True)
+
+
+def test_this_machine_looks_at_the_nearest_existing_folder(tmp_path):
+    machine = this_machine(tmp_path / "not" / "yet" / "q.zarr")
+    assert machine.folder == str(tmp_path)
+    assert machine.disk > 0 and machine.memory > 0
+    check_fits(estimate(plan_of("nim", {"heaps": [1, 3, 5, 7]}), workers=1), store_path=tmp_path / "n.zarr")
+
+
+def test_worker_processes_follow_open_executor():
+    assert worker_processes(0, 10**9) == 1
+    assert worker_processes(None, IN_PROCESS_LIMIT - 1) == 1
+    assert worker_processes(None, IN_PROCESS_LIMIT) == (os.cpu_count() or 1)
+    assert worker_processes(3, 10) == 3
+
+
+def test_human_bytes():
+    assert [human_bytes(n) for n in (0, 999, 1_000, 7_974_780, 99_960_000, 157e9, 2.5e15)] == [
+        "0 B", "999 B", "1.0 kB", "8.0 MB", "100 MB", "157 GB", "2.5 PB"]
+
+
+def test_every_game_has_its_measured_rate():
+    games = [make_game("nim", {"heaps": [1, 3, 5, 7]}), make_game("tictactoe")] + [
+        make_game("quixo", {"size": size}) for size in (3, 4, 5)]
+    assert {game.name for game in games} == set(GAMES)
+    rates = [game.solve_rate for game in games]
+    assert Game.solve_rate not in rates  # each game measured, none left at the default
+    assert rates[3] == 951_000  # 4x4 Quixo, BENCHMARKS.md
+    assert "--down-to N" in GAMES["quixo"].too_big_hint
