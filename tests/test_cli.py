@@ -330,3 +330,53 @@ def test_probe_on_a_terminal_says_it_reads_standard_input(solved):
     assert proc.returncode == 0, err
     assert err == "reading positions from standard input, one per line (Ctrl-D ends)\n"
     assert out.startswith("1,3,5,7: loss in 16")
+
+
+@pytest.mark.parametrize("command", ["games", "solve", "status", "verify", "probe", "play", "run"])
+def test_help_refers_to_nothing_users_do_not_have(command):
+    """Help texts stand alone: no references to the project's internal SPEC."""
+    result = run_cli(command, "--help")
+    assert result.returncode == 0 and "SPEC" not in result.stdout, result.stdout
+
+
+def test_a_second_writer_is_refused_and_names_the_holder(tmp_path):
+    """While a run holds a store's writer lock, `solve` and `run` on the same store refuse in one
+    line naming the holder, and write nothing; once it is released they go ahead."""
+    import os
+
+    from retrograde.data.lock import lock_path, writer_lock
+
+    store = tmp_path / "q3.zarr"
+    with writer_lock(store):
+        result = run_cli("solve", "quixo", "--size", "3", "--store", str(store), cwd=tmp_path)
+        check_one_line_error(result, 1, f"store '{store}' is being written by another run (pid {os.getpid()} on ")
+        assert not store.exists()
+        out = tmp_path / "out"
+        workflow = run_cli("run", "quixo3", "--out", str(out), cwd=tmp_path)
+        assert workflow.returncode == 0, workflow.stderr  # another store: not locked
+        with writer_lock(out / "quixo3" / "store.zarr"):
+            again = run_cli("run", "quixo3", "--out", str(out), cwd=tmp_path)
+            check_one_line_error(again, 1, "is being written by another run")
+    assert not lock_path(store).exists()
+    assert run_cli("solve", "quixo", "--size", "3", "--store", str(store), cwd=tmp_path).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "q3.zarr"]  # no lock file left
+
+
+def test_two_solves_started_together_on_one_store(tmp_path, solved):
+    """The issue's race: two solves of one 3x3 store started at once. One solves it; the other is
+    refused in one line (or finds it solved); never a traceback; the store is the usual one."""
+    import subprocess
+    import sys
+
+    for attempt in range(3):
+        store = tmp_path / f"q3-{attempt}.zarr"
+        args = [sys.executable, "-m", "retrograde", "solve", "quixo", "--size", "3", "--store", str(store),
+                "--workers", "0", "--quiet"]
+        procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        results = [(proc.wait(timeout=300), *proc.communicate()) for proc in procs]
+        for code, out, err in results:
+            assert code in (0, 1) and "Traceback" not in err, err
+            if code:
+                assert_one_error_line(err, "is being written by another run")
+        assert any(code == 0 for code, _, _ in results)
+        assert store_bytes(store) == store_bytes(solved("quixo", {"size": 3}))

@@ -377,3 +377,15 @@ def test_ctrl_c_or_sigterm_to_a_local_cluster_solve_prints_one_line(reference, t
     rerun = run(solve_args(store), tmp_path / "logs")
     assert rerun.returncode == 0, rerun.stderr
     assert_same_store(store, reference.path)
+
+
+def test_an_interrupted_verify_does_not_promise_a_resume(reference, tmp_path):
+    """verify keeps no progress: Ctrl-C during it says to rerun it, not that it resumes (it used
+    to print "rerun the same command to resume" and then start over); the store is untouched."""
+    before = store_bytes(reference.path)
+    args = ["verify", "--store", str(reference.path), "--workers", "0", "--quiet"]
+    result = run(args, tmp_path / "logs", command=[sys.executable, "-c", CTRL_C_DURING_IO])
+    assert result.returncode == 130, result.stderr
+    line = assert_one_error_line(result.stderr, "interrupted; verify keeps no progress: rerun it to check again")
+    assert "resume" not in line
+    assert store_bytes(reference.path) == before

@@ -169,6 +169,7 @@ class GameGroup(click.Group):
 
 def _solve_command(cls) -> click.Command:
     def callback(store_path, workers, scheduler, quiet, chunk_size, force, **options):
+        from retrograde.data.lock import writer_lock
         from retrograde.data.probing import start_summary
         from retrograde.games import make_game
         from retrograde.pipeline.executors import open_executor
@@ -183,18 +184,19 @@ def _solve_command(cls) -> click.Command:
             validate_chunk_size(chunk_size)
         if workers is not None and workers < 0:
             raise BadOption(f"--workers {workers}: must be >= 0")
-        found = check_solve(game, store_path, chunk_size=chunk_size, workers=workers, scheduler=scheduler,
-                            force=force)
-        if not quiet and found.to_solve:
-            click.echo(f"plan: {found.describe()}", err=True)
-        started = time.monotonic()
-        with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
-                plan_stage(game, store_path, chunk_size=chunk_size) as store:
-            done = "already solved" if store.complete else None
-            if not done:
-                solve_stage(store, executor, quiet=quiet)
-                done = f"solved in {clock(time.monotonic() - started)}"
-            click.echo(f"{game.describe()}: {start_summary(store)}; {done}, store {store_path}")
+        with writer_lock(store_path):
+            found = check_solve(game, store_path, chunk_size=chunk_size, workers=workers, scheduler=scheduler,
+                                force=force)
+            if not quiet and found.to_solve:
+                click.echo(f"plan: {found.describe()}", err=True)
+            started = time.monotonic()
+            with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
+                    plan_stage(game, store_path, chunk_size=chunk_size) as store:
+                done = "already solved" if store.complete else None
+                if not done:
+                    solve_stage(store, executor, quiet=quiet)
+                    done = f"solved in {clock(time.monotonic() - started)}"
+                click.echo(f"{game.describe()}: {start_summary(store)}; {done}, store {store_path}")
 
     params = [click.Option(["--" + p.name.replace("_", "-"), p.name], is_flag=True, help=p.help)
               if p.kind is bool else

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary
 from retrograde.errors import BadOption, StoreError
 from retrograde.games import make_game
@@ -73,22 +74,23 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
                   "store": "store.zarr"})
     state.setdefault("stages", {})
     game = make_game(workflow.game, workflow.params)
-    found = check_solve(game, out_dir / "store.zarr", workers=workers, scheduler=scheduler)
-    with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
-            plan_stage(game, out_dir / "store.zarr") as store:
-        state["stages"]["plan"] = "done"
-        write_json(state_path, state)
-        if state["stages"].get("solve") != "done":
-            solve_stage(store, executor, quiet=quiet)
-            state["stages"]["solve"] = "done"
-            write_json(out_dir / "status.json", status(store))
+    with writer_lock(out_dir / "store.zarr"):
+        found = check_solve(game, out_dir / "store.zarr", workers=workers, scheduler=scheduler)
+        with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
+                plan_stage(game, out_dir / "store.zarr") as store:
+            state["stages"]["plan"] = "done"
             write_json(state_path, state)
-        if state["stages"].get("verify") != "done":
-            result = verify_stage(store, executor, quiet=quiet)
-            write_json(out_dir / "verify.json", result.to_json())
-            if not result.ok:
-                raise StoreError(f"verify failed for {str(store.path)!r}: {result.wrong} wrong positions, "
-                                 f"bad checksums {result.bad_checksums}; see {out_dir / 'verify.json'}")
-            state["stages"]["verify"] = "done"
-            write_json(state_path, state)
-        return dict(state, value=start_summary(store))
+            if state["stages"].get("solve") != "done":
+                solve_stage(store, executor, quiet=quiet)
+                state["stages"]["solve"] = "done"
+                write_json(out_dir / "status.json", status(store))
+                write_json(state_path, state)
+            if state["stages"].get("verify") != "done":
+                result = verify_stage(store, executor, quiet=quiet)
+                write_json(out_dir / "verify.json", result.to_json())
+                if not result.ok:
+                    raise StoreError(f"verify failed for {str(store.path)!r}: {result.wrong} wrong positions, "
+                                     f"bad checksums {result.bad_checksums}; see {out_dir / 'verify.json'}")
+                state["stages"]["verify"] = "done"
+                write_json(state_path, state)
+            return dict(state, value=start_summary(store))

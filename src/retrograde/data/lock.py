@@ -1,0 +1,60 @@
+"""One writer per store: a run that writes a store holds an exclusive lock on the file
+`.<store name>.lock` beside it for as long as it writes.
+
+The lock is flock(2)'s: it belongs to the open file, so it goes with its holder however the
+holder ends (a kill -9 included) and a killed run never leaves a stale lock. The file names
+its holder for the refusal a second writer gets, and is removed when the lock is released.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from retrograde.errors import StoreError
+
+
+def lock_path(store_path: str | os.PathLike) -> Path:
+    """The lock file of a store: beside it, so that it exists before the store is planned."""
+    path = Path(store_path)
+    return path.parent / f".{path.name}.lock"
+
+
+@contextmanager
+def writer_lock(store_path: str | os.PathLike) -> Iterator[None]:
+    """Hold the store's writer lock while the block runs.
+
+    :raises StoreError: another run holds it (naming its pid, host and start), or the
+        store's folder does not exist.
+    """
+    path, lock = Path(store_path), lock_path(store_path)
+    if not path.parent.is_dir():
+        raise StoreError(f"cannot create store {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode(errors="replace").strip() or "starting"
+            os.close(fd)
+            raise StoreError(f"store {str(path)!r} is being written by another run ({holder}); "
+                             "wait until it ends, or stop it and rerun") from None
+        try:  # the holder we waited on may have removed the file meanwhile: lock the new one
+            if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}"
+                 .encode())
+        yield
+    finally:
+        lock.unlink(missing_ok=True)  # before the lock goes: a later opener gets a fresh file
+        os.close(fd)
