@@ -51,11 +51,11 @@ def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = 
 
     :raises BadOption: the solve does not fit (one line: the estimate and how to go on).
     """
-    plan = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE)
-    done = 0
     if check_plan(game, store_path, chunk_size=chunk_size):
         with open_store(store_path) as store:
             plan, done = store.plan, positions_done(store)
+    else:
+        plan, done = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE), 0
     found = estimate(plan, workers=workers, done_positions=done)
     machine = this_machine(store_path)
     if scheduler:  # the workers' memory is on the cluster's machines, not this one

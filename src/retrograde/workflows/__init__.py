@@ -66,15 +66,15 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
     if out_dir.exists() and not out_dir.is_dir():
         raise BadOption(f"{str(out_dir)!r} is not a folder")
     out_dir.mkdir(parents=True, exist_ok=True)
-    state_path = out_dir / "workflow.json"
-    state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    if state and (state.get("workflow") != name):
-        raise StoreError(f"--out {str(out_dir)!r} holds workflow {state.get('workflow')!r}, not {name!r}")
-    state.update({"workflow": name, "game": workflow.game, "params": workflow.params,
-                  "store": "store.zarr"})
-    state.setdefault("stages", {})
-    game = make_game(workflow.game, workflow.params)
-    with writer_lock(out_dir / "store.zarr"):
+    with writer_lock(out_dir / "store.zarr"):  # before workflow.json: one run writes the folder
+        state_path = out_dir / "workflow.json"
+        state = json.loads(state_path.read_text()) if state_path.exists() else {}
+        if state and (state.get("workflow") != name):
+            raise StoreError(f"--out {str(out_dir)!r} holds workflow {state.get('workflow')!r}, not {name!r}")
+        state.update({"workflow": name, "game": workflow.game, "params": workflow.params,
+                      "store": "store.zarr"})
+        state.setdefault("stages", {})
+        game = make_game(workflow.game, workflow.params)
         found = check_solve(game, out_dir / "store.zarr", workers=workers, scheduler=scheduler)
         with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
                 plan_stage(game, out_dir / "store.zarr") as store:
