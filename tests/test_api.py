@@ -107,7 +107,7 @@ def test_probe_matches_cli_probe_json(solved, game, params, positions):
     assert result.returncode == 0, result.stderr
     expected = [json.loads(line) for line in result.stdout.splitlines()]
     with retrograde.open_store(path) as store, open_raw_store(path) as raw:
-        agent = LookupAgent(raw, seed=0)
+        agent = LookupAgent(raw.game, store=raw, seed=0)
         for text, want in zip(positions, expected, strict=True):
             got = store.probe(text)
             assert str(got.position) == want["position"]

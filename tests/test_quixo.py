@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from conftest import run_cli
 from retrograde import outcome as oc
-from retrograde.agents import LookupAgent, RandomAgent
+from retrograde.agents.lookup import LookupAgent
+from retrograde.agents.random_agent import RandomAgent
 from retrograde.agents.match import play_game
 from retrograde.data.probing import values
 from retrograde.games import make_game
@@ -130,8 +131,8 @@ def check_lookup_converts_wins(store, starts, seed):
     itself, within the stored remoteness; from lost positions it loses no faster than that."""
     for n, start in enumerate(starts):
         value = values(store, [start])[0]
-        winner = LookupAgent(store, seed=seed + n)
-        for opponent in (RandomAgent(store.game, seed=seed + n), LookupAgent(store, seed=seed + n + 1)):
+        winner = LookupAgent(store.game, store=store, seed=seed + n)
+        for opponent in (RandomAgent(store.game, seed=seed + n), LookupAgent(store.game, store=store, seed=seed + n + 1)):
             record = play_game(winner, opponent, start, max_plies=200)
             assert record.result == "win", (store.game.format(start), record)
             assert record.plies <= value.remoteness
@@ -143,7 +144,7 @@ def test_3x3_lookup_agent_converts_every_win(open_solved):
     store = open_solved("quixo", {"size": 3})
     check_lookup_converts_wins(store, _positions_with(store, oc.WIN, 150, seed=3), seed=30)
     for start in _positions_with(store, oc.DRAW, 30, seed=4):
-        record = play_game(LookupAgent(store, seed=1), LookupAgent(store, seed=2), start, max_plies=60)
+        record = play_game(LookupAgent(store.game, store=store, seed=1), LookupAgent(store.game, store=store, seed=2), start, max_plies=60)
         assert record.result == "draw"  # neither side lets the draw slip
 
 

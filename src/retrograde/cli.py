@@ -139,6 +139,14 @@ def games() -> None:
         click.echo(f"  positions: {cls.notation}")
 
 
+@cli.command()
+def agents() -> None:
+    """List the agents and their options (specs: NAME or NAME:key=value,...)."""
+    from retrograde.agents import describe_agents
+
+    click.echo("\n".join(describe_agents()))
+
+
 # --- solve ------------------------------------------------------------------------------
 class GameGroup(click.Group):
     """`solve GAME`: one subcommand per game, built from the game's parameter list."""
@@ -330,28 +338,11 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
 
 
 # --- play ---------------------------------------------------------------------------------
-class AgentChoice(click.Choice):
-    """`--agent`: one of the agent registry's names, read only when `play` parses or shows its
-    help (the registry imports zarr, which no other command should wait for)."""
-
-    def __init__(self):
-        super().__init__(())
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        from retrograde.agents import AGENTS
-
-        return tuple(sorted(AGENTS))
-
-    @choices.setter
-    def choices(self, value) -> None:
-        """click.Choice.__init__ assigns the choices given to it; the registry supersedes them."""
-
-
 @cli.command()
 @store_option
-@click.option("--agent", "agent_name", type=AgentChoice(), default="lookup", show_default=True,
-              help="Opponent agent (lookup: perfect play read from the store).")
+@click.option("--agent", "agent_spec", default="lookup", show_default=True, metavar="SPEC",
+              help="Opponent agent spec, NAME[:key=value,...] ('retrograde agents' lists them; "
+                   "lookup: perfect play read from the store).")
 @click.option("--human", type=click.Choice(["first", "second"]), default="first", show_default=True,
               help="Whether you move first or second.")
 @click.option("--from", "start", default=None, metavar="POSITION", help="Start from this position.")
@@ -359,17 +350,16 @@ class AgentChoice(click.Choice):
 @click.option("--max-plies", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Stop the game after this many plies and show the position's stored value "
                    "(games with cycles can go on forever).")
-def play(store_path, agent_name, human, start, seed, max_plies) -> None:
+def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
     """Play against an agent in the terminal; type a move, or 'help' for the commands.
 
     The store must be completely solved and hold the start position's tier."""
-    from retrograde.agents import AGENTS
+    from retrograde.agents import build_agent
     from retrograde.agents.play import play_in_terminal
 
     with _open_read(store_path) as store:
         position = store.game.parse(start) if start else store.game.initial_position
-        cls = AGENTS[agent_name]
-        agent = cls(store, seed=seed) if agent_name == "lookup" else cls(store.game, seed=seed)
+        agent = build_agent(agent_spec, store.game, seed=seed, store=store)
         play_in_terminal(store, agent, position, human_first=human == "first", max_plies=max_plies)
 
 

@@ -28,3 +28,10 @@ class MissingTierError(StoreError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
+
+
+class BadAgent(RetrogradeError, ValueError):
+    """An agent spec names no agent, a parameter it lacks or a bad value, an agent that cannot
+    play the game, or a training artifact that is missing, corrupt or of another game."""
+
+    exit_code = 2

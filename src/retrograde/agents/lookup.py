@@ -11,8 +11,9 @@ from collections.abc import Iterable
 
 from retrograde import outcome as oc
 from retrograde.agents.base import Agent
+from retrograde.agents.spec import Option
 from retrograde.data.probing import MoveValue, analyse
-from retrograde.data.store import Store
+from retrograde.data.store import SOLVED, Store
 
 
 def preference(move: MoveValue) -> tuple[int, int]:
@@ -34,16 +35,30 @@ def optimal_moves(moves: Iterable[MoveValue]) -> list[MoveValue]:
 
 class LookupAgent(Agent):
     name = "lookup"
+    summary = "perfect play read from the store: fastest win, else a draw, else slowest loss"
+    needs_store = True
+    options = (Option("fallback", "agent for positions whose tier the store does not hold "
+                      "(e.g. 5x5 solved --down-to N); without one such a position is an error",
+                      None, kind="agent"),)
 
-    def __init__(self, store: Store, *, seed: int):
-        super().__init__(store.game, seed=seed)
-        self.store = store
+    def __init__(self, game, *, seed: int, store: Store, fallback: Agent | None = None):
+        super().__init__(game, seed=seed, store=store)
+        self.fallback = fallback
+        self._solved = {tier.name for tier in store.plan.tiers if store.record(tier.name).status == SOLVED}
 
     def best_moves(self, position) -> list[MoveValue]:
         """Every move that is optimal by (outcome, remoteness)."""
         return optimal_moves(analyse(self.store, [position])[0].moves)
 
+    def holds(self, position) -> bool:
+        """Whether the store values `position` and every child (all lie in solved tiers)."""
+        tier, _ = self.game.locate(position)
+        return tier in self._solved and all(self.game.locate(child)[0] in self._solved
+                                            for _, child in self.game.moves(position))
+
     def choose(self, position):
+        if self.fallback is not None and not self.holds(position):
+            return self.fallback.choose(position)
         best = self.best_moves(position)
         pick = best[int(self.rng.integers(len(best)))]
         return pick.move, pick.position

@@ -5,6 +5,7 @@ from retrograde.agents.base import Agent
 
 class RandomAgent(Agent):
     name = "random"
+    summary = "a uniformly random legal move"
 
     def choose(self, position):
         moves = self.game.moves(position)

@@ -12,7 +12,7 @@ from retrograde.games.tictactoe import TicTacToe
 
 GAMES: dict[str, type[Game]] = {cls.name: cls for cls in (Nim, TicTacToe, Quixo)}
 
-__all__ = ["GAMES", "Game", "Param", "Tier", "make_game"]
+__all__ = ["GAMES", "Game", "Param", "Tier", "make_game", "parse_game"]
 
 
 def make_game(name: str, params: dict[str, Any] | None = None) -> Game:
@@ -25,3 +25,41 @@ def make_game(name: str, params: dict[str, Any] | None = None) -> Game:
         return cls(**(params or {}))
     except TypeError as exc:
         raise BadOption(f"{name}: bad options {params!r} ({exc})") from None
+
+
+def parse_game(text: str) -> Game:
+    """A game instance from the form `Game.describe` writes (the `--game` option of `train`
+    and `match`): 'tictactoe', 'quixo --size 4', 'nim --heaps 1,3,5,7 --misere'."""
+    import shlex
+
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise BadOption(f"--game {text!r}: {exc}") from None
+    if not words:
+        raise BadOption(f"--game needs a game; known games: {', '.join(sorted(GAMES))}")
+    name, words = words[0].lower(), words[1:]
+    if name not in GAMES:
+        raise BadOption(f"--game {text!r}: unknown game {name!r}; known games: {', '.join(sorted(GAMES))}")
+    declared = {"--" + param.name.replace("_", "-"): param for param in GAMES[name].params_spec}
+    params: dict[str, Any] = {}
+    while words:
+        flag = words.pop(0)
+        param = declared.get(flag)
+        if param is None:
+            known = ", ".join(declared) or "none"
+            raise BadOption(f"--game {text!r}: {name} has no option {flag} (options: {known})")
+        if param.kind is bool:
+            params[param.name] = True
+            continue
+        if not words:
+            raise BadOption(f"--game {text!r}: {flag} needs a value")
+        value = words.pop(0)
+        try:
+            params[param.name] = param.kind(value)
+        except ValueError:
+            raise BadOption(f"--game {text!r}: {flag} {value}: not a valid {param.metavar}") from None
+    missing = [p.name for p in GAMES[name].params_spec if p.required and p.name not in params]
+    if missing:
+        raise BadOption(f"--game {text!r}: {name} needs --{missing[0].replace('_', '-')}")
+    return make_game(name, params)

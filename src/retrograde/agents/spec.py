@@ -1,0 +1,173 @@
+"""Agent specs: the one way to name an agent, on the command line and in Python.
+
+Grammar (SPEC §6):
+
+    spec    := NAME [":" option ("," option)*]
+    option  := KEY "=" value
+    value   := "(" spec-or-text ")" | text up to the next top-level ","
+
+A value that is itself a spec with several options goes in parentheses:
+`lookup:fallback=(minimax:depth=2,eval=lines)`; with one option it needs none:
+`lookup:fallback=minimax:depth=2`. A list of specs (`validate --agents`) is split at
+top-level commas, a piece of the form `key=value` (no ":" before its "=") continuing the
+spec before it: `lookup,minimax:depth=3,eval=lines,random` names three agents.
+
+Parsing checks only the grammar; `Option.convert` types and checks each value against
+the agent's declared options (`registry.build_agent`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from retrograde.errors import BadAgent
+
+_NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec: the agent's name and its options as written (values are text, or a
+    nested `AgentSpec` where the text was in parentheses or itself looks like a spec)."""
+
+    name: str
+    options: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        if not self.options:
+            return self.name
+        parts = []
+        for key, value in self.options:
+            parts.append(f"{key}=({value})" if "," in value else f"{key}={value}")
+        return f"{self.name}:{','.join(parts)}"
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return dict(self.options).get(key, default)
+
+
+def _split_top(text: str, where: str) -> list[str]:
+    """Split at commas outside parentheses; unbalanced parentheses are a grammar error."""
+    pieces, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise BadAgent(f"agent spec {where!r}: ')' without '('")
+        elif char == "," and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise BadAgent(f"agent spec {where!r}: '(' without ')'")
+    pieces.append(text[start:])
+    return pieces
+
+
+def _unwrap(value: str) -> str:
+    """`(text)` -> `text` when the first parenthesis closes at the value's end."""
+    if not value.startswith("("):
+        return value
+    depth = 0
+    for i, char in enumerate(value):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return value[1:-1].strip() if i == len(value) - 1 else value
+    return value
+
+
+def parse_spec(text: str) -> AgentSpec:
+    """Parse one spec; raise `BadAgent` naming what is wrong with its grammar."""
+    raw = text.strip()
+    if not raw:
+        raise BadAgent("empty agent spec: give an agent name, e.g. random or minimax:depth=3")
+    name, colon, rest = raw.partition(":")
+    name = name.strip().lower()
+    if not _NAME.match(name):
+        raise BadAgent(f"agent spec {raw!r}: {name!r} is not an agent name "
+                       "(write NAME or NAME:key=value,...; 'retrograde agents' lists them)")
+    if colon and not rest.strip():
+        raise BadAgent(f"agent spec {raw!r}: nothing after ':' (write NAME:key=value,...)")
+    options: dict[str, str] = {}
+    for piece in _split_top(rest, raw) if colon else []:
+        key, equals, value = piece.partition("=")
+        key, value = key.strip().lower(), _unwrap(value.strip())
+        if not equals or not key:
+            raise BadAgent(f"agent spec {raw!r}: {piece.strip()!r} is not key=value")
+        if not value:
+            raise BadAgent(f"agent spec {raw!r}: {key}= has no value")
+        if key in options:
+            raise BadAgent(f"agent spec {raw!r}: {key} is given twice")
+        options[key] = value
+    return AgentSpec(name, tuple(options.items()))
+
+
+def parse_spec_list(text: str) -> list[AgentSpec]:
+    """Parse a comma-separated list of specs (see the module docstring for continuations)."""
+    specs: list[str] = []
+    for piece in _split_top(text, text):
+        key, equals, _ = piece.partition("=")
+        if equals and ":" not in key and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return [parse_spec(spec) for spec in specs]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One agent parameter, declared as data so that specs are typed and checked in one place
+    and `retrograde agents` can list it. `kind`: int, float, choice, text, file (a path that
+    must exist) or agent (a nested spec, built for the same game)."""
+
+    name: str
+    help: str
+    default: Any
+    kind: str = "int"
+    choices: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+
+    def describe(self) -> str:
+        if self.kind == "choice":
+            kind = "|".join(self.choices)
+        elif self.low is not None or self.high is not None:
+            low = "" if self.low is None else f"{self.low:g}"
+            high = "" if self.high is None else f"{self.high:g}"
+            kind = f"{self.kind} {low}..{high}"
+        else:
+            kind = self.kind
+        default = "" if self.default is None else f", default {self.default}"
+        return f"{self.name}=<{kind}>{default}: {self.help}"
+
+    def convert(self, value: str, where: str) -> Any:
+        """The typed value of `value`; raise `BadAgent` naming the agent spec and the option."""
+        def bad(why: str) -> BadAgent:
+            return BadAgent(f"agent spec {where!r}: {self.name}={value}: {why}")
+
+        if self.kind in ("int", "float"):
+            try:
+                number = int(value) if self.kind == "int" else float(value)
+            except ValueError:
+                raise bad(f"not {'an integer' if self.kind == 'int' else 'a number'}") from None
+            if number != number or (self.low is not None and number < self.low) or \
+                    (self.high is not None and number > self.high):
+                low = "-inf" if self.low is None else f"{self.low:g}"
+                high = "inf" if self.high is None else f"{self.high:g}"
+                raise bad(f"must be between {low} and {high}")
+            return number
+        if self.kind == "choice":
+            if value.lower() not in self.choices:
+                raise bad(f"must be one of {', '.join(self.choices)}")
+            return value.lower()
+        if self.kind == "file":
+            path = Path(value).expanduser()
+            if not path.is_file():
+                raise bad("no such file")
+            return path
+        if self.kind == "agent":
+            return parse_spec(value)
+        return value
