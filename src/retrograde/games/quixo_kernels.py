@@ -72,6 +72,16 @@ def shifted(mask, shift):
 
 
 @njit
+def play(moves, k, mover, opponent):
+    """The board after move row k of the move table, still from the mover's view:
+    (mover mask, opponent mask); the pushed-in cube is the mover's."""
+    seg, s, shift = moves[k, SEG], moves[k, SOURCE], moves[k, SHIFT]
+    keep = ~(seg | s)
+    return ((mover & keep) | shifted(mover & seg, shift) | moves[k, DEST],
+            (opponent & keep) | shifted(opponent & seg, shift))
+
+
+@njit
 def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primitive, children):
     """Primitive outcomes and child references of indices start..stop-1 of tier m{a}o{b}.
 
@@ -101,10 +111,7 @@ def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primit
                 s = moves[k, SOURCE]
                 if opponent & s:
                     continue
-                seg = moves[k, SEG]
-                keep = ~(seg | s)
-                new_mover = (mover & keep) | shifted(mover & seg, moves[k, SHIFT]) | moves[k, DEST]
-                new_opponent = (opponent & keep) | shifted(opponent & seg, moves[k, SHIFT])
+                new_mover, new_opponent = play(moves, k, mover, opponent)
                 if not mover & s:
                     children[row, j] = child_offsets[1] + rank_counted(new_opponent, new_mover, b, a + 1, cells)
                 elif not count_only:

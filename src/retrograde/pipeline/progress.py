@@ -19,7 +19,7 @@ from tqdm import tqdm
 TERMINAL_INTERVAL = 0.5
 LOG_INTERVAL = 10.0
 
-_BAR_FORMAT = "{desc}: {percentage:5.1f}%|{bar}| {n_fmt}/{total_fmt} positions{postfix}"
+_BAR_FORMAT = "{desc}: {percentage:5.1f}%|{bar}| {n_fmt}/{total_fmt} {unit}{postfix}"
 
 
 def clock(seconds: float) -> str:
@@ -39,16 +39,18 @@ def per_second(rate: float) -> str:
 
 
 class Progress:
-    """Counts the positions done in a stage and reports them at most every `interval` seconds.
+    """Counts the work done in a stage (positions, unless `unit` names another: games,
+    episodes) and reports it at most every `interval` seconds.
 
     `done` is the work already done before this run (a resumed solve); it counts towards
     done/total but not towards the rate. `clock` is injectable for tests.
     """
 
     def __init__(self, stage: str, total: int, *, done: int = 0, stream: TextIO | None = None,
-                 quiet: bool = False, interval: float | None = None,
+                 quiet: bool = False, interval: float | None = None, unit: str = "positions",
                  clock: Callable[[], float] = time.monotonic):
         self.stage = stage
+        self.unit = unit
         self.total = total
         self.done = done
         self.stream = stream or sys.stderr
@@ -62,7 +64,7 @@ class Progress:
         self._shown = -math.inf
         self._where = ""
         # leave=False: finish() prints its own last line, and a bar left by Ctrl-C is cleared, not redrawn, at exit
-        self._bar = (tqdm(total=total, initial=done, desc=stage, file=self.stream, unit_scale=True,
+        self._bar = (tqdm(total=total, initial=done, desc=stage, file=self.stream, unit_scale=True, unit=unit,
                           dynamic_ncols=True, leave=False, bar_format=_BAR_FORMAT,
                           postfix=", ".join(self._timing(None)))
                      if self._tty else None)
@@ -102,7 +104,7 @@ class Progress:
                                       refresh=False)
             self._bar.refresh()
             return
-        parts = [f"{self.stage}: {self.done:,}/{self.total:,} positions "
+        parts = [f"{self.stage}: {self.done:,}/{self.total:,} {self.unit} "
                  f"({100 * self.done / max(self.total, 1):.1f}%)"]
         parts += [*self._timing(rate)] if rate else []
         parts += [self._where] if self._where else []
@@ -119,5 +121,5 @@ class Progress:
         positions = 0 if self._run_start is None else self.done - self._run_start
         mean = f" ({per_second(positions / elapsed)})" if positions and elapsed > 0 else ""
         head = f"{self.stage}: {message}, " if message else f"{self.stage}: "
-        self.stream.write(f"{head}{positions:,} positions in {clock(elapsed)}{mean}\n")
+        self.stream.write(f"{head}{positions:,} {self.unit} in {clock(elapsed)}{mean}\n")
         self.stream.flush()

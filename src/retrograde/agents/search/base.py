@@ -1,0 +1,158 @@
+"""What every game's search shares: the score scale, seeded move-ordering noise, and the
+`Search` interface the `minimax` and `greedy` agents drive.
+
+Scores are integers from the side to move's view (negamax). A decided position at `ply`
+plies below the root scores `WIN_SCORE - ply` for a win and `ply - WIN_SCORE` for a loss
+(faster wins and slower losses score higher), a draw 0; heuristic evaluations stay far
+inside +-WIN_SCORE. Kernels cannot draw from the agent's numpy Generator, so the agent draws
+a seed from it and the kernel runs a splitmix64 stream from that seed (`random_bits`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+from retrograde.agents.search.tablebase import UNKNOWN, Tablebase
+from retrograde.games.base import Game, Position
+from retrograde.jit import njit
+
+#: Score of a win at the root itself; a win `ply` plies below scores WIN_SCORE - ply.
+WIN_SCORE = 1_000_000_000
+#: Alpha-beta bounds: beyond every score, with room for the root's `alpha - 1`.
+INF = 1 << 60
+#: What a game's `enter` returns for a node it expanded (children to search) instead of a score.
+EXPANDED = 1 << 62
+#: Columns of the `frames` array of an iterative search: one row a ply on the current path.
+ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
+
+__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "next_child", "open_frames", "order_moves",
+           "random_bits", "settle", "start_node"]
+
+
+@njit
+def random_bits(state):
+    """31 random bits from the splitmix64 stream in `state` (uint64[1]), advancing it."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(z >> np.uint64(33))
+
+
+@njit
+def order_moves(keys, count, order, state):
+    """Fill order[:count] with move numbers by `keys` (int64, below 2**30) descending; equal
+    keys come in random order (a fresh draw from `state` breaks each tie)."""
+    for i in range(count):
+        keys[i] = (keys[i] << 31) | random_bits(state)
+        j = i
+        while j > 0 and keys[order[j - 1]] < keys[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+
+
+# The search is iterative (numba cannot cache recursive functions: numba issue 6061): each
+# game's kernel walks the tree with one `frames` row a ply and these helpers.
+@njit
+def open_frames(depth):
+    """Frames for a search `depth` plies deep, the root's window (-inf, inf)."""
+    frames = np.zeros((depth + 1, 6), dtype=np.int64)
+    frames[0, ALPHA] = -INF
+    frames[0, BETA] = INF
+    return frames
+
+
+@njit
+def start_node(frames, ply, count):
+    """The node at `ply` was expanded into `count` children (their order in order[ply])."""
+    frames[ply, BEST] = -INF
+    frames[ply, COUNT] = count
+    frames[ply, NEXT] = 0
+
+
+@njit
+def next_child(frames, order, ply, exact):
+    """The next child of the node at `ply` to search, its window set in frames[ply + 1]; -1 when
+    the node is done (every child searched, or a cutoff). The root searches each child with
+    (best so far - 1, inf), so that every move tying the best is scored exactly, or with
+    (-inf, inf) when `exact`."""
+    if frames[ply, NEXT] == frames[ply, COUNT] or frames[ply, ALPHA] >= frames[ply, BETA]:
+        return -1
+    child = order[ply, frames[ply, NEXT]]
+    frames[ply, NEXT] += 1
+    frames[ply, CHILD] = child
+    low = frames[ply, ALPHA]
+    if ply == 0:
+        low = -INF if exact else low - 1
+    frames[ply + 1, ALPHA] = -frames[ply, BETA]
+    frames[ply + 1, BETA] = -low
+    return child
+
+
+@njit
+def settle(frames, ply, value, root):
+    """Take the value of the child just searched (from the node's side) into the node at `ply`;
+    at the root, also into root[child]."""
+    if ply == 0:
+        root[frames[0, CHILD]] = value
+    if value > frames[ply, BEST]:
+        frames[ply, BEST] = value
+    if value > frames[ply, ALPHA]:
+        frames[ply, ALPHA] = value
+
+
+class Search(ABC):
+    """Depth-limited alpha-beta (negamax) over one game instance, run in numba kernels.
+
+    `evals` names the leaf evaluations the game has, its default first. With a solved
+    `store`, positions below the root whose tier the store holds (solved, loaded while it
+    fits `Tablebase.max_bytes`) take their exact stored score instead of being searched.
+    """
+
+    evals: ClassVar[tuple[str, ...]]
+
+    def __init__(self, game: Game, store=None):
+        self.game = game
+        self.tablebase = Tablebase(store, {tier.name: self.slot(tier.key) for tier in game.tiers()}, self.slots)
+        #: Positions visited by the last search (every node: interior, leaf, terminal, probed).
+        self.nodes = 0
+
+    # --- per game -----------------------------------------------------------------
+    #: Number of tablebase slots (tier keys map onto 0..slots-1).
+    slots: int
+
+    @abstractmethod
+    def slot(self, key: tuple[int, ...]) -> int:
+        """The tablebase slot of the tier with this key."""
+
+    @abstractmethod
+    def tiers_within(self, position: Position, depth: int) -> list[str]:
+        """Names of the tiers a search of `depth` plies from `position` can reach below it."""
+
+    @abstractmethod
+    def _run(self, position: Position, depth: int, evaluation: int, exact: bool, seed: int,
+             table: tuple[np.ndarray, np.ndarray, np.ndarray], scores: np.ndarray) -> int:
+        """Run the game's kernel from `position`: write scores[j] for the j-th move of
+        game.moves(position); return the number of nodes visited."""
+
+    # --- shared ---------------------------------------------------------------------
+    def root_scores(self, position: Position, depth: int, evaluation: str, *, seed: int,
+                    exact: bool = False) -> np.ndarray:
+        """Score of every move of `game.moves(position)` (in that order) for the side to move,
+        searched `depth` plies deep with leaf evaluation `evaluation` (one of `evals`).
+
+        Every move scoring the best is scored exactly; with `exact=False` the others only get an
+        upper bound below the best (alpha-beta at the root with window (best - 1, inf)), which
+        keeps the set of best moves exact. `seed` starts the random order of equally keyed
+        moves. Sets `nodes`.
+        """
+        self.tablebase.require(self.tiers_within(position, depth))
+        scores = np.full(self.game.max_moves, UNKNOWN, dtype=np.int64)
+        self.nodes = self._run(position, depth, self.evals.index(evaluation), exact, seed, self.tablebase.arrays(),
+                               scores)
+        return scores[:np.count_nonzero(scores != UNKNOWN)]  # the root's moves fill a prefix

@@ -1,0 +1,175 @@
+"""Quixo search: alpha-beta over (mover, opponent) bitboards with the seeds' evaluations.
+
+Evaluations, from the side to move's view, with C and O the most cubes of the side to
+move / of the opponent in one row, column or diagonal:
+
+* `cmax` (seed 001): N**C - N**O, N the board size;
+* `inline` (seed 004's "max in-line" difference): C - O;
+* `zero`: 0 (only decided positions score).
+
+Move ordering (seed 004): moves making the longer own line first, among equals those that
+took a blank cube first, equal keys in random order; at nodes one ply above the leaves
+the children are searched in move order (ordering them would cost as much as evaluating them).
+A move is applied as in `quixo_kernels`: with the move table's segment and shift.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrograde.agents.search.base import (BEST, EXPANDED, WIN_SCORE, Search, next_child, open_frames, order_moves,
+                                           settle, start_node)
+from retrograde.agents.search.tablebase import UNKNOWN, stored_score
+from retrograde.games.quixo import Quixo
+from retrograde.games.quixo_kernels import SOURCE, has_line, play
+from retrograde.games.ranking_kernels import popcount, rank_counted
+from retrograde.jit import njit
+
+CMAX, INLINE, ZERO = range(3)
+#: Columns of the per-ply child buffer: the child's side to move, its opponent, took a blank.
+NEXT_MOVER, NEXT_OPPONENT, BLANK = range(3)
+
+
+@njit
+def longest_line(mask, lines):
+    """The most cells of `mask` in one of `lines` (row, column and diagonal masks)."""
+    most = 0
+    for line in lines:
+        count = popcount(mask & line)
+        if count > most:
+            most = count
+    return most
+
+
+@njit
+def evaluate(evaluation, n, mover, opponent, lines):
+    """The heuristic score of a position for its side to move (see the module docstring)."""
+    if evaluation == ZERO:
+        return np.int64(0)
+    own = longest_line(mover, lines)
+    other = longest_line(opponent, lines)
+    if evaluation == CMAX:
+        return np.int64(n) ** own - np.int64(n) ** other
+    return np.int64(own - other)
+
+
+@njit
+def children(moves, mover, opponent, out):
+    """Write every child into out[:, NEXT_MOVER/NEXT_OPPONENT/BLANK] in game.moves order;
+    return how many there are."""
+    count = 0
+    for k in range(moves.shape[0]):
+        source = moves[k, SOURCE]
+        if opponent & source:
+            continue
+        out[count, NEXT_OPPONENT], out[count, NEXT_MOVER] = play(moves, k, mover, opponent)
+        out[count, BLANK] = 0 if mover & source else 1
+        count += 1
+    return count
+
+
+@njit
+def enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, kids, keys, order, frames,
+          rng, ply, depth):
+    """Score the position states[ply] if it is decided, stored or a leaf (`depth` 0); else expand
+    it into kids[ply] (ordered in order[ply]) and return EXPANDED. `ends` are
+    `quixo_kernels.line_masks` (for `has_line`), `lines` every line's mask (for evaluations)."""
+    mover = states[ply, 0]
+    opponent = states[ply, 1]
+    if has_line(mover, n, ends):
+        return WIN_SCORE - ply
+    if has_line(opponent, n, ends):
+        return ply - WIN_SCORE
+    cells = n * n
+    a = popcount(mover)
+    b = popcount(opponent)
+    slot = a * (cells + 1) + b
+    if ply > 0 and start[slot] >= 0:
+        known = stored_score(packed, remoteness, start, slot, rank_counted(mover, opponent, a, b, cells),
+                             ply, WIN_SCORE)
+        if known != UNKNOWN:
+            return known
+    if depth == 0:
+        return evaluate(evaluation, n, mover, opponent, lines)
+    here = kids[ply]
+    count = children(moves, mover, opponent, here)
+    if depth > 1:
+        for i in range(count):
+            keys[ply, i] = longest_line(here[i, NEXT_OPPONENT], lines) * 2 + here[i, BLANK]
+        order_moves(keys[ply], count, order[ply], rng)
+    else:
+        order[ply, :count] = np.arange(count)
+    start_node(frames, ply, count)
+    return EXPANDED
+
+
+@njit
+def search(n, moves, ends, lines, evaluation, packed, remoteness, start, mover, opponent, depth, exact, seed,
+           root):
+    """Alpha-beta (negamax) `depth` plies deep from (mover, opponent): root[j] gets the score of
+    the j-th move of game.moves (see `next_child`); returns the number of nodes visited."""
+    width = moves.shape[0]
+    states = np.empty((depth + 1, 2), dtype=np.int64)
+    kids = np.empty((depth + 1, width, 3), dtype=np.int64)
+    keys = np.empty((depth + 1, width), dtype=np.int64)
+    order = np.empty((depth + 1, width), dtype=np.int64)
+    frames = open_frames(depth)
+    rng = np.full(1, seed, dtype=np.uint64)
+    states[0, 0] = mover
+    states[0, 1] = opponent
+    nodes = 1
+    if enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, kids, keys, order, frames,
+             rng, 0, depth) != EXPANDED:
+        return nodes
+    ply = 0
+    while True:
+        child = next_child(frames, order, ply, exact)
+        if child >= 0:
+            states[ply + 1, 0] = kids[ply, child, NEXT_MOVER]
+            states[ply + 1, 1] = kids[ply, child, NEXT_OPPONENT]
+            nodes += 1
+            value = enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, kids, keys, order,
+                          frames, rng, ply + 1, depth - ply - 1)
+            if value == EXPANDED:
+                ply += 1
+            else:
+                settle(frames, ply, -value, root)
+        elif ply == 0:
+            return nodes
+        else:
+            ply -= 1
+            settle(frames, ply, -frames[ply + 1, BEST], root)
+
+
+class QuixoSearch(Search):
+    evals = ("cmax", "inline", "zero")
+
+    def __init__(self, game: Quixo, store=None):
+        self.slots = (game.cells + 1) ** 2
+        super().__init__(game, store)
+        self.lines = np.array([sum(1 << cell for cell in line) for line in game.lines], dtype=np.int64)
+
+    def slot(self, key):
+        a, b = key
+        return a * (self.game.cells + 1) + b
+
+    def tiers_within(self, position, depth):
+        """After p plies the root mover has gained at most ceil(p/2) cubes, the other side
+        floor(p/2) (a move adds at most one cube of the side that made it, never removes one)."""
+        a, b = (mask.bit_count() for mask in self.game._masks(position))
+        names = []
+        for ply in range(1, depth + 1):
+            for x in range(a, min(a + (ply + 1) // 2, self.game.cells) + 1):
+                for y in range(b, min(b + ply // 2, self.game.cells - x) + 1):
+                    names.append(f"m{y}o{x}" if ply % 2 else f"m{x}o{y}")
+        return list(dict.fromkeys(names))
+
+    def longest_lines(self, position) -> tuple[int, int]:
+        """(C, O): the most cubes of the side to move / of the opponent in one line."""
+        mover, opponent = self.game._masks(position)
+        return int(longest_line(mover, self.lines)), int(longest_line(opponent, self.lines))
+
+    def _run(self, position, depth, evaluation, exact, seed, table, scores):
+        mover, opponent = self.game._masks(position)
+        return int(search(self.game.size, self.game.move_table, self.game.line_masks, self.lines, evaluation,
+                          *table, mover, opponent, depth, exact, np.uint64(seed), scores))

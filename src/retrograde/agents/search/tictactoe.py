@@ -1,0 +1,128 @@
+"""Tic-tac-toe search: alpha-beta over (mover, opponent) masks, bit r*3+c.
+
+Evaluations, from the side to move's view:
+
+* `lines`: over the 8 lines, +1, +10, +100 for a line holding 1, 2, 3 of the mover's marks
+  and none of the opponent's, the same subtracted for the opponent's open lines;
+* `zero`: 0 (only decided positions score; at depth 9 the search is exact).
+
+Moves are ordered by the `lines` score of the board they make (equal ones at random).
+A board with a line is lost for the side to move (its opponent made it), a full board
+without one is a draw, as in `TicTacToe.primitive`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrograde.agents.search.base import (BEST, EXPANDED, WIN_SCORE, Search, next_child, open_frames, order_moves,
+                                           settle, start_node)
+from retrograde.agents.search.tablebase import UNKNOWN, stored_score
+from retrograde.games.ranking_kernels import popcount, rank_pair
+from retrograde.games.tictactoe_kernels import CELLS, FULL, LINES, has_line
+from retrograde.jit import njit
+
+LINES_EVAL, ZERO = range(2)
+#: Score of an open line by the number of marks in it.
+WEIGHTS = np.array([0, 1, 10, 100], dtype=np.int64)
+#: Added to ordering keys so that they are never negative.
+KEY_OFFSET = 1 << 10
+
+
+@njit
+def open_lines(mover, opponent):
+    """The `lines` evaluation of a board for its side to move."""
+    score = 0
+    for line in LINES:
+        own = popcount(mover & line)
+        other = popcount(opponent & line)
+        if other == 0:
+            score += WEIGHTS[own]
+        elif own == 0:
+            score -= WEIGHTS[other]
+    return score
+
+
+@njit
+def enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply, depth):
+    """Score the board states[ply] if it is decided, stored or a leaf (`depth` 0); else expand it
+    into kids[ply] (the cell bit of each move, in game.moves order; ordered in order[ply]) and
+    return EXPANDED."""
+    mover = states[ply, 0]
+    opponent = states[ply, 1]
+    if has_line(mover) or has_line(opponent):
+        return ply - WIN_SCORE
+    if mover | opponent == FULL:
+        return np.int64(0)
+    if ply > 0:
+        marks = popcount(mover | opponent)
+        if start[marks] >= 0:
+            x_to_move = popcount(mover) == popcount(opponent)
+            xs, os = (mover, opponent) if x_to_move else (opponent, mover)
+            known = stored_score(packed, remoteness, start, marks, rank_pair(xs, os, CELLS), ply, WIN_SCORE)
+            if known != UNKNOWN:
+                return known
+    if depth == 0:
+        return np.int64(0) if evaluation == ZERO else np.int64(open_lines(mover, opponent))
+    count = 0
+    for cell in range(CELLS):
+        bit = 1 << cell
+        if not (mover | opponent) & bit:
+            kids[ply, count] = bit
+            keys[ply, count] = KEY_OFFSET - open_lines(opponent, mover | bit)
+            count += 1
+    order_moves(keys[ply], count, order[ply], rng)
+    start_node(frames, ply, count)
+    return EXPANDED
+
+
+@njit
+def search(evaluation, packed, remoteness, start, mover, opponent, depth, exact, seed, root):
+    """Alpha-beta (negamax) `depth` plies deep: root[j] gets the score of the j-th move of
+    game.moves (see `next_child`); returns the number of nodes visited."""
+    states = np.empty((depth + 1, 2), dtype=np.int64)
+    kids = np.empty((depth + 1, CELLS), dtype=np.int64)
+    keys = np.empty((depth + 1, CELLS), dtype=np.int64)
+    order = np.empty((depth + 1, CELLS), dtype=np.int64)
+    frames = open_frames(depth)
+    rng = np.full(1, seed, dtype=np.uint64)
+    states[0, 0] = mover
+    states[0, 1] = opponent
+    nodes = 1
+    if enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0, depth) != EXPANDED:
+        return nodes
+    ply = 0
+    while True:
+        child = next_child(frames, order, ply, exact)
+        if child >= 0:
+            states[ply + 1, 0] = states[ply, 1]
+            states[ply + 1, 1] = states[ply, 0] | kids[ply, child]
+            nodes += 1
+            value = enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply + 1,
+                          depth - ply - 1)
+            if value == EXPANDED:
+                ply += 1
+            else:
+                settle(frames, ply, -value, root)
+        elif ply == 0:
+            return nodes
+        else:
+            ply -= 1
+            settle(frames, ply, -frames[ply + 1, BEST], root)
+
+
+class TicTacToeSearch(Search):
+    evals = ("lines", "zero")
+    slots = CELLS + 1
+
+    def slot(self, key):
+        return key[0]
+
+    def tiers_within(self, position, depth):
+        marks = (position[0] | position[1]).bit_count()
+        return [f"k{k}" for k in range(marks + 1, min(marks + depth, CELLS) + 1)]
+
+    def _run(self, position, depth, evaluation, exact, seed, table, scores):
+        xs, os = position
+        mover, opponent = (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
+        return int(search(evaluation, *table, mover, opponent, depth, exact, np.uint64(seed), scores))

@@ -1,0 +1,16 @@
+"""The training stage: genetic-algorithm and Q-learning players, trained resumably into artifacts
+that the `ga` and `rl` agents play from (`retrograde train`).
+
+`train` is imported on first use: the agents read artifacts through `training.artifact`
+without loading the learners.
+"""
+
+__all__ = ["train"]
+
+
+def __getattr__(name: str):
+    if name == "train":
+        from retrograde.training.stage import train
+
+        return train
+    raise AttributeError(f"module 'retrograde.training' has no attribute {name!r}")

@@ -1,0 +1,101 @@
+"""Training artifacts and checkpoints on disk: JSON or .npz, never pickle.
+
+A `ga` artifact is a JSON document; an `rl` artifact an .npz of plain arrays whose JSON
+metadata sits in a 0-d string array `metadata` (np.load(allow_pickle=False) reads both).
+Files are written under a temporary name and renamed into place, and .npz members carry a
+fixed timestamp, so that the same training gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from retrograde.errors import BadAgent
+from retrograde.games.base import Game
+
+FORMAT = "retrograde-training"
+VERSION = 1
+#: Game parameters that limit what a store holds but not the rules an agent plays by.
+_NOT_RULES = ("down_to",)
+
+
+def game_identity(game: Game) -> dict[str, Any]:
+    """The game an artifact plays, as recorded in it: name and the parameters of its rules."""
+    params = {key: value for key, value in game.params.items() if key not in _NOT_RULES}
+    return json.loads(json.dumps({"name": game.name, "params": params}))
+
+
+def _replace_atomically(target: Path, write) -> None:
+    partial = target.with_name(f"{target.name}.{uuid.uuid4().hex}.partial")
+    try:
+        with open(partial, "wb") as f:
+            write(f)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def save_json(target: Path, document: dict[str, Any]) -> None:
+    """Write `document` as indented JSON, atomically."""
+    text = json.dumps(document, indent=1, sort_keys=True) + "\n"
+    _replace_atomically(target, lambda f: f.write(text.encode()))
+
+
+def save_npz(target: Path, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> None:
+    """Write `arrays` and `metadata` (as JSON in the member `metadata`) as a deflated .npz, atomically
+    and byte-reproducibly (np.savez stamps members with the current time)."""
+    members = {**arrays, "metadata": np.array(json.dumps(metadata, sort_keys=True))}
+
+    def write(f) -> None:
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, array in members.items():
+                info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with archive.open(info, "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+
+    _replace_atomically(target, write)
+
+
+def load_npz(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """(arrays, metadata) of a file `save_npz` wrote (ValueError and OSError on anything else)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except zipfile.BadZipFile as exc:
+        raise ValueError(str(exc)) from None
+    if "metadata" not in arrays:
+        raise ValueError("no metadata")
+    return arrays, json.loads(str(arrays.pop("metadata")))
+
+
+def load_artifact(path: Path, learner: str, game: Game) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """(metadata, arrays) of a `learner` artifact for `game`; BadAgent in one line if the file is
+    unreadable, corrupt, another learner's or another game's."""
+    where = f"{learner}: params={path}"
+    try:
+        if learner == "ga":
+            metadata, arrays = json.loads(Path(path).read_text()), {}
+        else:
+            arrays, metadata = load_npz(Path(path))
+        if not isinstance(metadata, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError, EOFError) as exc:  # JSON and zip errors are ValueErrors
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "unreadable or corrupt"
+        raise BadAgent(f"{where}: not a {learner} artifact ({reason})") from None
+    if metadata.get("format") != FORMAT or metadata.get("learner") != learner:
+        raise BadAgent(f"{where}: not a {learner} artifact (train one with retrograde train {learner} ...)")
+    if metadata.get("version") != VERSION:
+        raise BadAgent(f"{where}: artifact format version {metadata.get('version')}, this retrograde reads {VERSION}")
+    if metadata.get("game") != game_identity(game):
+        trained = metadata.get("game") or {}
+        raise BadAgent(f"{where}: trained for {trained.get('name')} {trained.get('params')}, "
+                       f"not {game.describe()}")
+    return metadata, arrays

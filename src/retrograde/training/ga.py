@@ -1,0 +1,146 @@
+"""The genetic algorithm behind `retrograde train ga` (seed 001's Nim GA; feature weights for Quixo).
+
+Each generation breeds `offspring` children: two parents (uniformly at random with
+selection=plus, by tournament with selection=tournament), uniform crossover, then each gene
+gets Gaussian noise with probability `mutation` (clipped to the genome's range). Survivors:
+(mu+lambda) with plus, the best parent and the best children with tournament. Fitness is the
+win share (a draw counts half) over `games` seeded matches from the start position against the
+opponent agents in turn, seats alternating; it is measured once per individual.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from retrograde.agents.ga import GenomeAgent, genome_layout
+from retrograde.agents.match import play_game
+from retrograde.agents.registry import build_agent
+from retrograde.agents.spec import Option, parse_spec_list
+from retrograde.errors import BadAgent
+from retrograde.pipeline.progress import Progress
+from retrograde.training.artifact import save_json
+from retrograde.training.learner import Learner
+
+#: A match's result for the individual, and what it scores.
+SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+SWAPPED = {"win": "loss", "draw": "draw", "loss": "win"}
+
+
+def default_opponents(game) -> str:
+    """Seed 001 evolves Nim players against a random and an optimal player (`expert`, once
+    there is one); Quixo players against a random one."""
+    if game.name == "nim" and importlib.util.find_spec("retrograde.agents.expert") is not None:
+        return "random,expert"
+    return "random"
+
+
+class GaLearner(Learner):
+    name = "ga"
+    unit = "generations"
+    suffix = ".json"
+    options = (
+        Option("population", "individuals kept each generation (mu)", 20, low=2),
+        Option("offspring", "children bred each generation (lambda)", 20, low=1),
+        Option("generations", "generations to evolve", 20, low=1),
+        Option("selection", "plus: uniform parents, the best mu of parents and children survive; "
+                            "tournament: parents by tournament, children replace all but the best parent",
+               "plus", kind="choice", choices=("plus", "tournament")),
+        Option("tournament", "tournament size", 5, low=2),
+        Option("mutation", "chance that a child's gene gets Gaussian noise", 0.15, kind="float", low=0, high=1),
+        Option("sigma", "standard deviation of the Gaussian noise", 0.2, kind="float", low=0, high=10),
+        Option("games", "matches per fitness evaluation (seats alternate)", 20, low=1),
+        Option("opponents", "opponent specs, comma-separated in parentheses, played in turn "
+                            "(auto: random; random and expert for nim)", "auto", kind="text"),
+        Option("plies", "ply cap of a match (a draw when reached)", 200, low=1),
+        Option("every", "generations between checkpoints (0: a tenth of them)", 0, low=0),
+    )
+
+    def __init__(self, game, settings: dict[str, Any], *, store=None):
+        if GenomeAgent.cannot_play(game):
+            raise BadAgent(f"ga cannot learn {game.describe()}: {GenomeAgent.cannot_play(game)}")
+        if settings["opponents"] == "auto":
+            settings["opponents"] = default_opponents(game)
+        self.opponents = parse_spec_list(settings["opponents"])
+        for spec in self.opponents:  # a bad opponent is refused before anything is written
+            build_agent(spec, game, seed=0, store=store)
+        settings["opponents"] = ",".join(map(str, self.opponents))
+        if settings["selection"] == "tournament":
+            if settings["offspring"] < settings["population"] - 1:
+                raise BadAgent("ga: selection=tournament keeps the best parent and population-1 children: "
+                               "give offspring >= population - 1")
+            if settings["tournament"] > settings["population"]:
+                raise BadAgent("ga: tournament must not exceed population")
+        super().__init__(game, settings, store=store)
+        self.names, self.low, self.high = genome_layout(game)
+        self.population = np.empty((0, len(self.names)))
+        self.fitness = np.empty(0)
+
+    @property
+    def total(self) -> int:
+        return self.settings["generations"]
+
+    def _fitness(self, weights: np.ndarray, rng: np.random.Generator) -> float:
+        """Win share (draws half) of `weights` over the seeded matches."""
+        seed = int(rng.integers(2**62))
+        player = GenomeAgent(self.game, seed=seed, weights=weights)
+        start, plies = self.game.initial_position, self.settings["plies"]
+        score = 0.0
+        for match in range(self.settings["games"]):
+            opponent = build_agent(self.opponents[match % len(self.opponents)], self.game,
+                                   seed=seed + 1 + match, store=self.store)
+            if match % 2 == 0:
+                result = play_game(player, opponent, start, max_plies=plies).result
+            else:
+                result = SWAPPED[play_game(opponent, player, start, max_plies=plies).result]
+            score += SCORE[result]
+        return score / self.settings["games"]
+
+    def _survive(self, genomes: np.ndarray, fitness: np.ndarray) -> None:
+        """Keep the `population` fittest, fittest first (stable: earlier ones win ties)."""
+        order = np.argsort(-fitness, kind="stable")[: self.settings["population"]]
+        self.population, self.fitness = genomes[order], fitness[order]
+
+    def start(self, rng):
+        genomes = rng.uniform(self.low, self.high, (self.settings["population"], len(self.names)))
+        self._survive(genomes, np.array([self._fitness(genome, rng) for genome in genomes]))
+
+    def _parent(self, rng: np.random.Generator) -> int:
+        size = len(self.population)
+        if self.settings["selection"] == "plus":
+            return int(rng.integers(size))
+        contenders = rng.choice(size, size=self.settings["tournament"], replace=False)
+        return int(contenders[np.argmax(self.fitness[contenders])])
+
+    def _child(self, rng: np.random.Generator) -> np.ndarray:
+        first, second = self.population[self._parent(rng)], self.population[self._parent(rng)]
+        genes = len(self.names)
+        child = np.where(rng.random(genes) < 0.5, first, second)
+        mutated = rng.random(genes) < self.settings["mutation"]
+        return np.clip(child + mutated * rng.normal(0.0, self.settings["sigma"], genes), self.low, self.high)
+
+    def run(self, start, stop, rng, progress: Progress):
+        for _ in range(start, stop):
+            children = np.array([self._child(rng) for _ in range(self.settings["offspring"])])
+            fitness = np.array([self._fitness(child, rng) for child in children])
+            kept = len(self.population) if self.settings["selection"] == "plus" else 1
+            self._survive(np.vstack([self.population[:kept], children]), np.concatenate([self.fitness[:kept], fitness]))
+            progress.advance(1, f"best fitness {self.fitness[0]:.3f}")
+        return {"best_fitness": float(self.fitness[0]), "mean_fitness": float(self.fitness.mean())}
+
+    def state(self):
+        return {"population": self.population, "fitness": self.fitness}
+
+    def restore(self, arrays):
+        self.population, self.fitness = arrays["population"], arrays["fitness"]
+
+    def player(self, seed):
+        return GenomeAgent(self.game, seed=seed, weights=self.population[0])
+
+    def write(self, out: Path, metadata):
+        genome = {"kind": "nim-rules" if self.game.name == "nim" else "quixo-features",
+                  "names": list(self.names), "weights": self.population[0].tolist()}
+        save_json(out, {**metadata, "genome": genome, "fitness": float(self.fitness[0])})

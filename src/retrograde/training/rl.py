@@ -1,0 +1,164 @@
+"""Q-learning behind `retrograde train rl` (seeds 000/001): tabular where the game fits a table,
+linear in board features on 4x4/5x5 Quixo (`agents.rl`).
+
+Moves are epsilon-greedy with seed 001's GLIE schedule eps_k = b / (b + k), b chosen so that
+eps reaches the final `epsilon` at 90% of the episodes, then kept. Rewards are win +1, loss -1,
+draw 0 for every game (seed 001 used 10/-10/3 on tic-tac-toe; a draw worth 0 keeps Q on the
+game's value scale, which the learning curve measures). The update is
+Q(s, a) += alpha * (target - Q(s, a)):
+
+* opponent=self: one Q for both sides (positions are from the mover's view); the target of a
+  move is its reward if it ends the game, else -gamma * max Q of the opponent's position;
+* opponent=SPEC: the learner plays one seat (alternating by episode) against that agent; the
+  target is the reward if the game ends before the learner moves again, else
+  gamma * max Q of the learner's next position.
+
+An episode that reaches the ply cap stops without a final update (endless Quixo play).
+Each learning-curve point records the block's final epsilon and the shares of episodes won,
+drawn and lost by the learner (with self-play: by the first player).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from retrograde.agents.base import Agent
+from retrograde.agents.features import best_index
+from retrograde.agents.registry import build_agent
+from retrograde.agents.rl import REWARD, LinearQ, QAgent, TabularQ, model_class
+from retrograde.agents.spec import Option, parse_spec
+from retrograde.errors import BadAgent
+from retrograde.pipeline.progress import Progress
+from retrograde.training.artifact import save_npz
+from retrograde.training.learner import Learner
+
+
+class RlLearner(Learner):
+    name = "rl"
+    unit = "episodes"
+    suffix = ".npz"
+    options = (
+        Option("episodes", "training games", 20_000, low=1),
+        Option("alpha", "learning rate", 0.1, kind="float", low=0, high=1),
+        Option("gamma", "discount factor", 0.9, kind="float", low=0, high=1),
+        Option("epsilon", "final exploration rate (GLIE: reached at 90% of the episodes)", 0.1,
+               kind="float", low=0, high=0.99),
+        Option("opponent", "self (self-play) or the spec of the agent to learn against", "self", kind="text"),
+        Option("plies", "ply cap of an episode", 200, low=1),
+        Option("every", "episodes between checkpoints (0: a tenth of them)", 0, low=0),
+    )
+
+    def __init__(self, game, settings: dict[str, Any], *, store=None):
+        self.model_class = model_class(game)
+        refusal = self.model_class is TabularQ and TabularQ.refusal(game)
+        if refusal:
+            raise BadAgent(f"rl cannot learn {game.describe()}: {refusal}")
+        self.opponent = None if settings["opponent"].lower() == "self" else parse_spec(settings["opponent"])
+        if self.opponent is not None:  # a bad opponent is refused before anything is written
+            build_agent(self.opponent, game, seed=0, store=store)
+        settings["opponent"] = str(self.opponent or "self")
+        super().__init__(game, settings, store=store)
+        final, episodes = settings["epsilon"], settings["episodes"]
+        self.b = 0.9 * episodes * final / (1 - final)
+        self.model: TabularQ | LinearQ = self.model_class(game)
+
+    @property
+    def total(self) -> int:
+        return self.settings["episodes"]
+
+    def epsilon(self, episode: int) -> float:
+        """GLIE exploration rate of episode k (0-based): b / (b + k), never below the final one."""
+        final = self.settings["epsilon"]
+        return max(self.b / (self.b + episode), final) if self.b > 0 else final
+
+    def _move(self, q: np.ndarray, epsilon: float, rng: np.random.Generator) -> int:
+        """Epsilon-greedy: a random move with probability epsilon, else the best (ties at random)."""
+        if rng.random() < epsilon:
+            return int(rng.integers(len(q)))
+        return best_index(q, rng)
+
+    def _self_play(self, epsilon: float, rng: np.random.Generator) -> str:
+        """One self-play episode; returns the first player's result."""
+        game, model = self.game, self.model
+        alpha, gamma = self.settings["alpha"], self.settings["gamma"]
+        position, pending = game.initial_position, None
+        for ply in range(self.settings["plies"]):
+            moves, q, handle = model.evaluate(position)
+            if pending is not None:
+                model.update(*pending, -gamma * q.max(), alpha)
+            move = self._move(q, epsilon, rng)
+            position = moves[move][1]
+            ended = game.primitive(position)
+            if ended:
+                reward = -REWARD[ended]  # the position's side to move is the other player
+                model.update(handle, move, reward, alpha)
+                first_moved_last = ply % 2 == 0
+                return _result(reward if first_moved_last else -reward)
+            pending = (handle, move)
+        return "draw"
+
+    def _against(self, opponent: Agent, learner_first: bool, epsilon: float, rng: np.random.Generator) -> str:
+        """One episode against `opponent`; returns the learner's result."""
+        game, model = self.game, self.model
+        alpha, gamma = self.settings["alpha"], self.settings["gamma"]
+        position, pending = game.initial_position, None
+        learner_moves = learner_first
+        for _ in range(self.settings["plies"]):
+            if learner_moves:
+                moves, q, handle = model.evaluate(position)
+                if pending is not None:
+                    model.update(*pending, gamma * q.max(), alpha)
+                move = self._move(q, epsilon, rng)
+                position = moves[move][1]
+                ended = game.primitive(position)
+                if ended:
+                    model.update(handle, move, -REWARD[ended], alpha)
+                    return _result(-REWARD[ended])
+                pending = (handle, move)
+            else:
+                _, position = opponent.choose(position)
+                ended = game.primitive(position)
+                if ended:  # the learner is to move: the outcome is its own
+                    if pending is not None:
+                        model.update(*pending, REWARD[ended], alpha)
+                    return _result(REWARD[ended])
+            learner_moves = not learner_moves
+        return "draw"
+
+    def start(self, rng):
+        self.model = self.model_class(self.game)
+
+    def run(self, start, stop, rng, progress: Progress):
+        opponent = (None if self.opponent is None else
+                    build_agent(self.opponent, self.game, seed=int(rng.integers(2**62)), store=self.store))
+        results = {"win": 0, "draw": 0, "loss": 0}
+        for episode in range(start, stop):
+            epsilon = self.epsilon(episode)
+            if opponent is None:
+                results[self._self_play(epsilon, rng)] += 1
+            else:
+                results[self._against(opponent, episode % 2 == 0, epsilon, rng)] += 1
+            progress.advance(1)
+        return {"epsilon": self.epsilon(stop - 1), **{key: count / (stop - start) for key, count in results.items()}}
+
+    def state(self):
+        return self.model.arrays()
+
+    def restore(self, arrays):
+        self.model = self.model_class(self.game, *arrays.values())
+
+    def player(self, seed):
+        return QAgent(self.game, seed=seed, model=self.model)
+
+    def write(self, out: Path, metadata):
+        extra: dict[str, Any] = {"model": self.model.kind}
+        if isinstance(self.model, LinearQ):
+            extra["features"] = [*self.model.features.names, "bias"]
+        save_npz(out, self.model.arrays(), {**metadata, **extra})
+
+
+def _result(reward: float) -> str:
+    return "win" if reward > 0 else "loss" if reward < 0 else "draw"

@@ -1,0 +1,153 @@
+"""The resumable training stage: `train(spec, game, out, seed=...)` and `retrograde train`.
+
+Every `every` units (generations, episodes) the learner's whole state, the random generator's
+state and the learning curve so far go atomically into OUT.partial/checkpoint.npz; a rerun of
+the same command continues from the last checkpoint (after Ctrl-C or kill -9) and writes the
+same artifact, byte for byte, as a run never stopped. A checkpoint of other settings is refused.
+With a solved store of the same game each learning-curve point also holds the exact share of
+value-keeping moves of the learner's best player on a fixed sample (`measure`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from retrograde.agents.spec import parse_spec
+from retrograde.errors import BadAgent, BadOption, RetrogradeError
+from retrograde.games import parse_game
+from retrograde.games.base import Game
+from retrograde.pipeline.progress import Progress
+from retrograde.training import artifact
+from retrograde.training.ga import GaLearner
+from retrograde.training.learner import Learner, typed_options
+from retrograde.training.rl import RlLearner
+
+LEARNERS: dict[str, type[Learner]] = {cls.name: cls for cls in (GaLearner, RlLearner)}
+CHECKPOINT = "checkpoint.npz"
+
+
+def learner_for(spec: str, game: Game, *, store=None) -> Learner:
+    """The learner a spec names (`ga:...`, `rl:...`), with its options typed and checked."""
+    parsed = parse_spec(spec)
+    cls = LEARNERS.get(parsed.name)
+    if cls is None:
+        raise BadAgent(f"unknown learner {parsed.name!r}; learners: {', '.join(LEARNERS)}")
+    return cls(game, typed_options(parsed, cls.options), store=store)
+
+
+def _check_out(out: Path, suffix: str, learner: str) -> None:
+    if out.suffix != suffix:
+        raise BadOption(f"--out {str(out)!r}: a {learner} artifact is a {suffix} file")
+    if out.is_dir():
+        raise BadOption(f"--out {str(out)!r} is a folder")
+    folder = out.parent
+    if not folder.is_dir():
+        raise BadOption(f"--out {str(out)!r}: no folder {str(folder)!r}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise BadOption(f"--out {str(out)!r}: folder {str(folder)!r} is not writable")
+
+
+def partial_folder(out: Path) -> Path:
+    """Where a run writing `out` keeps its checkpoints."""
+    return out.with_name(out.name + ".partial")
+
+
+def _finished(out: Path, run: dict[str, Any]) -> bool:
+    """Whether `out` already holds the artifact of this very run."""
+    if not out.is_file():
+        return False
+    try:
+        metadata = json.loads(out.read_text()) if out.suffix == ".json" else artifact.load_npz(out)[1]
+    except (OSError, ValueError, EOFError):
+        return False
+    return isinstance(metadata, dict) and metadata.get("run") == run
+
+
+def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, store=None,
+          quiet: bool = True) -> Path:
+    """Train the learner `spec` names for `game` (a Game or its command-line form) into the
+    artifact `out`, resuming a run of the same settings stopped earlier; returns `out`.
+
+    `store`: a solved store (path or opened Store) of the same game, to measure the learning
+    curve exactly. Bad input (learner, option, store, --out) raises before anything is written.
+    """
+    from retrograde.data.store import Store, open_store
+    from retrograde.training.measure import ValueKeptSample
+
+    game = parse_game(game) if isinstance(game, str) else game
+    out = Path(out)
+    with ExitStack() as stack:
+        if store is not None and not isinstance(store, Store):
+            store = stack.enter_context(open_store(store))
+        learner = learner_for(spec, game, store=store)
+        _check_out(out, learner.suffix, learner.name)
+        every = learner.settings["every"] or math.ceil(learner.total / 10)
+        run = json.loads(json.dumps({"learner": learner.name, "game": {"name": game.name, "params": game.params},
+                                     "seed": seed, "settings": learner.settings, "measured": store is not None}))
+        partial = partial_folder(out)
+        if _finished(out, run):
+            shutil.rmtree(partial, ignore_errors=True)  # a kill after the artifact, before the clean-up
+            if not quiet:
+                print(f"train {learner.name}: {out} is already trained", file=sys.stderr)
+            return out
+        sample = ValueKeptSample(store, game, seed) if store is not None else None
+        rng = np.random.default_rng(seed)
+        done, curve = _resume(partial, run, learner, rng)
+        if done and not quiet:
+            print(f"train {learner.name}: resuming from {partial} at {done:,} {learner.unit}", file=sys.stderr)
+        progress = Progress(f"train {learner.name}", learner.total, done=done, quiet=quiet, unit=learner.unit)
+        if done == 0:
+            learner.start(rng)
+        while done < learner.total:
+            stop = min(done + every, learner.total)
+            point = {learner.unit: stop, **learner.run(done, stop, rng, progress)}
+            if sample is not None:
+                point["value_kept"] = sample.value_kept(learner.player(seed))
+            curve.append(point)
+            done = stop
+            partial.mkdir(exist_ok=True)
+            artifact.save_npz(partial / CHECKPOINT, learner.state(),
+                              {"run": run, "done": done, "curve": curve, "rng": rng.bit_generator.state})
+        metadata = {"format": artifact.FORMAT, "version": artifact.VERSION, "learner": learner.name,
+                    "game": artifact.game_identity(game), "seed": seed, "settings": run["settings"],
+                    "run": run, "learning_curve": curve}
+        learner.write(out, metadata)
+        shutil.rmtree(partial, ignore_errors=True)
+        last = curve[-1]
+        progress.finish(f"{learner.total:,} {learner.unit}" +
+                        (f", value kept {last['value_kept']:.3f}" if "value_kept" in last else "") + f", wrote {out}")
+    return out
+
+
+def _resume(partial: Path, run: dict[str, Any], learner: Learner, rng: np.random.Generator) -> tuple[int, list]:
+    """(units done, learning curve) of the checkpoint in `partial`, whose state the learner and
+    `rng` take up; (0, []) without one. A checkpoint of another run is refused."""
+    for leftover in partial.glob("*.partial"):  # a killed checkpoint write
+        leftover.unlink()
+    checkpoint = partial / CHECKPOINT
+    if not checkpoint.is_file():
+        return 0, []
+    try:
+        arrays, metadata = artifact.load_npz(checkpoint)
+    except (OSError, ValueError, EOFError) as exc:
+        raise RetrogradeError(f"{str(partial)!r}: unreadable checkpoint ({exc}); delete the folder to start over") from None
+    if metadata.get("run") != run:
+        theirs = metadata.get("run") or {}
+        ours_flat = {**run, **run["settings"]}
+        theirs_flat = {**theirs, **(theirs.get("settings") or {})}
+        differing = sorted(key for key in set(ours_flat) | set(theirs_flat)
+                           if key != "settings" and ours_flat.get(key) != theirs_flat.get(key))
+        raise BadOption(f"{str(partial)!r} holds a training run with other settings ({', '.join(differing)} "
+                        "differ): rerun that command to finish it, or delete the folder to start over")
+    rng.bit_generator.state = metadata["rng"]
+    learner.restore(arrays)
+    return int(metadata["done"]), metadata["curve"]

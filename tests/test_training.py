@@ -1,0 +1,345 @@
+"""The ga and rl agents and the resumable training stage (`retrograde train`).
+
+Kernels and players are checked against slow references written here from the rules
+(`game.moves`, `game.primitive`, `game.lines`) and against exact values (a negamax over
+tic-tac-toe and Nim written here, solved stores); training is checked for same-seed bytes and
+for a rerun after Ctrl-C and kill -9 giving the bytes of an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from processes import assert_one_error_line, kill_group, log_paths, run, start
+from retrograde import outcome as oc
+from retrograde.agents import build_agent
+from retrograde.agents.features import QuixoFeatures
+from retrograde.agents.ga import GenomeAgent
+from retrograde.errors import BadAgent, BadOption
+from retrograde.games import make_game
+from retrograde.training import train
+from retrograde.training.measure import ValueKeptSample
+from retrograde.training.rl import RlLearner
+
+NIM = {"heaps": [1, 2, 3]}
+
+
+# --- references ------------------------------------------------------------------------------
+def reference_features(game, child) -> list[float]:
+    """The features of a Quixo board after a move, from the mover's view, straight from the docs."""
+    cells, to_move = child
+    me = "o" if to_move == "x" else "x"
+    n = game.size
+    own = {i for i, c in enumerate(cells) if c == me}
+    opp = {i for i, c in enumerate(cells) if c == to_move}
+    lines = [set(line) for line in game.lines]
+    own_counts, opp_counts = [len(own & line) for line in lines], [len(opp & line) for line in lines]
+    features = [max(own_counts) / n, max(opp_counts) / n]
+    for k in range(2, n):
+        features += [own_counts.count(k) / len(lines), opp_counts.count(k) / len(lines)]
+    border = {i for i in range(n * n) if game.destinations(i)}
+    centre, corners = set(range(n * n)) - border, {0, n - 1, n * n - n, n * n - 1}
+    inner = max(1, (n - 2) ** 2)
+    all_moves = sum(len(game.destinations(i)) for i in border)
+    features += [len(own & centre) / inner, len(opp & centre) / inner, len(own & corners) / 4,
+                 len(opp & corners) / 4, len(own & border) / len(border), len(border - own - opp) / len(border),
+                 len(opp & border) / len(border),
+                 sum(len(game.destinations(i)) for i in border - opp) / all_moves,
+                 sum(len(game.destinations(i)) for i in border - own) / all_moves]
+    return features
+
+
+def immediate(game, child) -> int:
+    """+1 if the move won at once, -1 if it lost at once (the opponent's line), else 0."""
+    return {oc.LOSS: 1, oc.WIN: -1, 0: 0}[game.primitive(child)]
+
+
+def quixo_positions(game, count: int, seed: int) -> list:
+    """Non-terminal positions met in seeded random playouts (with 'o' to move as often as 'x')."""
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        position = game.initial_position
+        for _ in range(60):
+            moves = game.moves(position)
+            if not moves:
+                break
+            found.append(position)
+            position = moves[rng.integers(len(moves))][1]
+    return found[:count]
+
+
+@lru_cache(maxsize=None)
+def negamax(game, position) -> int:
+    """Exact value (+1 win, 0 draw, -1 loss) for the side to move of an acyclic game."""
+    ended = game.primitive(position)
+    if ended:
+        return {oc.WIN: 1, oc.DRAW: 0, oc.LOSS: -1}[ended]
+    return max(-negamax(game, child) for _, child in game.moves(position))
+
+
+# --- features and the ga player ---------------------------------------------------------------
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_feature_kernel_matches_the_reference_for_every_move(size):
+    game = make_game("quixo", {"size": size})
+    describe = QuixoFeatures(game)
+    for position in quixo_positions(game, 40, seed=size):
+        features, result = describe(position)
+        children = [child for _, child in game.moves(position)]
+        assert len(features) == len(children)
+        np.testing.assert_allclose(features, [reference_features(game, child) for child in children], atol=1e-12)
+        assert result.tolist() == [immediate(game, child) for child in children]
+
+
+def test_quixo_ga_player_wins_now_avoids_losing_and_else_maximises_the_weighted_features():
+    game = make_game("quixo", {"size": 4})
+    weights = np.random.default_rng(7).uniform(-1, 1, len(QuixoFeatures(game).names))
+    agent = GenomeAgent(game, seed=1, weights=weights)
+    seen = {"win": 0, "avoid": 0}
+    for position in quixo_positions(game, 300, seed=11):
+        _, chosen = agent.choose(position)
+        children = [child for _, child in game.moves(position)]
+        results = [immediate(game, child) for child in children]
+        if 1 in results:
+            assert immediate(game, chosen) == 1
+            seen["win"] += 1
+            continue
+        safe = [child for child, result in zip(children, results) if result == 0] or children
+        seen["avoid"] += len(safe) < len(children)
+        scores = [float(np.dot(reference_features(game, child), weights)) for child in safe]
+        assert chosen in safe
+        assert np.dot(reference_features(game, chosen), weights) == pytest.approx(max(scores), abs=1e-9)
+    assert seen["win"] and seen["avoid"], seen  # both rules were exercised
+
+
+@pytest.mark.parametrize("genome, check", [
+    ([0, 1, 0, 0, 0, 1], lambda heaps, after: after == tuple(sorted(heaps)[:-1]) + (1,) or 1 in after),
+    ([1, 0, 0, 1, 0, 0], lambda heaps, after: (sum(heaps) - sum(after)) % 2 == 1),
+    ([1, 0, 0, 0, 1, 0], lambda heaps, after: sum(heaps) - sum(after) in (1, 2, 3, 5, 7)),
+])
+def test_nim_rule_genome_plays_its_rules(genome, check):
+    game = make_game("nim", {"heaps": [2, 4, 7]})
+    agent = GenomeAgent(game, seed=3, weights=genome)
+    for heaps in [(2, 4, 7), (1, 1, 7), (0, 4, 6), (2, 3, 0)]:
+        for _ in range(20):
+            move, after = agent.choose(heaps)
+            assert (move, after) in game.moves(heaps)
+            assert check(heaps, after), (genome, heaps, after)
+
+
+def test_fattest_heap_leave_one_is_seed_001s_best_genome_in_action():
+    game = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
+    agent = GenomeAgent(game, seed=0, weights=[0, 1, 0, 0, 0, 1])
+    assert agent.choose((1, 3, 5, 7)) == ("4-6", (1, 3, 5, 1))
+    bounded = make_game("nim", {"heaps": [1, 3, 5, 7], "max_take": 2})
+    assert GenomeAgent(bounded, seed=0, weights=[0, 1, 0, 0, 0, 1]).choose((1, 3, 5, 7)) == ("4-2", (1, 3, 5, 5))
+
+
+# --- the learning curve -----------------------------------------------------------------------
+def test_value_kept_sample_keeps_exactly_the_moves_negamax_says_keep_the_value(open_solved):
+    game = make_game("tictactoe")
+    sample = ValueKeptSample(open_solved("tictactoe"), game, seed=4, size=300)
+    assert len(sample.positions) == 300
+    for position, keep in zip(sample.positions, sample.keep):
+        value = negamax(game, position)
+        assert keep == {move for move, child in game.moves(position) if -negamax(game, child) == value}
+    lookup = build_agent("lookup", game, seed=0, store=open_solved("tictactoe"))
+    assert sample.value_kept(lookup) == 1.0
+    random = build_agent("random", game, seed=0)
+    expected = np.mean([len(keep) / len(game.moves(p)) for p, keep in zip(sample.positions, sample.keep)])
+    assert abs(sample.value_kept(random) - expected) < 0.08  # random keeps the value about that often
+
+
+def test_glie_epsilon_reaches_the_final_rate_at_ninety_percent():
+    game = make_game("nim", NIM)
+    learner = RlLearner(game, {"episodes": 1000, "alpha": 0.1, "gamma": 0.9, "epsilon": 0.1,
+                               "opponent": "self", "plies": 50, "every": 0})
+    rates = [learner.epsilon(k) for k in range(1000)]
+    assert rates[0] == 1.0 and rates[900] == pytest.approx(0.1)
+    assert all(a > b for a, b in zip(rates[:900], rates[1:901]))
+    assert set(rates[900:]) == {0.1}
+
+
+def test_tabular_q_learning_finds_the_exact_value_of_every_move(tmp_path, solved):
+    game = make_game("nim", NIM)
+    out = train("rl:episodes=3000,alpha=1,gamma=1,epsilon=0.5", game, tmp_path / "nim.npz", seed=2,
+                store=solved("nim", NIM))
+    with np.load(out, allow_pickle=False) as data:
+        q, metadata = data["q"], json.loads(str(data["metadata"]))
+    offsets = np.cumsum([0] + [tier.size for tier in game.tiers()])
+    names = [tier.name for tier in game.tiers()]
+    checked = 0
+    for heaps in np.ndindex(*(h + 1 for h in NIM["heaps"])):
+        moves = game.moves(heaps)
+        if not moves:
+            continue
+        tier, index = game.locate(heaps)
+        row = offsets[names.index(tier)] + index
+        assert [float(v) for v in q[row, :len(moves)]] == [-negamax(game, child) for _, child in moves]
+        checked += 1
+    assert checked == 23
+    assert metadata["learning_curve"][-1]["value_kept"] == 1.0
+    assert metadata["game"] == {"name": "nim", "params": {"heaps": [1, 2, 3], "max_take": None, "misere": False}}
+
+
+def test_rl_agent_plays_the_highest_q_of_its_artifact(tmp_path):
+    game = make_game("tictactoe")
+    out = train("rl:episodes=300", game, tmp_path / "t.npz", seed=1)
+    with np.load(out, allow_pickle=False) as data:
+        q = data["q"]
+    agent = build_agent(f"rl:params={out}", game, seed=5)
+    offsets = {tier.name: sum(t.size for t in game.tiers()[:i]) for i, tier in enumerate(game.tiers())}
+    position = game.initial_position
+    while game.moves(position):
+        moves = game.moves(position)
+        tier, index = game.locate(position)
+        values = q[offsets[tier] + index, :len(moves)]
+        move, position = agent.choose(position)
+        assert values[[m for m, _ in moves].index(move)] == values.max()
+
+
+def test_linear_rl_and_ga_train_on_4x4_quixo_and_their_agents_play(tmp_path):
+    game = make_game("quixo", {"size": 4})
+    rl = train("rl:episodes=20,opponent=random", game, tmp_path / "q.npz", seed=1)
+    ga = train("ga:population=3,offspring=3,generations=2,games=2", game, tmp_path / "q.json", seed=1)
+    with np.load(rl, allow_pickle=False) as data:
+        assert data["weights"].shape == (len(QuixoFeatures(game).names) + 1,)
+        assert json.loads(str(data["metadata"]))["model"] == "linear"
+    for spec in (f"rl:params={rl}", f"ga:params={ga}"):
+        agent = build_agent(spec, game, seed=0)
+        position = game.initial_position
+        for _ in range(10):
+            assert agent.choose(position) in game.moves(position)
+
+
+# --- artifacts: determinism and refusals ----------------------------------------------------
+@pytest.mark.parametrize("spec, game, name", [
+    ("ga:population=4,offspring=4,generations=3,games=4", "nim --heaps 1,3,5 --misere", "a.json"),
+    ("rl:episodes=400,every=150", "tictactoe", "a.npz"),
+])
+def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path, spec, game, name):
+    for folder in "123":
+        (tmp_path / folder).mkdir()
+    first = train(spec, game, tmp_path / "1" / name, seed=9)
+    second = train(spec, game, tmp_path / "2" / name, seed=9)
+    other = train(spec, game, tmp_path / "3" / name, seed=10)
+    assert first.read_bytes() == second.read_bytes()
+    assert first.read_bytes() != other.read_bytes()
+    assert sorted(p.name for p in first.parent.iterdir()) == [name]  # no checkpoint left behind
+
+
+def test_agents_refuse_missing_corrupt_and_foreign_artifacts(tmp_path):
+    nim, ttt = make_game("nim", NIM), make_game("tictactoe")
+    with pytest.raises(BadAgent, match=r"^ga needs params=FILE \(train one with retrograde train ga"):
+        build_agent("ga", nim, seed=0)
+    with pytest.raises(BadAgent, match=r"^rl needs params=FILE"):
+        build_agent("rl", nim, seed=0)
+    q = train("rl:episodes=10", ttt, tmp_path / "t.npz", seed=0)
+    g = train("ga:population=2,offspring=2,generations=1,games=2", nim, tmp_path / "n.json", seed=0)
+    garbage = tmp_path / "garbage.npz"
+    garbage.write_bytes(b"not a zip")
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(q.read_bytes()[:200])
+    cases = [(f"rl:params={q}", nim, "trained for tictactoe"), (f"ga:params={g}", make_game("nim", {"heaps": [4]}),
+             "trained for nim"), (f"rl:params={garbage}", ttt, "not a rl artifact"),
+             (f"rl:params={truncated}", ttt, "not a rl artifact"), (f"ga:params={q}", nim, "not a ga artifact"),
+             (f"ga:params={g}", ttt, "cannot play tictactoe")]
+    for spec, game, words in cases:
+        with pytest.raises(BadAgent) as error:
+            build_agent(spec, game, seed=0)
+        assert words in str(error.value) and "\n" not in str(error.value), (spec, str(error.value))
+
+
+def test_bad_training_input_is_one_line_and_writes_nothing(tmp_path, solved):
+    (tmp_path / "a-file").write_text("")
+    cases = [
+        (["xx", "--game", "tictactoe", "--out", "o.npz"], "unknown learner 'xx'"),
+        (["rl:speed=3", "--game", "tictactoe", "--out", "o.npz"], "has no option 'speed'"),
+        (["rl", "--game", "tictactoe", "--out", "o.npz", "--store", str(solved("nim", NIM))], "holds nim"),
+        (["rl", "--game", "tictactoe", "--out", "a-file/o.npz"], "no folder"),
+    ]
+    for args, words in cases:
+        result = run_cli("train", *args, "--seed", "1", cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stderr)
+        assert_one_error_line(result.stderr, words)
+    in_python = [("rl:alpha=2", "tictactoe", "o.npz", "alpha=2"), ("rl:opponent=nobody", "tictactoe", "o.npz",
+                 "unknown agent 'nobody'"), ("rl", "tictactoe", "o.json", "a rl artifact is a .npz file"),
+                 ("ga", "chess", "o.json", "unknown game 'chess'"), ("ga", "tictactoe", "o.json", "cannot learn")]
+    for spec, game, out, words in in_python:
+        with pytest.raises((BadAgent, BadOption), match=words):
+            train(spec, game, tmp_path / out, seed=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+# --- resuming ----------------------------------------------------------------------------------
+def _wait_for_checkpoint(folder: Path, proc, timeout: float = 60) -> int:
+    """Units done in the first checkpoint the run writes (polls until one is there)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with np.load(folder / "checkpoint.npz", allow_pickle=False) as data:
+                return json.loads(str(data["metadata"]))["done"]
+        except (OSError, ValueError, zipfile.BadZipFile, KeyError):
+            time.sleep(0.02)
+    raise AssertionError(f"no checkpoint in {folder} (exit status {proc.poll()})")
+
+
+def test_ctrl_c_and_kill_9_then_rerun_give_the_bytes_of_an_uninterrupted_run(tmp_path):
+    spec, seed, total = "rl:episodes=4000,every=200", "5", 4000
+    reference = train(spec, "tictactoe", tmp_path / "reference.npz", seed=int(seed))
+    out = tmp_path / "run" / "q.npz"
+    out.parent.mkdir()
+    args = ["train", spec, "--game", "tictactoe", "--out", str(out), "--seed", seed]
+    logs = tmp_path / "logs"
+    for how in (signal.SIGINT, signal.SIGKILL):
+        out_log, err_log = log_paths(logs)
+        with open(out_log, "wb") as stdout, open(err_log, "wb") as stderr:
+            proc = start(args, stdout=stdout, stderr=stderr)
+        try:
+            done = _wait_for_checkpoint(out.with_name("q.npz.partial"), proc)
+            if how == signal.SIGINT:
+                proc.send_signal(signal.SIGINT)
+                assert proc.wait(timeout=30) == 130
+                assert_one_error_line(err_log.read_text().splitlines()[-1], "interrupted",
+                                      "rerun the same command to resume")
+            else:
+                kill_group(proc)
+        finally:
+            kill_group(proc)
+        assert 0 < done < total and not out.exists(), done
+    # the partial run refuses other settings and is left as it was
+    checkpoint = out.with_name("q.npz.partial") / "checkpoint.npz"
+    before = checkpoint.read_bytes()
+    other = run(["train", "rl:episodes=4000,every=200,alpha=0.2", *args[2:]])
+    assert other.returncode == 2
+    assert_one_error_line(other.stderr, "other settings", "alpha")
+    assert checkpoint.read_bytes() == before
+    final = run(args, logs)
+    assert final.returncode == 0, final.stderr
+    assert "resuming" in final.stderr
+    assert out.read_bytes() == reference.read_bytes()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["q.npz"]
+    again = run(args)  # a finished run is not trained again
+    assert again.returncode == 0 and "already trained" in again.stderr
+    assert out.read_bytes() == reference.read_bytes()
+
+
+def test_train_refuses_an_unreadable_checkpoint_and_a_folder_as_out(tmp_path):
+    out = tmp_path / "n.npz"
+    partial = tmp_path / "n.npz.partial"
+    partial.mkdir()
+    (partial / "checkpoint.npz").write_bytes(b"junk")
+    with pytest.raises(Exception, match="unreadable checkpoint"):
+        train("rl:episodes=10", make_game("nim", NIM), out, seed=0)
+    (tmp_path / "folder.npz").mkdir()
+    with pytest.raises(BadOption, match="is a folder"):
+        train("rl:episodes=10", "tictactoe", tmp_path / "folder.npz", seed=0)
