@@ -150,16 +150,23 @@ def test_run_workflow_and_rerun(tmp_path):
     out = tmp_path / "results"
     first = run_cli("run", "tictactoe", "--out", str(tmp_path / "results"), "--workers", "0")
     assert first.returncode == 0, first.stderr
-    assert first.stdout.startswith("tictactoe: a draw with perfect play; plan, solve, verify done in 0:00:")
+    result, where = first.stdout.splitlines()
+    assert result.startswith("tictactoe: a draw with perfect play; plan, solve, verify, train, validate done in 0:")
     out = out / "tictactoe"  # --out DIR keeps the default layout: DIR/WORKFLOW
-    assert first.stdout.rstrip().endswith(f"results in {out}")
+    assert result.endswith(f"results in {out}") and where == f"report: {out / 'report' / 'report.html'}"
     state = json.loads((out / "workflow.json").read_text())
-    assert state["stages"] == {"plan": "done", "solve": "done", "verify": "done"}
+    assert state["stages"] == {stage: "done" for stage in ("plan", "solve", "verify", "train", "validate")}
     assert json.loads((out / "verify.json").read_text())["ok"] is True
-    before = store_bytes(out / "store.zarr")
+    report = json.loads((out / "report" / "report.json").read_text())
+    assert report["agents"]["lookup"]["move_quality"]["value_kept"] == 1.0
+    assert f"rl:params={out}/rl.npz" in report["agents"]
+    def written():
+        return store_bytes(out / "store.zarr"), store_bytes(out / "report"), (out / "rl.npz").read_bytes()
+
+    before = written()
     second = run_cli("run", "tictactoe", "--out", str(tmp_path / "results"))
-    assert second.returncode == 0 and "solve:" not in second.stderr
-    assert store_bytes(out / "store.zarr") == before
+    assert second.returncode == 0 and "solve:" not in second.stderr and "tournament" not in second.stderr
+    assert written() == before
 
 
 # --- bad input: one line on stderr, exit status, no traceback, nothing changed ------------
@@ -332,7 +339,8 @@ def test_probe_on_a_terminal_says_it_reads_standard_input(solved):
     assert out.startswith("1,3,5,7: loss in 16")
 
 
-@pytest.mark.parametrize("command", ["games", "solve", "status", "verify", "probe", "play", "run"])
+@pytest.mark.parametrize("command", ["games", "solve", "status", "verify", "probe", "play", "run", "agents",
+                                     "match", "train", "validate"])
 def test_help_refers_to_nothing_users_do_not_have(command):
     """Help texts stand alone: no references to the project's internal SPEC."""
     result = run_cli(command, "--help")

@@ -8,7 +8,8 @@ solved store from Python (see `retrograde.api`).
 
 __version__ = "0.1.0"
 
-__all__ = ["MissingTierError", "Position", "SolvedStore", "__version__", "open_store"]
+__all__ = ["MissingTierError", "Position", "SolvedStore", "__version__", "agent", "match", "open_store", "train",
+           "validate"]
 
 #: Names served by `retrograde.api`, imported on first use: every CLI call imports this
 #: package, and must not pay for zarr and numpy before it needs them.

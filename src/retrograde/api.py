@@ -1,4 +1,5 @@
-"""The Python API: read-only access to a solved store.
+"""The Python API: read-only access to a solved store, and agents built from specs, matches,
+training and validation reports over it.
 
 Positions are given in the game's notation (or as `Position` objects) and come back
 as `Position` objects; values are words ("win", "loss", "draw") from the side to
@@ -23,11 +24,11 @@ import numpy as np
 
 from retrograde.agents.lookup import optimal_moves
 from retrograde.data import probing, store as stores
-from retrograde.errors import BadPosition, MissingTierError, StoreError
+from retrograde.errors import BadOption, BadPosition, MissingTierError, StoreError
 from retrograde.games import Game
 
 __all__ = ["MissingTierError", "MoveResult", "Position", "ProbeResult", "SolvedStore", "TierInfo",
-           "TierValues", "ValueResult", "open_store"]
+           "TierValues", "ValueResult", "agent", "match", "open_store", "train", "validate"]
 
 
 class Position:
@@ -269,3 +270,69 @@ def open_store(path: str | os.PathLike) -> SolvedStore:
     :raises StoreError: no store at `path`, not a retrograde store, or another format.
     """
     return SolvedStore(stores.open_store(path, mode="r"))
+
+
+# --- agents, matches, training, validation ---------------------------------------------------
+def _instance(game: Game | str | None, store: SolvedStore | None) -> tuple[Game, stores.Store | None]:
+    """The game instance (from `store`, else from `game`: a Game or its command-line text) and
+    the raw store agents read."""
+    from retrograde.games import parse_game
+
+    if store is not None:
+        return store.game, store._opened
+    if game is None:
+        raise BadOption("give a store or a game (e.g. game='quixo --size 4')")
+    return (parse_game(game) if isinstance(game, str) else game), None
+
+
+def agent(spec: str, *, store: SolvedStore | None = None, game: Game | str | None = None, seed: int = 0):
+    """The agent named by `spec` (`NAME[:key=value,...]`, as on the command line) for the
+    store's game, or for `game` without a store. `agent.choose(position.state)` returns
+    (move, next state); `play` below plays whole games.
+
+    :raises BadAgent: unknown agent or option, a bad value, or an agent that needs a store.
+    """
+    from retrograde.agents import build_agent
+
+    instance, raw = _instance(game, store)
+    return build_agent(spec, instance, seed=seed, store=raw)
+
+
+def match(first: str, second: str, *, store: SolvedStore | None = None, game: Game | str | None = None,
+          games: int = 100, seed: int = 0, start: str | Position | None = None,
+          max_plies: int | None = None) -> list[dict[str, Any]]:
+    """`games` games with `first` moving first and `games` with `second` moving first (in this
+    process); returns the two SPEC §7 tournament entries (first_wins, draws, second_wins,
+    first_win_ci95, ...), the seat `first` moved first in before the other."""
+    from retrograde.validation import play_match
+
+    instance, raw = _instance(game, store)
+    state = None
+    if start is not None:
+        state = start.state if isinstance(start, Position) else instance.parse(start)
+    return play_match(first, second, instance, games=games, seed=seed, store=raw, start=state,
+                      max_plies=max_plies)["tournaments"]
+
+
+def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int = 0,
+          store: SolvedStore | str | os.PathLike | None = None, quiet: bool = True) -> Path:
+    """Train a `ga` or `rl` player (`spec` names the learner and its settings) into the artifact
+    `out` (.json for ga, .npz for rl), resuming a stopped run; with a store of the same game the
+    artifact keeps the exact learning curve. Returns `out`."""
+    from retrograde.training import train as train_stage
+
+    raw = store._opened if isinstance(store, SolvedStore) else store
+    return train_stage(spec, game, out, seed=seed, store=raw, quiet=quiet)
+
+
+def validate(store: SolvedStore | str | os.PathLike, out: str | os.PathLike, agents: str | list[str] | None = None,
+             *, games: int = 100, positions: int | None = None, seed: int = 0, workers: int | None = 0,
+             quiet: bool = True) -> dict[str, Any]:
+    """Measure agents against the store (exact move quality, tournaments, ratings) and write
+    report.json, report.md and report.html into `out`; returns the report (SPEC §7).
+    `workers=0` runs in this process, None as the CLI decides, N on a local cluster."""
+    from retrograde.validation import validate as validate_stage
+
+    raw = store._opened if isinstance(store, SolvedStore) else store
+    extra = {} if positions is None else {"positions": positions}
+    return validate_stage(raw, out, agents, games=games, seed=seed, workers=workers, quiet=quiet, **extra)

@@ -340,8 +340,8 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
 # --- play ---------------------------------------------------------------------------------
 @cli.command()
 @store_option
-@click.option("--agent", "agent_spec", default="lookup", show_default=True, metavar="SPEC",
-              help="Opponent agent spec, NAME[:key=value,...] ('retrograde agents' lists them; "
+@click.option("--agent", "agent_spec", default="lookup", show_default=True, metavar="AGENT",
+              help="Opponent agent, NAME[:key=value,...] ('retrograde agents' lists them; "
                    "lookup: perfect play read from the store).")
 @click.option("--human", type=click.Choice(["first", "second"]), default="first", show_default=True,
               help="Whether you move first or second.")
@@ -363,6 +363,119 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
         play_in_terminal(store, agent, position, human_first=human == "first", max_plies=max_plies)
 
 
+# --- validate / match ---------------------------------------------------------------------
+@cli.command()
+@store_option
+@click.option("--out", "out_dir", required=True, type=click.Path(), metavar="DIR",
+              help="Folder for report.html, report.md and report.json (created if needed).")
+@click.option("--agents", "agent_specs", default=None, metavar="AGENT,...",
+              help="Agents to validate, comma-separated NAME[:key=value,...] (default: lookup, random and the baselines "
+                   "that can play the game; 'retrograde agents' lists them).")
+@click.option("--games", type=int, default=100, show_default=True,
+              help="Games per ordered pair of agents, from the start position and again from random openings.")
+@click.option("--positions", type=int, default=20_000, show_default=True,
+              help="Positions measured for move quality (all of them if the store holds fewer, "
+                   "else a sample per tier).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of agents, samples and openings.")
+@click.option("--max-plies", type=int, default=None, metavar="P",
+              help="Games still going after P plies count as draws (default: 200 for Quixo, "
+                   "whose games can go on for ever; beyond any game's end otherwise).")
+@cluster_options
+def validate(store_path, out_dir, agent_specs, games, positions, seed, max_plies, workers, scheduler, quiet) -> None:
+    """Exact move quality of agents, tournaments between them, ratings and a report.
+
+    Exit status: 0 done and every consistency check passed (the lookup agent plays perfectly,
+    Nim's expert never gives a win away), 1 a check failed (the report is still written)."""
+    from retrograde.validation import validate as run_validation
+
+    with _open_read(store_path) as store:
+        report = run_validation(store, out_dir, agent_specs, games=games, positions=positions, seed=seed,
+                                max_plies=max_plies, workers=workers, scheduler=scheduler, quiet=quiet)
+    failed = [check for check in report["checks"] if not check["ok"]]
+    for check in failed:
+        click.echo(f"retrograde: check failed: {check['name']}: {check['detail']}", err=True)
+    click.echo(f"report written to {out_dir}/report.html (also report.md, report.json)")
+    if failed:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("agent_a", metavar="AGENT_A")
+@click.argument("agent_b", metavar="AGENT_B")
+@click.option("--store", "store_path", default=None, type=click.Path(),
+              help="A solved store: the game, and the values agents such as lookup read.")
+@click.option("--game", "game_text", default=None, metavar="GAME",
+              help="The game without a store, as 'retrograde games' names it: 'quixo --size 4'.")
+@click.option("--games", type=int, default=100, show_default=True, help="Games in each seat.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the agents.")
+@click.option("--from", "start", default=None, metavar="POSITION", help="Start from this position.")
+@click.option("--max-plies", type=int, default=None, metavar="P",
+              help="Games still going after P plies count as draws (default: 200 for Quixo).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@cluster_options
+def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies, as_json, workers, scheduler,
+          quiet) -> None:
+    """Play AGENT_A against AGENT_B (each NAME[:key=value,...]): GAMES games with each moving first; wins, draws and losses
+    of the first mover with 95% Wilson intervals."""
+    from contextlib import nullcontext
+
+    from retrograde.games import parse_game
+    from retrograde.pipeline.executors import open_executor
+    from retrograde.validation import play_match
+
+    if store_path is None and game_text is None:
+        raise BadOption("match needs --store PATH or --game GAME")
+    with (_open_read(store_path) if store_path else nullcontext()) as store:
+        game = store.game if store else parse_game(game_text)
+        if store and game_text is not None and parse_game(game_text).describe() != game.describe():
+            raise BadOption(f"--game {game_text!r}: store {store_path!r} holds {game.describe()}")
+        position = game.parse(start) if start else None
+        with open_executor(workers=workers, scheduler=scheduler) as executor:
+            result = play_match(agent_a, agent_b, game, games=games, seed=seed, store=store, start=position,
+                                max_plies=max_plies, executor=executor, quiet=quiet)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    click.echo(f"{game.describe()} from {result['start']}, {games} games a seat, seed {seed}, "
+               f"draw after {result['max_plies']} plies")
+    for entry in result["tournaments"]:
+        n = entry["games"]
+        parts = [f"{entry['first']} (first) vs {entry['second']}:"]
+        for label, key, ci in (("first wins", "first_wins", "first_win_ci95"), ("draws", "draws", "draw_ci95"),
+                               ("second wins", "second_wins", "second_win_ci95")):
+            low, high = entry[ci]
+            parts.append(f"{label} {entry[key]}/{n} ({100 * entry[key] / n:.1f}%, 95% CI {100 * low:.1f}-{100 * high:.1f}%)")
+        click.echo(" ".join(parts[:1]) + " " + ", ".join(parts[1:]))
+
+
+# --- train --------------------------------------------------------------------------------
+AFTER_STOP["train"] = "rerun the same command to resume"
+
+
+@cli.command()
+@click.argument("spec", metavar="LEARNER")
+@click.option("--game", "game_text", required=True, metavar="GAME",
+              help="The game as on the command line, quoted: 'quixo --size 4', 'nim --heaps 1,3,5,7 --misere'.")
+@click.option("--out", required=True, type=click.Path(), metavar="PATH",
+              help="The artifact to write: a .json for ga, an .npz for rl (checkpoints go to PATH.partial/).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the whole training.")
+@click.option("--store", "store_path", default=None, type=click.Path(),
+              help="A solved store of the same game: measure the learning curve exactly (value-kept share).")
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+def train(spec, game_text, out, seed, store_path, quiet) -> None:
+    """Train a ga or rl player into an artifact (resumes a stopped run of the same command).
+
+    \b
+    LEARNER: ga[:population=20,offspring=20,generations=20,selection=plus|tournament,tournament=5,
+                mutation=0.15,sigma=0.2,games=20,opponents=(random,expert),plies=200,every=0]
+             rl[:episodes=20000,alpha=0.1,gamma=0.9,epsilon=0.1,opponent=self|AGENT,plies=200,every=0]
+    Then play it: --agent ga:params=PATH or rl:params=PATH."""
+    from retrograde.training.stage import train as train_stage
+
+    path = train_stage(spec, game_text, out, seed=seed, store=store_path, quiet=quiet)
+    click.echo(f"trained {spec.partition(':')[0]} for {game_text}: {path}")
+
+
 # --- run ----------------------------------------------------------------------------------
 class WorkflowCommand(click.Command):
     """`run`: its help lists the workflows (read only when the help is shown)."""
@@ -380,7 +493,8 @@ class WorkflowCommand(click.Command):
               help="Keep the workflow's folder in DIR/WORKFLOW (default: retrograde-out/WORKFLOW).")
 @cluster_options
 def run(workflow, out, workers, scheduler, quiet) -> None:
-    """Run a named end-to-end workflow (plan, solve, verify); rerun to resume."""
+    """Run a named end-to-end workflow (plan, solve, verify, then train and validate where it
+    names learners and agents); rerun to resume."""
     from retrograde.pipeline.progress import clock
     from retrograde.workflows import WORKFLOWS, run_workflow, workflow_folder
 
@@ -390,3 +504,5 @@ def run(workflow, out, workers, scheduler, quiet) -> None:
     state = run_workflow(workflow, out, workers=workers, scheduler=scheduler, quiet=quiet)
     click.echo(f"{workflow}: {state['value']}; {', '.join(state['stages'])} done in "
                f"{clock(time.monotonic() - started)}, results in {workflow_folder(workflow, out)}")
+    if state["report"]:
+        click.echo(f"report: {state['report']}")

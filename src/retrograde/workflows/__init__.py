@@ -1,8 +1,10 @@
-"""Named end-to-end workflows: plan -> solve -> verify for a fixed game instance.
+"""Named end-to-end workflows: plan -> solve -> verify -> train -> validate for a fixed game
+instance (train and validate where the workflow names learners and agents).
 
-`retrograde run NAME --out DIR` keeps the store and each stage's result in DIR/NAME;
-a finished stage is recorded in DIR/NAME/workflow.json and skipped when rerun, and an
-unfinished solve resumes from its store.
+`retrograde run NAME --out DIR` keeps the store, the trained artifacts, the validation report
+and each stage's result in DIR/NAME; a finished stage is recorded in DIR/NAME/workflow.json and
+skipped when rerun, an unfinished solve resumes from its store and an unfinished training
+from its checkpoint.
 """
 
 from __future__ import annotations
@@ -18,31 +20,50 @@ from retrograde.errors import BadOption, StoreError
 from retrograde.games import make_game
 from retrograde.pipeline.executors import open_executor
 from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage, status, verify_stage, write_json
+from retrograde.training import train
+from retrograde.validation import validate
 
 
 @dataclass(frozen=True)
 class Workflow:
+    """A game instance and what to do after solving it: `train` holds (learner spec, artifact
+    file) pairs, `agents` the specs validated ("{folder}" stands for the workflow's folder, where
+    the artifacts are), with `games` games per pairing and seat."""
+
     name: str
     description: str
     game: str
     params: dict[str, Any] = field(default_factory=dict)
+    train: tuple[tuple[str, str], ...] = ()
+    agents: tuple[str, ...] = ()
+    games: int = 0
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        return ("plan", "solve", "verify") + (("train",) if self.train else ()) + \
+            (("validate",) if self.agents else ())
 
 
 WORKFLOWS = {
     w.name: w
     for w in (
-        Workflow("tictactoe", "solve and verify tic-tac-toe (5,478 reachable positions)", "tictactoe"),
+        Workflow("tictactoe", "solve, verify, train Q-learning, validate 7 agents on tic-tac-toe "
+                 "(5,478 reachable positions; about a minute)", "tictactoe",
+                 train=(("rl:episodes=20000", "rl.npz"),),
+                 agents=("lookup", "random", "greedy", "expert", "minimax:depth=2", "mcts",
+                         "rl:params={folder}/rl.npz"), games=20),
         Workflow("nim", "solve and verify Nim 1,3,5,7 (normal play)", "nim", {"heaps": [1, 3, 5, 7]}),
         Workflow("nim-bounded", "solve and verify Nim 1,3,...,13 taking at most 4 (645,120 positions)",
                  "nim", {"heaps": [1, 3, 5, 7, 9, 11, 13], "max_take": 4}),
         Workflow("quixo3", "solve and verify 3x3 Quixo (19,683 positions)", "quixo", {"size": 3}),
-        Workflow("quixo4", "solve and verify 4x4 Quixo (43,046,721 positions; about a minute on 2 cores)",
-                 "quixo", {"size": 4}),
+        Workflow("quixo4", "solve, verify, train a GA and a Q-learner, validate 8 agents on 4x4 Quixo "
+                 "(43,046,721 positions; a few minutes on 2 cores)", "quixo", {"size": 4},
+                 train=(("ga:generations=10", "ga.json"), ("rl:episodes=4000", "rl.npz")),
+                 agents=("lookup", "random", "greedy", "minimax:depth=2", "minimax:depth=3",
+                         "mcts:iterations=500", "ga:params={folder}/ga.json", "rl:params={folder}/rl.npz"),
+                 games=20),
     )
 }
-
-STAGES = ("plan", "solve", "verify")
-
 
 #: Where `run` keeps each workflow's folder unless told otherwise.
 DEFAULT_OUT = Path("retrograde-out")
@@ -93,4 +114,19 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
                                      f"bad checksums {result.bad_checksums}; see {out_dir / 'verify.json'}")
                 state["stages"]["verify"] = "done"
                 write_json(state_path, state)
-            return dict(state, value=start_summary(store))
+            if workflow.train and state["stages"].get("train") != "done":
+                for spec, artifact in workflow.train:  # each resumes or skips on its own
+                    train(spec, game, out_dir / artifact, seed=0, store=store, quiet=quiet)
+                state["stages"]["train"] = "done"
+                write_json(state_path, state)
+            if workflow.agents and state["stages"].get("validate") != "done":
+                agents = [spec.replace("{folder}", str(out_dir)) for spec in workflow.agents]
+                report = validate(store, out_dir / "report", agents, games=workflow.games, seed=0,
+                                  executor=executor, quiet=quiet)
+                failed = [check["name"] for check in report["checks"] if not check["ok"]]
+                if failed:
+                    raise StoreError(f"validation check failed: {failed[0]}; see {out_dir / 'report' / 'report.md'}")
+                state["stages"]["validate"] = "done"
+                write_json(state_path, state)
+            report = out_dir / "report" / "report.html"
+            return dict(state, value=start_summary(store), report=str(report) if report.exists() else None)

@@ -1,0 +1,11 @@
+"""Validation: how well agents play, measured exactly against a solved store (move quality)
+and against each other (tournaments, ratings), written up as a report (SPEC §7).
+
+`validate` runs the whole stage and writes report.json/.md/.html; `play_match` plays one
+pairing in both seats.
+"""
+
+from retrograde.validation.stage import validate
+from retrograde.validation.tournament import play_match
+
+__all__ = ["play_match", "validate"]

@@ -1,0 +1,193 @@
+"""The validation report as files: report.json (SPEC §7 and everything the plots show),
+report.md (tables) and report.html (tables and plots, self-contained: PNGs inlined as base64,
+no external resource). The three are written to temporary names and renamed into place."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from retrograde.errors import RetrogradeError
+from retrograde.validation import plots
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _interval(ci: Sequence[float]) -> str:
+    return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def quality_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    head = ["agent", "positions", "value kept", "win kept", "draw kept", "remoteness lost (won)",
+            "loss shortfall", "win→draw", "win→loss", "draw→loss", "seconds"]
+    rows = []
+    for spec, entry in report["agents"].items():
+        q = entry["move_quality"]
+        rows.append([spec, str(q["positions"]), _pct(q["value_kept"]), _pct(q["win_kept"]), _pct(q["draw_kept"]),
+                     _num(q["mean_remoteness_lost"]), _num(q["mean_loss_shortfall"]), str(q["win_to_draw"]),
+                     str(q["win_to_loss"]), str(q["draw_to_loss"]), _num(q.get("seconds"), 1)])
+    return head, rows
+
+
+def tournament_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    head = ["start", "first", "second", "games", "first wins", "draws", "second wins", "first win 95% CI",
+            "capped", "mean plies"]
+    rows = [[t["start"], t["first"], t["second"], str(t["games"]), str(t["first_wins"]), str(t["draws"]),
+             str(t["second_wins"]), _interval(t["first_win_ci95"]), str(t["capped"]), _num(t["mean_plies"], 1)]
+            for t in report["tournaments"]]
+    return head, rows
+
+
+def rating_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    entries = sorted(report["ratings"]["agents"].items(), key=lambda item: -item[1]["elo"])
+    return ["agent", "rating", "95% interval"], [[name, f"{e['elo']:.0f}", f"[{e['ci95'][0]:.0f}, {e['ci95'][1]:.0f}]"]
+                                                for name, e in entries]
+
+
+def published_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    head = ["agent", "opponent", "seat", "seed's agents", "seed W/L/D", "seed games", "our W/L/D", "our games",
+            "source", "notes"]
+    rows = []
+    for row in report["published"]:
+        theirs, ours = row["theirs"], row["ours"]
+        rows.append([row["agent"], row["opponent"], row["seat"], f"{theirs['agent']} vs {theirs['opponent']}",
+                     " / ".join(_pct(theirs[k]) for k in ("win", "loss", "draw")), str(theirs["games"] or "?"),
+                     " / ".join(_pct(ours[k]) for k in ("win", "loss", "draw")), str(ours["games"]),
+                     row["source"], "; ".join(row["notes"])])
+    return head, rows
+
+
+def tier_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    specs = list(report["agents"])
+    tiers = [t for t in report["store"]["tiers"] if any(t in report["agents"][s]["by_tier"] for s in specs)]
+    head = ["tier", "positions", *(f"{spec} value kept" for spec in specs)]
+    rows = []
+    for tier in tiers:
+        first = next(report["agents"][s]["by_tier"][tier] for s in specs if tier in report["agents"][s]["by_tier"])
+        rows.append([tier, str(first["positions"]),
+                     *(_pct(report["agents"][s]["by_tier"].get(tier, {}).get("value_kept")) for s in specs)])
+    return head, rows
+
+
+def check_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    return ["check", "result", "detail"], [[c["name"], "passed" if c["ok"] else "FAILED", c["detail"]]
+                                           for c in report["checks"]]
+
+
+SECTIONS: tuple[tuple[str, Callable[[dict[str, Any]], tuple[list[str], list[list[str]]]]], ...] = (
+    ("Consistency checks", check_table),
+    ("Move quality", quality_table),
+    ("Tournaments", tournament_table),
+    ("Ratings", rating_table),
+    ("Beside the seeds' published results", published_table),
+    ("Value kept by tier", tier_table),
+)
+
+
+def _intro(report: dict[str, Any]) -> list[str]:
+    settings, sample = report["settings"], report["move_quality_sample"]
+    how = ("every non-terminal position of the store" if sample["exhaustive"] else
+           f"a seeded sample of {sample['positions']:,} of the store's {sample['non_terminal_positions']:,} "
+           f"non-terminal positions, proportional per tier (at least {sample['min_per_tier']} a tier), "
+           "each weighted by its tier's share")
+    return [
+        f"Game: {report['game_description']} (store {report['store']['path']}), seed {report['seed']}.",
+        f"Move quality over {how}: value kept = the chosen move achieves the position's value; "
+        "remoteness lost = plies the chosen win takes beyond the fastest (won positions where the win "
+        "is kept); loss shortfall = plies the chosen loss ends sooner than the slowest (lost positions).",
+        f"Tournaments: every ordered pair of agents (an agent against itself too), {settings['games']} games "
+        f"each from the start position and {settings['games']} from seeded random openings of "
+        f"{settings['opening_plies'][0]}–{settings['opening_plies'][1]} plies (the same for every pair); "
+        f"games stop as draws after {report['max_plies']} plies. Intervals: 95% Wilson.",
+        f"Ratings: {report['ratings']['scale']}; anchored at {report['ratings']['anchor']}.",
+        "Timings: " + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in report["timings"].items()) + ".",
+    ]
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [f"# Validation report: {report['game_description']}", ""]
+    lines += [f"{line}\n" for line in _intro(report)]
+    for title, table in SECTIONS:
+        head, rows = table(report)
+        lines += [f"## {title}", ""]
+        if not rows:
+            lines += ["(none)", ""]
+            continue
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        lines.append("")
+    return "\n".join(lines)
+
+
+STYLE = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;white-space:nowrap}th{background:#f0f0f0}
+td:last-child{white-space:normal}
+td:first-child,th:first-child{text-align:left}.failed{color:#b71c1c;font-weight:bold}
+img{max-width:100%;display:block;margin:0.5em 0 1.5em}"""
+
+
+def _html_table(head: list[str], rows: list[list[str]]) -> str:
+    if not rows:
+        return "<p>(none)</p>"
+    cells = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    failed = ' class="failed"'
+    for row in rows:
+        cells.append("<tr>" + "".join(f"<td{failed if cell == 'FAILED' else ''}>{html.escape(cell)}</td>"
+                                      for cell in row) + "</tr>")
+    return "<table>" + "".join(cells) + "</table>"
+
+
+def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(title, base64 PNG) of every plot there is data for."""
+    drawn = [
+        ("Blunder rate by tier", plots.blunder_rate_by_tier(list(report["store"]["tiers"]), report["agents"])),
+        ("Values of the store's tiers", plots.values_by_tier(report["store"]["tiers"])),
+        ("Remoteness given away", plots.remoteness_histogram(report["agents"])),
+        ("Tournament results", plots.tournament_heatmap(list(report["agents"]), report["tournaments"])),
+        ("Ratings", plots.rating_chart(report["ratings"])),
+        ("Learning curves", plots.learning_curves(report["learning_curves"])),
+    ]
+    return [(title, png) for title, png in drawn if png]
+
+
+def html_page(report: dict[str, Any]) -> str:
+    title = f"Validation report: {report['game_description']}"
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    parts += [f"<p>{html.escape(line)}</p>" for line in _intro(report)]
+    for title_, table in SECTIONS[:4]:
+        parts.append(f"<h2>{html.escape(title_)}</h2>{_html_table(*table(report))}")
+    parts.append("<h2>Plots</h2>")
+    for name, png in figures(report):
+        parts.append(f"<h3>{html.escape(name)}</h3>"
+                     f"<img alt=\"{html.escape(name)}\" src=\"data:image/png;base64,{png}\">")
+    for title_, table in SECTIONS[4:]:
+        parts.append(f"<h2>{html.escape(title_)}</h2>{_html_table(*table(report))}")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_report(out_dir: Path, report: dict[str, Any]) -> None:
+    """Create `out_dir` if needed and write the three files, each atomically."""
+    contents = {"report.json": json.dumps(report, indent=2) + "\n", "report.md": markdown(report),
+                "report.html": html_page(report)}
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name, text in contents.items():
+            partial = out_dir / f".{name}.partial"
+            partial.write_text(text, encoding="utf-8")
+            os.replace(partial, out_dir / name)
+    except OSError as exc:
+        raise RetrogradeError(f"cannot write the report in {str(out_dir)!r}: {exc.strerror or exc}") from None

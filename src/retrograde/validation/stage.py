@@ -1,0 +1,187 @@
+"""The validate stage: check every input, measure move quality, play the tournaments, rate the
+agents, set the seeds' figures beside ours, then write the report (nothing is written before
+all the work is done, and nothing at all when an input is wrong)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from retrograde.agents import AGENTS, parse_spec_list
+from retrograde.data.probing import start_summary
+from retrograde.data.store import Store, open_store
+from retrograde.errors import BadAgent, BadOption, StoreError
+from retrograde.games import Game
+from retrograde.pipeline.executors import open_executor
+from retrograde.validation import published, quality, rating, report as reports, tournament
+from retrograde.validation.artifacts import learning_curves
+from retrograde.validation.players import build_player
+
+DEFAULT_GAMES = 100
+#: Agents validated when none are named, in this order: those that exist and can play the game.
+DEFAULT_AGENTS = ("lookup", "random", "greedy", "expert", "rules", "minimax:depth=2", "minimax:depth=3", "mcts")
+
+
+def default_agents(game: Game, store: Store) -> list[str]:
+    """The `DEFAULT_AGENTS` whose module exists and that can play `game`."""
+    specs = []
+    for spec in DEFAULT_AGENTS:
+        name = spec.partition(":")[0]
+        if importlib.util.find_spec(AGENTS[name].partition(":")[0]) is None:
+            continue
+        try:
+            build_player(spec, game, seed=0, store=store)
+        except BadAgent:
+            continue
+        specs.append(spec)
+    return specs
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """Refuse an --out that cannot become the report's folder (before anything is written)."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadOption(f"--out {str(out_dir)!r} exists and is not a folder")
+    existing = out_dir.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    try:  # a file made and deleted at once: permission bits do not tell root about read-only mounts
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise BadOption(f"--out {str(out_dir)!r}: cannot write in {str(existing)!r} ({exc.strerror})") from None
+
+
+def check_agents(specs: list[str], game: Game, store: Store) -> list[str]:
+    """Build each agent once (every spec error before any work); canonical specs, no duplicates."""
+    canonical = []
+    for spec in specs:
+        agent = build_player(spec, game, seed=0, store=store)
+        if agent.spec in canonical:
+            raise BadAgent(f"agent {agent.spec!r} is named twice")
+        canonical.append(agent.spec)
+    if not canonical:
+        raise BadAgent("no agents to validate")
+    return canonical
+
+
+def consistency_checks(game: Game, move_quality: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """What must hold whatever the run: the lookup agent keeps every value and plays perfect
+    remoteness; Nim's expert (nim-sum theory) never gives a win away. One entry per check."""
+    checks = []
+    for spec, q in move_quality.items():
+        name = spec.partition(":")[0]
+        if name == "lookup":
+            ok = (q["value_kept"] == 1.0 and (q["mean_remoteness_lost"] or 0) == 0
+                  and (q["mean_loss_shortfall"] or 0) == 0)
+            checks.append({"name": f"{spec} plays perfectly", "ok": bool(ok),
+                           "detail": f"value kept {q['value_kept']}, remoteness lost {q['mean_remoteness_lost']}, "
+                                     f"loss shortfall {q['mean_loss_shortfall']} (must be 1, 0, 0)"})
+        if name == "expert" and game.name == "nim":
+            ok = q["win_kept"] in (None, 1.0)
+            checks.append({"name": f"{spec} never gives a Nim win away", "ok": bool(ok),
+                           "detail": f"win kept {q['win_kept']} (must be 1)"})
+    return checks
+
+
+def _store_tiers(store: Store) -> dict[str, dict[str, int]]:
+    """Each tier's win/loss/draw counts, from the game's start to its end (the reverse of the
+    solve order), the order the report's tables and plots show tiers in."""
+    return {tier.name: {key: store.record(tier.name).count(key) for key in ("win", "loss", "draw")}
+            for tier in reversed(store.plan.tiers)}
+
+
+def validate(store: Store | str | os.PathLike, out_dir: str | os.PathLike, agent_specs: str | list[str] | None = None,
+             *, games: int = DEFAULT_GAMES, positions: int = quality.DEFAULT_POSITIONS, seed: int = 0,
+             max_plies: int | None = None, openings: bool = True, executor=None, workers: int | None = None,
+             scheduler: str | None = None, quiet: bool = False) -> dict[str, Any]:
+    """Validate agents against a solved store and write report.json/.md/.html into `out_dir`.
+
+    `agent_specs`: a comma-separated list (`parse_spec_list`) or a list of specs; None: the
+    default agents for the game. Tasks run on `executor`, else on the one `open_executor` gives
+    for `workers`/`scheduler` (opened once the inputs are checked). Returns the report; its "checks" say whether the
+    consistency checks passed ("ok" false in any: the CLI exits 1).
+
+    :raises BadOption: games, positions or max_plies below 1, or an --out that cannot be written.
+    :raises BadAgent: an unknown or bad spec, one that cannot play the game or needs a store.
+    :raises StoreError: no store, or one not completely solved.
+    """
+    if isinstance(store, Store):
+        return _validate(store, Path(out_dir), agent_specs, games=games, positions=positions, seed=seed,
+                         max_plies=max_plies, openings=openings, executor=executor, workers=workers,
+                         scheduler=scheduler, quiet=quiet)
+    with open_store(store) as opened:
+        return _validate(opened, Path(out_dir), agent_specs, games=games, positions=positions, seed=seed,
+                         max_plies=max_plies, openings=openings, executor=executor, workers=workers,
+                         scheduler=scheduler, quiet=quiet)
+
+
+def _validate(store: Store, out_dir: Path, agent_specs, *, games: int, positions: int, seed: int,
+              max_plies: int | None, openings: bool, executor, workers: int | None, scheduler: str | None,
+              quiet: bool) -> dict[str, Any]:
+    started = time.monotonic()
+    tournament.check_games(games)
+    if positions < 1:
+        raise BadOption(f"--positions {positions}: must be at least 1")
+    if max_plies is not None and max_plies < 1:
+        raise BadOption(f"--max-plies {max_plies}: must be at least 1")
+    check_out_dir(out_dir)
+    game = store.game
+    if not store.complete:
+        raise StoreError(f"store {str(store.path)!r} is not completely solved: finish the solve first "
+                         f"(retrograde status --store {store.path} shows what is left)")
+    if agent_specs is None:
+        specs = default_agents(game, store)
+    else:
+        texts = parse_spec_list(agent_specs) if isinstance(agent_specs, str) else agent_specs
+        specs = [str(spec) for spec in texts]
+    specs = check_agents(specs, game, store)
+    if executor is None:
+        with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as opened:
+            return _run(store, out_dir, specs, games=games, positions=positions, seed=seed, max_plies=max_plies,
+                        openings=openings, executor=opened, quiet=quiet, started=started)
+    return _run(store, out_dir, specs, games=games, positions=positions, seed=seed, max_plies=max_plies,
+                openings=openings, executor=executor, quiet=quiet, started=started)
+
+
+def _run(store: Store, out_dir: Path, specs: list[str], *, games: int, positions: int, seed: int,
+         max_plies: int | None, openings: bool, executor, quiet: bool, started: float) -> dict[str, Any]:
+    """The work, once every input is known good; writes the report at the end."""
+    game = store.game
+    cap = max_plies if max_plies is not None else tournament.default_max_plies(game)
+    measured = quality.measure(store, specs, positions=positions, seed=seed, executor=executor, quiet=quiet)
+    quality_done = time.monotonic()
+    opening_positions = tournament.random_openings(game, games, seed) if openings else []
+    entries = tournament.run_tournament(game, store, tournament.pairings(specs, games, openings=openings),
+                                        seed=seed, executor=executor, max_plies=cap, openings=opening_positions,
+                                        quiet=quiet)
+    games_done = time.monotonic()
+    rated = rating.ratings(specs, entries, seed=seed)
+    for spec in specs:
+        measured["agents"][spec]["rating"] = rated["agents"][spec]
+    report: dict[str, Any] = {
+        "game": game.name, "params": game.params, "seed": seed,
+        "agents": measured["agents"], "tournaments": entries,
+        "game_description": game.describe(),
+        "ratings": rated,
+        "published": published.compare(game.name, game.params, specs, entries),
+        "checks": consistency_checks(game, {s: e["move_quality"] for s, e in measured["agents"].items()}),
+        "max_plies": cap,
+        "openings": [game.format(p) for p in opening_positions],
+        "move_quality_sample": measured["sample"],
+        "store": {"path": str(store.path), "positions": store.plan.positions, "tiers": _store_tiers(store),
+                  "value": start_summary(store)},
+        "settings": {"agents": specs, "games": games, "positions": positions, "max_plies": max_plies,
+                     "openings": openings, "opening_plies": list(tournament.OPENING_PLIES),
+                     "games_per_task": tournament.BATCH, "positions_per_task": quality.CHUNK},
+        "learning_curves": learning_curves(specs),
+    }
+    finished = time.monotonic()
+    report["timings"] = {"move_quality_s": round(quality_done - started, 2),
+                         "tournaments_s": round(games_done - quality_done, 2),
+                         "ratings_s": round(finished - games_done, 2), "total_s": round(finished - started, 2)}
+    reports.write_report(out_dir, report)
+    return report

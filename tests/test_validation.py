@@ -1,0 +1,294 @@
+"""Validation: exact move quality, tournaments, ratings and the report (issue 9).
+
+References here are independent of the code under test: positions are enumerated by
+playing the rules (game.moves) from the start, values read with probing, intervals and
+strengths checked against hand-computed values and simulated games."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+from collections import deque
+
+import numpy as np
+import pytest
+
+from retrograde import outcome as oc
+from retrograde.data.probing import values
+from retrograde.games import make_game
+from retrograde.pipeline.executors import InProcessExecutor, open_executor
+from retrograde.pipeline.stages import plan_stage
+from retrograde.validation import play_match, validate
+from retrograde.validation.artifacts import read_curve
+from retrograde.validation.players import build_player
+from retrograde.validation.published import compare
+from retrograde.validation.quality import MIN_PER_TIER, measure, select_positions
+from retrograde.validation.rating import ELO, ratings, wilson
+from retrograde.validation.stage import consistency_checks
+from retrograde.validation.tournament import INITIAL, Pairing, run_tournament
+from retrograde.cli import main
+
+
+@pytest.fixture
+def cli(capsys):
+    """cli(*args) -> (exit status, stdout, stderr) of the command run in this process."""
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+
+    def run(*args: str):
+        with pytest.raises(SystemExit) as exit_:
+            main(list(args))
+        captured = capsys.readouterr()
+        return exit_.value.code, captured.out, captured.err
+
+    yield run
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
+
+NIM = {"heaps": [1, 3, 5, 7]}
+
+
+def reachable(game) -> list:
+    """Every position reachable from the start by the rules (breadth first)."""
+    seen, queue = {game.initial_position}, deque([game.initial_position])
+    while queue:
+        for _, child in game.moves(queue.popleft()):
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return list(seen)
+
+
+# --- move quality ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name, params, limit", [("tictactoe", None, 100_000), ("nim", NIM, 100_000),
+                                                 ("quixo", {"size": 3}, 600)])
+def test_lookup_keeps_every_value_at_perfect_remoteness(open_solved, name, params, limit):
+    store = open_solved(name, params)
+    result = measure(store, ["lookup"], positions=limit, seed=3, executor=InProcessExecutor(), quiet=True)
+    quality = result["agents"]["lookup"]["move_quality"]
+    assert quality["positions"] > 0
+    assert quality["value_kept"] == 1.0 and quality["win_kept"] == 1.0
+    assert quality["draw_kept"] == (1.0 if quality["drawn"] else None)
+    assert quality["drawn"] > 0 if name == "tictactoe" else quality["drawn"] == 0  # nim, 3x3 quixo: no draws
+    assert quality["mean_remoteness_lost"] == 0.0 and quality["mean_loss_shortfall"] == 0.0
+    assert all(t["value_kept"] == 1.0 for t in result["agents"]["lookup"]["by_tier"].values())
+
+
+def test_random_agent_keeps_values_as_often_as_theory_says(open_solved):
+    """Over every tic-tac-toe position, the measured share of kept values equals, within
+    sampling error, the exact mean over positions of (moves keeping the value / moves)."""
+    store = open_solved("tictactoe")
+    game = store.game
+    positions = [p for p in reachable(game) if not game.primitive(p)]
+    own = values(store, positions)
+    children = [[child for _, child in game.moves(p)] for p in positions]
+    child_values = iter(values(store, [c for cs in children for c in cs]))
+    flip = {oc.WIN: oc.LOSS, oc.LOSS: oc.WIN, oc.DRAW: oc.DRAW}
+    keep = np.array([np.mean([flip[next(child_values).outcome] == value.outcome for _ in cs])
+                     for value, cs in zip(own, children)])
+    won = np.array([value.outcome == oc.WIN for value in own])
+
+    result = measure(store, ["random"], positions=100_000, seed=11, executor=InProcessExecutor(), quiet=True)
+    quality = result["agents"]["random"]["move_quality"]
+    assert quality["positions"] == len(positions) == 4520  # every non-terminal reachable position
+    for measured, q in ((quality["value_kept"], keep), (quality["win_kept"], keep[won])):
+        sigma = math.sqrt((q * (1 - q)).sum()) / len(q)
+        assert abs(measured - q.mean()) < 5 * sigma, (measured, q.mean(), sigma)
+    assert quality["draw_kept"] < 1 and quality["mean_remoteness_lost"] > 0
+
+
+def test_large_stores_are_sampled_per_tier(open_solved):
+    store = open_solved("quixo", {"size": 3})
+    selection = select_positions(store, 1_000, seed=5)
+    assert not selection.exhaustive
+    assert 1_000 <= len(selection) <= 1_000 + MIN_PER_TIER * len(selection.tiers)
+    for t, name in enumerate(selection.tiers):
+        assert (selection.tier_of == t).sum() == min(selection.candidates[name], max(
+            MIN_PER_TIER, int(1_000 * selection.candidates[name] / sum(selection.candidates.values()))))
+    assert abs(selection.weight.sum() - sum(selection.candidates.values())) < 1e-6 * selection.weight.sum()
+    again = select_positions(store, 1_000, seed=5)
+    assert np.array_equal(again.index, selection.index) and np.array_equal(again.tier_of, selection.tier_of)
+
+
+# --- intervals and ratings ---------------------------------------------------------------------
+def test_wilson_interval_known_values():
+    # hand-computed: 0 of 10 -> [0, z²/(n+z²)]; 5 of 10 -> 0.5 ± 0.2634; 10 of 10 mirrors 0 of 10
+    assert wilson(0, 10) == pytest.approx((0.0, 3.841459 / 13.841459), abs=1e-6)
+    assert wilson(5, 10) == pytest.approx((0.236593, 0.763407), abs=1e-6)
+    assert wilson(10, 10) == pytest.approx((1 - 3.841459 / 13.841459, 1.0), abs=1e-6)
+    # 81 of 263 by hand: centre (p + z²/2n)/(1 + z²/n) = 0.310744, half-width 0.055460
+    assert wilson(81, 263) == pytest.approx((0.255284, 0.366204), abs=2e-5)
+
+
+def test_bradley_terry_recovers_known_strengths():
+    names = ["random", "a", "b", "c"]
+    true = np.array([0.0, 150.0, 300.0, 600.0])
+    rng = np.random.default_rng(7)
+    entries = []
+    for i, first in enumerate(names):
+        for j, second in enumerate(names):
+            if i != j:
+                p = 1 / (1 + 10 ** ((true[j] - true[i]) / 400))
+                wins = int(rng.binomial(3000, p))
+                entries.append({"first": first, "second": second, "first_wins": wins, "draws": 0,
+                                "second_wins": 3000 - wins})
+    fitted = ratings(names, entries, seed=1, bootstrap=40)
+    for name, want in zip(names, true):
+        got = fitted["agents"][name]
+        assert got["elo"] == pytest.approx(want, abs=25)
+        assert got["ci95"][0] <= got["elo"] <= got["ci95"][1]
+    assert fitted["agents"]["random"]["elo"] == 0.0 and ELO == pytest.approx(173.7178, abs=1e-4)
+
+
+# --- tournaments ---------------------------------------------------------------------------------
+def test_tournament_results_do_not_depend_on_workers(solved):
+    from retrograde.data.store import open_store
+
+    with open_store(solved("tictactoe")) as store:
+        plan = [Pairing(a, b, INITIAL, 25) for a in ("random", "lookup") for b in ("random", "lookup")]
+        alone = run_tournament(store.game, store, plan, seed=4, executor=InProcessExecutor(), max_plies=10,
+                               quiet=True)
+        with open_executor(workers=2) as executor:
+            cluster = run_tournament(store.game, store, plan, seed=4, executor=executor, max_plies=10, quiet=True)
+    assert alone == cluster
+    by_pair = {(e["first"], e["second"]): e for e in alone}
+    assert by_pair["lookup", "lookup"]["draws"] == 25  # tic-tac-toe is a draw
+    assert by_pair["random", "lookup"]["first_wins"] == 0 and by_pair["lookup", "random"]["second_wins"] == 0
+
+
+def test_play_match_plays_both_seats_from_a_given_start():
+    game = make_game("nim", NIM)
+    start = game.parse("0,0,0,2")  # the mover takes both and wins
+    result = play_match("expert", "random", game, games=7, seed=2, start=start)
+    a_first, b_first = result["tournaments"]
+    assert (a_first["first"], a_first["second"], a_first["games"]) == ("expert", "random", 7)
+    assert (b_first["first"], b_first["second"]) == ("random", "expert")
+    assert a_first["first_wins"] == 7
+    assert 0 < b_first["first_wins"] < 7  # random takes both with probability 1/2
+    assert a_first["first_win_ci95"] == list(wilson(7, 7))
+
+
+# --- consistency checks and the seeds' figures -------------------------------------------------
+def _quality(**figures):
+    base = {"positions": 10, "value_kept": 1.0, "win_kept": 1.0, "draw_kept": None, "mean_remoteness_lost": 0.0,
+            "mean_loss_shortfall": 0.0}
+    return base | figures
+
+
+def test_consistency_checks_fail_on_a_blundering_lookup_or_nim_expert():
+    nim = make_game("nim", NIM)
+    passing = consistency_checks(nim, {"lookup": _quality(), "expert": _quality(), "random": _quality(value_kept=0.4)})
+    assert [c["ok"] for c in passing] == [True, True]
+    failing = consistency_checks(nim, {"lookup": _quality(value_kept=0.999), "expert": _quality(win_kept=0.98)})
+    assert [c["ok"] for c in failing] == [False, False]
+    slow = consistency_checks(nim, {"lookup:fallback=random": _quality(mean_remoteness_lost=0.5)})
+    assert [c["ok"] for c in slow] == [False]
+    assert consistency_checks(make_game("tictactoe"), {"expert": _quality(win_kept=0.9)}) == []
+
+
+def test_published_figures_are_set_beside_ours_by_seat():
+    params = make_game("quixo", {"size": 4}).params
+    entry = {"first": "lookup", "second": "lookup", "start": INITIAL, "games": 10, "first_wins": 9, "draws": 1,
+             "second_wins": 0}
+    rows = {row["seat"]: row for row in compare("quixo", params, ["lookup"], [entry])}
+    assert rows["first"]["theirs"]["win"] == 1.0
+    assert rows["first"]["ours"] == {"win": 0.9, "loss": 0.0, "draw": 0.1, "games": 10}
+    assert rows["second"]["theirs"]["loss"] == 1.0
+    assert rows["second"]["ours"] == {"win": 0.0, "loss": 0.9, "draw": 0.1, "games": 10}
+    rules = {"first": "rules:rule=largest-min", "second": "random", "start": INITIAL, "games": 4,
+             "first_wins": 3, "draws": 0, "second_wins": 1}
+    nim = compare("nim", make_game("nim", NIM).params, ["rules:rule=largest-min", "random"], [rules])
+    assert [(r["theirs"]["win"], r["ours"]["win"]) for r in nim] == [(0.80, 0.75)]
+    misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True}).params
+    assert compare("nim", misere, ["rules:rule=largest-min", "random"], [rules]) == []
+    assert compare("nim", make_game("nim", NIM).params, ["rules:rule=smallest-min", "random"], [rules]) == []
+
+
+def test_learning_curves_are_read_defensively(tmp_path):
+    good = tmp_path / "agent.json"
+    good.write_text(json.dumps({"learning_curve": [{"step": 0, "value_kept": 0.5}, {"step": 10, "value_kept": 0.7}]}))
+    assert read_curve(good) == [{"step": 0.0, "value_kept": 0.5}, {"step": 10.0, "value_kept": 0.7}]
+    np.savez(tmp_path / "agent.npz", learning_curve=np.array([[1, 0.25], [2, 0.5]]))
+    assert read_curve(tmp_path / "agent.npz") == [{"step": 1.0, "value_kept": 0.25}, {"step": 2.0, "value_kept": 0.5}]
+    for text in ("not json", json.dumps({"learning_curve": [{"step": "x"}]}), json.dumps([1, 2])):
+        (tmp_path / "bad.json").write_text(text)
+        assert read_curve(tmp_path / "bad.json") is None
+
+
+# --- the report and the command ----------------------------------------------------------------
+def test_validate_writes_the_report(solved, tmp_path):
+    out = tmp_path / "report"
+    report = validate(solved("nim", NIM), out, "lookup,random,expert,rules:rule=largest-min", games=8, seed=5,
+                      quiet=True)
+    assert {"report.json", "report.md", "report.html"} <= {p.name for p in out.iterdir()}
+    data = json.loads((out / "report.json").read_text())
+    assert data == json.loads(json.dumps(report))
+    assert {"game", "params", "seed", "agents", "tournaments"} <= set(data)
+    assert data["game"] == "nim" and data["params"] == make_game("nim", NIM).params and data["seed"] == 5
+    for entry in data["agents"].values():
+        quality = entry["move_quality"]
+        assert {"positions", "value_kept", "win_kept", "draw_kept", "mean_remoteness_lost"} <= set(quality)
+        assert all(0 <= quality[k] <= 1 for k in ("value_kept", "win_kept"))
+    assert len(data["tournaments"]) == 2 * 4 * 4  # every ordered pair, from the start and from openings
+    for t in data["tournaments"]:
+        assert {"first", "second", "games", "first_wins", "draws", "second_wins", "first_win_ci95"} <= set(t)
+        assert t["first_wins"] + t["draws"] + t["second_wins"] == t["games"] == 8
+        assert 0 <= t["first_win_ci95"][0] <= t["first_win_ci95"][1] <= 1
+    assert [c["ok"] for c in data["checks"]] == [True, True]
+    assert any(row["agent"] == "rules:rule=largest-min" for row in data["published"])
+    page = (out / "report.html").read_text()
+    assert page.count('src="data:image/png;base64,') >= 4
+    assert "http://" not in page and "https://" not in page and "<link" not in page and "<script" not in page
+    assert "| lookup |" in (out / "report.md").read_text()
+
+
+def test_validate_command(solved, tmp_path, cli):
+    out = tmp_path / "cli-report"
+    code, stdout, stderr = cli("validate", "--store", str(solved("tictactoe")), "--out", str(out),
+                               "--agents", "lookup,random", "--games", "4", "--seed", "1", "--quiet")
+    assert code == 0, stderr
+    assert str(out / "report.html") in stdout.strip().splitlines()[-1]
+    assert json.loads((out / "report.json").read_text())["agents"]["lookup"]["move_quality"]["value_kept"] == 1.0
+
+
+@pytest.mark.parametrize("case", ["unknown agent", "cannot play", "no store", "incomplete store", "out is a file",
+                                  "bad games", "bad positions"])
+def test_validate_refuses_bad_input_and_writes_nothing(solved, tmp_path, case, cli):
+    store, out, extra = str(solved("tictactoe")), tmp_path / "out", []
+    if case == "unknown agent":
+        extra = ["--agents", "lookup,nosuch"]
+    elif case == "cannot play":
+        extra = ["--agents", "rules"]
+    elif case == "no store":
+        store = str(tmp_path / "missing.zarr")
+    elif case == "incomplete store":
+        store = str(tmp_path / "planned.zarr")
+        plan_stage(make_game("tictactoe"), store).close()
+    elif case == "out is a file":
+        out.write_text("x")
+    elif case == "bad games":
+        extra = ["--games", "0"]
+    else:
+        extra = ["--positions", "-3"]
+    code, _, stderr = cli("validate", "--store", store, "--out", str(out), *extra, "--quiet")
+    assert code in (1, 2) and len(stderr.strip().splitlines()) == 1, stderr
+    assert "Traceback" not in stderr and stderr.startswith("retrograde: error:")
+    assert out.is_file() if case == "out is a file" else not out.exists()
+
+
+def test_match_command(solved, cli):
+    code, stdout, stderr = cli("match", "lookup", "random", "--store", str(solved("tictactoe")), "--games", "6",
+                               "--json", "--quiet")
+    assert code == 0, stderr
+    result = json.loads(stdout)
+    assert [(t["first"], t["games"]) for t in result["tournaments"]] == [("lookup", 6), ("random", 6)]
+    assert result["tournaments"][1]["first_wins"] == 0
+    code, _, stderr = cli("match", "lookup", "random", "--game", "tictactoe")
+    assert code == 2 and "store" in stderr
+
+
+def test_only_agents_that_read_a_store_are_given_one(open_solved):
+    store = open_solved("tictactoe")
+    assert build_player("lookup", store.game, seed=0, store=store).store is store
+    assert build_player("minimax:depth=1", store.game, seed=0, store=store).store is None  # would play perfectly
+    assert build_player("random", store.game, seed=0, store=store).store is None
