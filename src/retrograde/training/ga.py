@@ -10,7 +10,6 @@ opponent agents in turn, seats alternating; it is measured once per individual.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +30,9 @@ SWAPPED = {"win": "loss", "draw": "draw", "loss": "win"}
 
 
 def default_opponents(game) -> str:
-    """Seed 001 evolves Nim players against a random and an optimal player (`expert`, once
-    there is one); Quixo players against a random one."""
-    if game.name == "nim" and importlib.util.find_spec("retrograde.agents.expert") is not None:
+    """Seed 001 evolves Nim players against a random and an optimal player (`expert`);
+    Quixo players against a random one."""
+    if game.name == "nim":
         return "random,expert"
     return "random"
 

@@ -4,14 +4,13 @@ all the work is done, and nothing at all when an input is wrong)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from retrograde.agents import AGENTS, parse_spec_list
+from retrograde.agents import parse_spec_list
 from retrograde.data.probing import start_summary
 from retrograde.data.store import Store, open_store
 from retrograde.errors import BadAgent, BadOption, StoreError
@@ -22,17 +21,14 @@ from retrograde.validation.artifacts import learning_curves
 from retrograde.validation.players import build_player
 
 DEFAULT_GAMES = 100
-#: Agents validated when none are named, in this order: those that exist and can play the game.
+#: Agents validated when none are named, in this order: those that can play the game.
 DEFAULT_AGENTS = ("lookup", "random", "greedy", "expert", "rules", "minimax:depth=2", "minimax:depth=3", "mcts")
 
 
 def default_agents(game: Game, store: Store) -> list[str]:
-    """The `DEFAULT_AGENTS` whose module exists and that can play `game`."""
+    """The `DEFAULT_AGENTS` that can play `game`."""
     specs = []
     for spec in DEFAULT_AGENTS:
-        name = spec.partition(":")[0]
-        if importlib.util.find_spec(AGENTS[name].partition(":")[0]) is None:
-            continue
         try:
             build_player(spec, game, seed=0, store=store)
         except BadAgent:
