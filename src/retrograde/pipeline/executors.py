@@ -237,4 +237,30 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
             for client in clients:
                 client.close()
             if starting.exception() is None:  # a failed start was raised by `connect`, if used
-                starting.result().close()
+                _close_local_cluster(starting.result())
+
+
+def _close_local_cluster(cluster) -> None:
+    """Close a LocalCluster and make sure none of its worker processes outlives it: a worker
+    busy in a kernel can miss the nanny's deadline on a loaded machine, and one left running
+    would go on writing into a store that a rerun is already resuming."""
+    import psutil
+
+    workers = []
+    for nanny in cluster.workers.values():
+        process = getattr(getattr(nanny, "process", None), "process", None)
+        try:
+            workers.append(psutil.Process(process.pid))
+        except (AttributeError, TypeError, ValueError, psutil.Error):  # never started, or gone
+            pass
+    try:
+        cluster.close(timeout=30)
+    except TimeoutError:  # the workers are ended below all the same
+        pass
+    finally:
+        for worker in workers:
+            try:
+                worker.kill()
+            except psutil.Error:  # it ended as it should
+                pass
+        psutil.wait_procs(workers, timeout=10)
