@@ -1,6 +1,6 @@
 """Property tests: numba kernels against plain-Python references.
 
-ranking_kernels vs games.ranking, nim_kernels vs the Nim game's Python ranking,
+ranking_kernels vs games.ranking, games.nim.kernels vs the Nim game's Python ranking,
 packing round trips, and solvers.kernels.combine vs reference.combine_reference
 under arbitrary chunkings.
 """
@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import reference as ref
 from retrograde.data import packing
-from retrograde.games import make_game, nim_kernels, ranking, ranking_arrays, ranking_kernels
+from retrograde.games import make_game, ranking, ranking_arrays, ranking_kernels
+from retrograde.games.nim import kernels as nim_kernels
 from retrograde.solvers import kernels
 
 SETTINGS = settings(derandomize=True, max_examples=150, deadline=None,

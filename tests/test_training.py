@@ -22,7 +22,7 @@ from conftest import run_cli
 from processes import assert_one_error_line, kill_group, log_paths, run, start
 from retrograde import outcome as oc
 from retrograde.agents import build_agent
-from retrograde.agents.features import QuixoFeatures
+from retrograde.games.quixo.features import QuixoFeatures
 from retrograde.agents.ga import GenomeAgent
 from retrograde.errors import BadAgent, BadOption
 from retrograde.games import make_game

@@ -187,7 +187,7 @@ def test_consistency_checks_fail_on_a_blundering_lookup_or_nim_expert():
 
 
 def test_published_figures_are_set_beside_ours_by_seat():
-    params = make_game("quixo", {"size": 4}).params
+    params = make_game("quixo", {"size": 4}).rules
     entry = {"first": "lookup", "second": "lookup", "start": INITIAL, "games": 10, "first_wins": 9, "draws": 1,
              "second_wins": 0}
     rows = {row["seat"]: row for row in compare("quixo", params, ["lookup"], [entry])}
@@ -195,13 +195,16 @@ def test_published_figures_are_set_beside_ours_by_seat():
     assert rows["first"]["ours"] == {"win": 0.9, "loss": 0.0, "draw": 0.1, "games": 10}
     assert rows["second"]["theirs"]["loss"] == 1.0
     assert rows["second"]["ours"] == {"win": 0.0, "loss": 0.9, "draw": 0.1, "games": 10}
+    # A 5x5 store solved --down-to 23 holds part of the game, whose rules are those of seed 001's 5x5.
+    partial = make_game("quixo", {"size": 5, "down_to": 23}).rules
+    assert [row["seat"] for row in compare("quixo", partial, ["lookup"], [entry])] == ["either"]
     rules = {"first": "rules:rule=largest-min", "second": "random", "start": INITIAL, "games": 4,
              "first_wins": 3, "draws": 0, "second_wins": 1}
-    nim = compare("nim", make_game("nim", NIM).params, ["rules:rule=largest-min", "random"], [rules])
+    nim = compare("nim", make_game("nim", NIM).rules, ["rules:rule=largest-min", "random"], [rules])
     assert [(r["theirs"]["win"], r["ours"]["win"]) for r in nim] == [(0.80, 0.75)]
-    misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True}).params
+    misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True}).rules
     assert compare("nim", misere, ["rules:rule=largest-min", "random"], [rules]) == []
-    assert compare("nim", make_game("nim", NIM).params, ["rules:rule=smallest-min", "random"], [rules]) == []
+    assert compare("nim", make_game("nim", NIM).rules, ["rules:rule=smallest-min", "random"], [rules]) == []
 
 
 def test_learning_curves_are_read_defensively(tmp_path):
@@ -224,7 +227,7 @@ def test_validate_writes_the_report(solved, tmp_path):
     data = json.loads((out / "report.json").read_text())
     assert data == json.loads(json.dumps(report))
     assert {"game", "params", "seed", "agents", "tournaments"} <= set(data)
-    assert data["game"] == "nim" and data["params"] == make_game("nim", NIM).params and data["seed"] == 5
+    assert data["game"] == "nim" and data["params"] == make_game("nim", NIM).rules and data["seed"] == 5
     for entry in data["agents"].values():
         quality = entry["move_quality"]
         assert {"positions", "value_kept", "win_kept", "draw_kept", "mean_remoteness_lost"} <= set(quality)

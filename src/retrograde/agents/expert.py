@@ -30,7 +30,7 @@ from operator import xor
 
 from retrograde.agents.base import Agent
 from retrograde.games.base import Game
-from retrograde.games.tictactoe import cell_name
+from retrograde.games.tictactoe.game import cell_name
 
 #: The magic square (rows of the board): every row, column and diagonal sums to 15,
 #: and no other three distinct numbers 1..9 do.

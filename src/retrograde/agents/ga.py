@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from retrograde.agents.base import Agent
-from retrograde.agents.features import LOSS_NOW, WIN_NOW, QuixoFeatures, best_index, feature_names
+from retrograde.games.quixo.features import LOSS_NOW, WIN_NOW, QuixoFeatures, best_index, feature_names
 from retrograde.agents.spec import Option
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, Position

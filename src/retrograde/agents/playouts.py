@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from retrograde.games.base import Game, Position
-from retrograde.games.quixo_kernels import SOURCE, has_line, play
-from retrograde.games.tictactoe_kernels import FULL
-from retrograde.games.tictactoe_kernels import has_line as has_tictactoe_line
+from retrograde.games.quixo.kernels import SOURCE, has_line, play
+from retrograde.games.tictactoe.kernels import FULL
+from retrograde.games.tictactoe.kernels import has_line as has_tictactoe_line
 from retrograde.jit import njit
 from retrograde.outcome import DRAW, LOSS, WIN
 
@@ -102,7 +102,7 @@ def terminal(rules, lines, a, b):
 
 @njit
 def quixo_child(table, k, a, b):
-    """The child of Quixo state (a, b) by move row k of the move table (see quixo_kernels)."""
+    """The child of Quixo state (a, b) by move row k of the move table (see games.quixo.kernels)."""
     mover, opponent = play(table, k, a, b)
     return opponent, mover
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.agents.base import Agent
-from retrograde.agents.features import QuixoFeatures, best_index
+from retrograde.games.quixo.features import QuixoFeatures, best_index
 from retrograde.agents.spec import Option
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, Position

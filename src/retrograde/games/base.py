@@ -58,6 +58,8 @@ class Param:
     kind: Callable[[str], Any] = bool
     required: bool = False
     metavar: str = "VALUE"
+    #: False for an option that limits what a store holds, not the rules the game is played by.
+    rule: bool = True
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,12 @@ class Game(ABC):
     @abstractmethod
     def params(self) -> dict[str, Any]:
         """Canonical, JSON-serialisable options identifying this instance."""
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        """The `params` that change how the game is played (not, e.g., how much of it a store holds)."""
+        extent = {param.name for param in self.params_spec if not param.rule}
+        return {key: value for key, value in self.params.items() if key not in extent}
 
     @property
     @abstractmethod

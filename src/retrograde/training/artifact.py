@@ -22,14 +22,9 @@ from retrograde.games.base import Game
 
 FORMAT = "retrograde-training"
 VERSION = 1
-#: Game parameters that limit what a store holds but not the rules an agent plays by.
-_NOT_RULES = ("down_to",)
-
-
 def game_identity(game: Game) -> dict[str, Any]:
     """The game an artifact plays, as recorded in it: name and the parameters of its rules."""
-    params = {key: value for key, value in game.params.items() if key not in _NOT_RULES}
-    return json.loads(json.dumps({"name": game.name, "params": params}))
+    return json.loads(json.dumps({"name": game.name, "params": game.rules}))
 
 
 def _replace_atomically(target: Path, write) -> None:

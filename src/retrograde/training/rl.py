@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from retrograde.agents.base import Agent
-from retrograde.agents.features import best_index
+from retrograde.games.quixo.features import best_index
 from retrograde.agents.registry import build_agent
 from retrograde.agents.rl import REWARD, LinearQ, QAgent, TabularQ, model_class
 from retrograde.agents.spec import Option, parse_spec

@@ -132,9 +132,10 @@ FIGURES: tuple[Published, ...] = (
 )
 
 
-def _params_match(figure: Published, game: str, params: dict[str, Any]) -> bool:
-    return figure.game == game and all(params.get(key) == value for key, value in figure.params.items()) \
-        and not any(params.get(key) for key in ("misere", "max_take", "down_to") if key not in figure.params)
+def _rules_match(figure: Published, game: str, rules: dict[str, Any]) -> bool:
+    """The figure's game with the figure's rules: its parameters as given, the others off."""
+    return figure.game == game and all(rules.get(key) == value for key, value in figure.params.items()) \
+        and not any(value for key, value in rules.items() if key not in figure.params)
 
 
 def _ours(tournaments: Sequence[dict[str, Any]], agent: str, opponent: str, seat: str) -> dict[str, Any] | None:
@@ -153,13 +154,13 @@ def _ours(tournaments: Sequence[dict[str, Any]], agent: str, opponent: str, seat
     return {"win": won / games, "loss": lost / games, "draw": drawn / games, "games": games}
 
 
-def compare(game: str, params: dict[str, Any], specs: Sequence[str],
+def compare(game: str, rules: dict[str, Any], specs: Sequence[str],
             tournaments: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows setting the seeds' figures beside ours, for every figure whose game instance matches
     and whose two agents are both among `specs` (one row per matching pair of our specs)."""
     rows = []
     for figure in FIGURES:
-        if not _params_match(figure, game, params):
+        if not _rules_match(figure, game, rules):
             continue
         for agent in (spec for spec in specs if figure.agent.matches(spec)):
             for opponent in (spec for spec in specs if figure.opponent.matches(spec)):

@@ -1,9 +1,8 @@
 """Alpha-beta search kernels and leaf evaluations per game, for the `minimax` and `greedy` agents.
 
 `base` holds the shared score scale, move-ordering noise and iterative-search bookkeeping;
-`tablebase` loads a solved store's tiers for probing inside search; one module a game
-(`nim`, `tictactoe`, `quixo`) holds its kernel and evaluations. Game modules are imported
-when first needed.
+`tablebase` loads a solved store's tiers for probing inside search; each game's folder holds
+its own search kernel and evaluations (`games/<game>/search.py`), imported when first needed.
 """
 
 from __future__ import annotations
@@ -14,9 +13,9 @@ from retrograde.games.base import Game
 
 #: game name -> "module:Search class".
 SEARCHES: dict[str, str] = {
-    "nim": "retrograde.agents.search.nim:NimSearch",
-    "tictactoe": "retrograde.agents.search.tictactoe:TicTacToeSearch",
-    "quixo": "retrograde.agents.search.quixo:QuixoSearch",
+    "nim": "retrograde.games.nim.search:NimSearch",
+    "tictactoe": "retrograde.games.tictactoe.search:TicTacToeSearch",
+    "quixo": "retrograde.games.quixo.search:QuixoSearch",
 }
 
 

@@ -178,10 +178,10 @@ class Nim(Game):
         return super().why_illegal(position, text)
 
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
-        from retrograde.games import nim_kernels
+        from retrograde.games.nim import kernels
 
         result = Expansion.buffers(stop - start, self.max_moves, out)
         terminal = outcome.WIN if self.misere else outcome.LOSS
-        nim_kernels.expand(self._ways, np.array(self.heaps, dtype=np.int64), self._take_limit,
+        kernels.expand(self._ways, np.array(self.heaps, dtype=np.int64), self._take_limit,
                            terminal, tier.key[0], start, stop, child_offsets, result.primitive, result.children)
         return result

@@ -19,7 +19,7 @@ from retrograde.agents.search.base import (BEST, EXPANDED, WIN_SCORE, Search, ne
                                            settle, start_node)
 from retrograde.agents.search.tablebase import UNKNOWN, stored_score
 from retrograde.games.nim import Nim
-from retrograde.games.nim_kernels import rank
+from retrograde.games.nim.kernels import rank
 from retrograde.jit import njit
 
 ZERO, PARITY = range(2)

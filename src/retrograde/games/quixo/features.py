@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from retrograde.games.quixo import Quixo
-from retrograde.games.quixo_kernels import SOURCE, has_line, play
+from retrograde.games.quixo.kernels import SOURCE, has_line, play
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
 
@@ -40,7 +40,7 @@ def feature_names(size: int) -> tuple[str, ...]:
 @lru_cache(maxsize=None)
 def board_tables(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(line masks for has_line, every line as a mask, region masks [centre, corners, border], move table)."""
-    from retrograde.games.quixo_kernels import line_masks, move_table
+    from retrograde.games.quixo.kernels import line_masks, move_table
 
     game = Quixo(size=size)
     every_line = np.array([sum(1 << cell for cell in line) for line in game.lines], dtype=np.int64)

@@ -19,7 +19,7 @@ from retrograde.agents.search.base import (BEST, EXPANDED, WIN_SCORE, Search, ne
                                            settle, start_node)
 from retrograde.agents.search.tablebase import UNKNOWN, stored_score
 from retrograde.games.ranking_kernels import popcount, rank_pair
-from retrograde.games.tictactoe_kernels import CELLS, FULL, LINES, has_line
+from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, has_line
 from retrograde.jit import njit
 
 LINES_EVAL, ZERO = range(2)

@@ -11,7 +11,7 @@ boards). Tier `m{a}o{b}` holds boards with a mover cubes and b opponent cubes,
 ranked as in the paper (see `ranking`). Taking an own cube leads to the partner
 tier m{b}o{a} (the two form a loopy group solved together); taking a blank leads
 to m{b}o{a+1}, solved before. The plain-Python rules below use a grid of
-characters and are the reference for the bitboard kernels in `quixo_kernels`.
+characters and are the reference for the bitboard kernels in `games.quixo.kernels`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Quixo(Game):
     params_spec = (
         Param("size", "board size: 3, 4 or 5", kind=int, required=True, metavar="N"),
         Param("down_to", "solve only the tiers with at least N cubes on the board (default: all)",
-              kind=int, metavar="N"),
+              kind=int, metavar="N", rule=False),
     )
 
     def __init__(self, *, size: int, down_to: int | None = None):
@@ -266,37 +266,37 @@ class Quixo(Game):
     # --- kernels ------------------------------------------------------------------
     @cached_property
     def move_table(self) -> np.ndarray:
-        """Per (source, dest) move: source bit, dest bit, shifting cells, shift (see quixo_kernels)."""
-        from retrograde.games.quixo_kernels import move_table
+        """Per (source, dest) move: source bit, dest bit, shifting cells, shift (see games.quixo.kernels)."""
+        from retrograde.games.quixo.kernels import move_table
 
         return move_table(self.size)
 
     @cached_property
     def line_masks(self) -> np.ndarray:
-        from retrograde.games.quixo_kernels import line_masks
+        from retrograde.games.quixo.kernels import line_masks
 
         return line_masks(self.size)
 
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
-        from retrograde.games import quixo_kernels
+        from retrograde.games.quixo import kernels
 
         result = Expansion.buffers(stop - start, self.max_moves, out)
         a, b = tier.key
         count_only = tier.children[0] in group
-        quixo_kernels.expand(self.size, self.move_table, self.line_masks, a, b, start, stop,
+        kernels.expand(self.size, self.move_table, self.line_masks, a, b, start, stop,
                              child_offsets, count_only, result.primitive, result.children)
         return result
 
     def parents(self, tier, indices, group_offsets, *, out=None):
         """In-group parents of positions of `tier`: the moves from the partner tier m{b}o{a}
         that took an own cube. One reference per move edge, each row ending at -1."""
-        from retrograde.games import quixo_kernels
+        from retrograde.games.quixo import kernels
 
         if out is None:
             parents = np.full((len(indices), self.max_moves), -1, dtype=np.int64)
         else:
             parents = out[: len(indices)]
         a, b = tier.key
-        quixo_kernels.parents(self.size, self.move_table, a, b, np.asarray(indices, dtype=np.int64),
+        kernels.parents(self.size, self.move_table, a, b, np.asarray(indices, dtype=np.int64),
                               group_offsets[f"m{b}o{a}"], parents)
         return parents

@@ -152,8 +152,8 @@ class TicTacToe(Game):
         return super().why_illegal(position, text)
 
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
-        from retrograde.games import tictactoe_kernels
+        from retrograde.games.tictactoe import kernels
 
         result = Expansion.buffers(stop - start, CELLS, out)
-        tictactoe_kernels.expand(tier.key[0], start, stop, child_offsets, result.primitive, result.children)
+        kernels.expand(tier.key[0], start, stop, child_offsets, result.primitive, result.children)
         return result

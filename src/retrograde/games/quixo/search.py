@@ -10,7 +10,7 @@ move / of the opponent in one row, column or diagonal:
 Move ordering (seed 004): moves making the longer own line first, among equals those that
 took a blank cube first, equal keys in random order; at nodes one ply above the leaves
 the children are searched in move order (ordering them would cost as much as evaluating them).
-A move is applied as in `quixo_kernels`: with the move table's segment and shift.
+A move is applied as in `games.quixo.kernels`: with the move table's segment and shift.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from retrograde.agents.search.base import (BEST, EXPANDED, WIN_SCORE, Search, ne
                                            settle, start_node)
 from retrograde.agents.search.tablebase import UNKNOWN, stored_score
 from retrograde.games.quixo import Quixo
-from retrograde.games.quixo_kernels import SOURCE, has_line, play
+from retrograde.games.quixo.kernels import SOURCE, has_line, play
 from retrograde.games.ranking_kernels import popcount, rank_counted
 from retrograde.jit import njit
 
@@ -73,7 +73,7 @@ def enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, 
           rng, ply, depth):
     """Score the position states[ply] if it is decided, stored or a leaf (`depth` 0); else expand
     it into kids[ply] (ordered in order[ply]) and return EXPANDED. `ends` are
-    `quixo_kernels.line_masks` (for `has_line`), `lines` every line's mask (for evaluations)."""
+    `kernels.line_masks` (for `has_line`), `lines` every line's mask (for evaluations)."""
     mover = states[ply, 0]
     opponent = states[ply, 1]
     if has_line(mover, n, ends):
