@@ -204,7 +204,7 @@ def test_depth_one_with_a_store_plays_perfectly(open_solved, name, params):
     truths = stored_scores(store, positions)
     for position, truth in zip(positions, truths):
         assert search.root_scores(position, 1, search.evals[0], seed=2, exact=True).tolist() == truth
-    agent = build_agent("minimax:depth=1", game, seed=4, store=store)
+    agent = build_agent("minimax:depth=1,tablebase=1", game, seed=4, store=store)
     for position, truth in zip(positions[:200], truths):
         move, _ = agent.choose(position)
         assert truth[[text for text, _ in game.moves(position)].index(move)] == max(truth), game.format(position)
@@ -290,7 +290,7 @@ def test_bad_options_are_one_clear_line(spec, game, message):
 def test_a_store_of_another_game_is_refused(open_solved):
     store = open_solved("tictactoe")
     with pytest.raises(BadAgent, match="holds tictactoe, not nim"):
-        build_agent("minimax", make_game("nim", {"heaps": [1, 2]}), seed=0, store=store)
+        build_agent("minimax:tablebase=1", make_game("nim", {"heaps": [1, 2]}), seed=0, store=store)
 
 
 # --- greedy -------------------------------------------------------------------------------------

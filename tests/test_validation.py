@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 
 from retrograde import outcome as oc
+from retrograde.agents import build_agent
+from retrograde.errors import BadAgent
 from retrograde.data.probing import values
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor, open_executor
 from retrograde.pipeline.stages import plan_stage
 from retrograde.validation import play_match, validate
 from retrograde.validation.artifacts import read_curve
-from retrograde.validation.players import build_player
 from retrograde.validation.published import compare
 from retrograde.validation.quality import MIN_PER_TIER, measure, select_positions
 from retrograde.validation.rating import ELO, ratings, wilson
@@ -290,8 +291,11 @@ def test_match_command(solved, cli):
     assert code == 2 and "store" in stderr
 
 
-def test_only_agents_that_read_a_store_are_given_one(open_solved):
+def test_minimax_reads_the_store_only_when_its_spec_asks(open_solved):
+    """validate hands every agent the store; minimax must measure its own search unless told."""
     store = open_solved("tictactoe")
-    assert build_player("lookup", store.game, seed=0, store=store).store is store
-    assert build_player("minimax:depth=1", store.game, seed=0, store=store).store is None  # would play perfectly
-    assert build_player("random", store.game, seed=0, store=store).store is None
+    assert build_agent("lookup", store.game, seed=0, store=store).store is store
+    assert build_agent("minimax:depth=1", store.game, seed=0, store=store).store is None  # would play perfectly
+    assert build_agent("minimax:depth=1,tablebase=1", store.game, seed=0, store=store).store is store
+    with pytest.raises(BadAgent, match="tablebase=1 reads a solved store"):
+        build_agent("minimax:tablebase=1", store.game, seed=0)

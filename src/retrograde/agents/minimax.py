@@ -5,8 +5,10 @@ N**Cmax - N**Omax (`eval=cmax`) or seed 004's Cmax - Omax (`eval=inline`) and se
 move ordering; tic-tac-toe over x/o masks (`eval=lines`); Nim over heap vectors with the
 bound k, normal or misère (`eval=zero` or `parity`). Decided positions score
 +-(large constant - plies), so the agent takes the fastest win it sees and delays a loss.
-Built with a solved store, the search takes the stored value of every position below the
-root whose tier the store holds instead of searching it: at depth 1 that is perfect play.
+With `tablebase=1` and a solved store, the search takes the stored value of every position
+below the root whose tier the store holds instead of searching it: at depth 1 that is perfect
+play. Without it the search ignores any store it is handed, so that `validate` and `match
+--store` measure the search itself.
 
 `adaptive=1` (Quixo) is seed 004's variable depth: a move that wins at once is played
 without search; else the depth is min(|C - O| + 1, O), C and O the most cubes of the side
@@ -55,7 +57,7 @@ def cannot_search(game) -> str | None:
 
 class MinimaxAgent(Agent):
     name = "minimax"
-    summary = "alpha-beta search to a fixed depth with the seeds' evaluations; uses a store's values when given one"
+    summary = "alpha-beta search to a fixed depth with the seeds' evaluations; tablebase=1 reads a store's values"
     options = (
         Option("depth", "plies searched", 2, low=1, high=16),
         Option("eval", "leaf evaluation: quixo cmax (default) or inline, tictactoe lines (default), "
@@ -63,12 +65,17 @@ class MinimaxAgent(Agent):
                None, kind="choice", choices=EVALS),
         Option("adaptive", "1: seed 004's variable depth for quixo (take a win at once, else depth "
                            "min(|C-O|+1, O) within 1..depth)", 0, low=0, high=1),
+        Option("tablebase", "1: take exact values from the solved store (--store) at the positions it holds, "
+                            "inside the search", 0, low=0, high=1),
     )
 
     def __init__(self, game, *, seed: int, store=None, depth: int = 2, eval: str | None = None,
-                 adaptive: int = 0):
+                 adaptive: int = 0, tablebase: int = 0):
+        store = store if tablebase else None
+        if tablebase and store is None:
+            raise BadAgent("agent 'minimax': tablebase=1 reads a solved store: give one with --store PATH")
         super().__init__(game, seed=seed, store=store)
-        if store is not None and (store.game.name, store.game.params) != (game.name, game.params):
+        if store is not None and (store.game.name, store.game.rules) != (game.name, game.rules):
             raise BadAgent(f"agent 'minimax': store {str(store.path)!r} holds {store.game.describe()}, "
                            f"not {game.describe()}")
         if adaptive and game.name != "quixo":

@@ -26,12 +26,12 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
+from retrograde.agents import build_agent
 from retrograde.data.probing import analyse
 from retrograde.data.store import Store
 from retrograde.pipeline.executors import Task
 from retrograde.pipeline.progress import Progress
 from retrograde.validation.seeding import task_seed
-from retrograde.validation.players import build_player
 from retrograde.validation.worker import worker_store
 
 #: Positions measured by default (all of them in stores that hold fewer).
@@ -101,7 +101,7 @@ def choose_chunk(location: str, specs: tuple[str, ...], seed: int, chunk: int, t
     remoteness = np.array([a.value.remoteness or 0 for a in analyses], dtype=np.int64)
     per_agent = []
     for spec in specs:
-        agent = build_player(spec, game, seed=task_seed(seed, "move-quality", spec, chunk), store=store)
+        agent = build_agent(spec, game, seed=task_seed(seed, "move-quality", spec, chunk), store=store)
         chosen_outcome = np.empty(len(analyses), dtype=np.int8)
         chosen_remoteness = np.empty(len(analyses), dtype=np.int64)
         started = time.perf_counter()

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from retrograde.agents import parse_spec_list
+from retrograde.agents import build_agent, parse_spec_list
 from retrograde.data.probing import start_summary
 from retrograde.data.store import Store, open_store
 from retrograde.errors import BadAgent, BadOption, StoreError
@@ -18,7 +18,7 @@ from retrograde.games import Game
 from retrograde.pipeline.executors import open_executor
 from retrograde.validation import published, quality, rating, report as reports, tournament
 from retrograde.validation.artifacts import learning_curves
-from retrograde.validation.players import build_player
+
 
 DEFAULT_GAMES = 100
 #: Agents validated when none are named, in this order: those that can play the game.
@@ -30,7 +30,7 @@ def default_agents(game: Game, store: Store) -> list[str]:
     specs = []
     for spec in DEFAULT_AGENTS:
         try:
-            build_player(spec, game, seed=0, store=store)
+            build_agent(spec, game, seed=0, store=store)
         except BadAgent:
             continue
         specs.append(spec)
@@ -55,7 +55,7 @@ def check_agents(specs: list[str], game: Game, store: Store) -> list[str]:
     """Build each agent once (every spec error before any work); canonical specs, no duplicates."""
     canonical = []
     for spec in specs:
-        agent = build_player(spec, game, seed=0, store=store)
+        agent = build_agent(spec, game, seed=0, store=store)
         if agent.spec in canonical:
             raise BadAgent(f"agent {agent.spec!r} is named twice")
         canonical.append(agent.spec)

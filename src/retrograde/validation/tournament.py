@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from retrograde.agents import build_agent
 from retrograde.agents.match import play_game
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, BadPosition
@@ -23,7 +24,6 @@ from retrograde.pipeline.executors import InProcessExecutor, Task
 from retrograde.pipeline.progress import Progress
 from retrograde.validation.rating import wilson
 from retrograde.validation.seeding import task_seed
-from retrograde.validation.players import build_player
 from retrograde.validation.worker import worker_store
 
 #: Games a task plays.
@@ -64,7 +64,7 @@ def play_batch(game_name: str, params: dict[str, Any], location: str | None, fir
     (result for first, plies). Both agents are built once for the batch, seeded from `seed`."""
     store = worker_store(location) if location else None
     game = store.game if store is not None else make_game(game_name, params)
-    agents = [build_player(spec, game, seed=task_seed(seed, seat), store=store)
+    agents = [build_agent(spec, game, seed=task_seed(seed, seat), store=store)
               for seat, spec in enumerate((first, second))]
     records = [play_game(*agents, start, max_plies=max_plies) for start in starts]
     return [(record.result, record.plies) for record in records]
@@ -165,7 +165,7 @@ def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, s
     if start is not None and game.primitive(start):
         raise BadPosition(f"{game.format(start)!r}: the game is over there, no match can start from it")
     for spec in (spec_a, spec_b):
-        build_player(spec, game, seed=seed, store=store)  # every error before any game
+        build_agent(spec, game, seed=seed, store=store)  # every error before any game
     cap = max_plies if max_plies is not None else default_max_plies(game)
     plan = [Pairing(spec_a, spec_b, INITIAL, games, "A first"), Pairing(spec_b, spec_a, INITIAL, games, "B first")]
     entries = run_tournament(game, store, plan, seed=seed, executor=executor or InProcessExecutor(),
