@@ -117,6 +117,7 @@ def test_wilson_interval_known_values():
     assert wilson(0, 10) == pytest.approx((0.0, 3.841459 / 13.841459), abs=1e-6)
     assert wilson(5, 10) == pytest.approx((0.236593, 0.763407), abs=1e-6)
     assert wilson(10, 10) == pytest.approx((1 - 3.841459 / 13.841459, 1.0), abs=1e-6)
+    assert wilson(10, 10)[1] == 1.0 and wilson(0, 10)[0] == 0.0  # exact, not 0.9999999999999999
     # 81 of 263 by hand: centre (p + z²/2n)/(1 + z²/n) = 0.310744, half-width 0.055460
     assert wilson(81, 263) == pytest.approx((0.255284, 0.366204), abs=2e-5)
 
