@@ -1,9 +1,15 @@
-"""Downstream figures (issue 9): `retrograde run quixo4` from nothing, and `retrograde validate` on a
-solved 4x4 store with 6 agents and 200 games per pairing and seat.
+"""Downstream figures (issue 9): `retrograde run quixo4` from nothing, `retrograde validate` on a
+solved 4x4 store with 6 agents and 200 games per pairing and seat, and a 5x5 validation whose
+tournaments set seed 001's 5x5 figures beside ours.
 
-    python benchmarks/bench_downstream.py                       # both, in a fresh temporary folder
+    python benchmarks/bench_downstream.py                       # all three, in a fresh temporary folder
     python benchmarks/bench_downstream.py --only validate --store q4.zarr
     python benchmarks/bench_downstream.py --only run
+    python benchmarks/bench_downstream.py --only quixo5
+
+The 5x5 part solves the full boards (`--down-to 25`) and validates a lookup agent that defers
+to minimax depth 3 elsewhere, minimax depth 2 and 3 and random (GAMES_5X5 games per pairing and
+seat from the start, as many from seeded openings); it prints each of the seeds' figures with ours.
 
 Each command runs as a user runs it (`python -m retrograde ...`, output to pipes). `run` starts
 from an empty folder (plan, solve, verify, train ga and rl, validate 8 agents); its store is then
@@ -23,6 +29,8 @@ from common import folder_bytes, measure, report
 WORKERS = 2
 AGENTS = "lookup,random,greedy,minimax:depth=2,minimax:depth=3,mcts:iterations=500"
 GAMES = 200
+AGENTS_5X5 = "lookup:fallback=minimax:depth=3,minimax:depth=2,minimax:depth=3,random"
+GAMES_5X5 = 50
 
 
 def bench_run(folder: Path) -> Path:
@@ -51,14 +59,37 @@ def bench_validate(store: Path, folder: Path) -> None:
     })
 
 
+def bench_quixo5(folder: Path) -> None:
+    store, out = folder / "q5.zarr", folder / "validate5"
+    solved = measure(["solve", "quixo", "--size", "5", "--down-to", "25", "--store", str(store),
+                      "--workers", str(WORKERS), "--quiet"])
+    result = measure(["validate", "--store", str(store), "--out", str(out), "--agents", AGENTS_5X5,
+                      "--games", str(GAMES_5X5), "--workers", str(WORKERS), "--seed", "0", "--quiet"])
+    written = json.loads((out / "report.json").read_text())
+    report("validate quixo5 (--down-to 25)", {
+        "workers": WORKERS, "solve_wall_s": solved["wall"], "agents": len(written["agents"]),
+        "games_per_pairing": GAMES_5X5, "games_played": sum(entry["games"] for entry in written["tournaments"]),
+        "max_plies": written["max_plies"], "wall_s": result["wall"], "peak_rss_bytes": result["peak_rss"],
+    })
+    for row in written["published"]:
+        theirs, ours = row["theirs"], row["ours"]
+        print(f"  {theirs['agent']} vs {theirs['opponent']} ({row['seat']}): seed W/L/D "
+              f"{theirs['win']:.3f}/{theirs['loss']:.3f}/{theirs['draw']:.3f}; ours {row['agent']} vs "
+              f"{row['opponent']}: {ours['win']:.3f}/{ours['loss']:.3f}/{ours['draw']:.3f} of {ours['games']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("run", "validate"))
+    parser.add_argument("--only", choices=("run", "validate", "quixo5"))
     parser.add_argument("--store", type=Path, help="a solved 4x4 store for validate (default: run's)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="retrograde-downstream-") as tmp:
         folder = Path(tmp)
         store = args.store
+        if args.only in (None, "quixo5"):
+            bench_quixo5(folder)
+        if args.only == "quixo5":
+            return
         if args.only != "validate":
             store = bench_run(folder)
         if args.only != "run":

@@ -189,24 +189,26 @@ def test_consistency_checks_fail_on_a_blundering_lookup_or_nim_expert():
 
 
 def test_published_figures_are_set_beside_ours_by_seat():
-    params = make_game("quixo", {"size": 4}).rules
+    quixo4 = make_game("quixo", {"size": 4})
     entry = {"first": "lookup", "second": "lookup", "start": INITIAL, "games": 10, "first_wins": 9, "draws": 1,
              "second_wins": 0}
-    rows = {row["seat"]: row for row in compare("quixo", params, ["lookup"], [entry])}
+    rows = {row["seat"]: row for row in compare(quixo4, ["lookup"], [entry])}
     assert rows["first"]["theirs"]["win"] == 1.0
     assert rows["first"]["ours"] == {"win": 0.9, "loss": 0.0, "draw": 0.1, "games": 10}
     assert rows["second"]["theirs"]["loss"] == 1.0
     assert rows["second"]["ours"] == {"win": 0.0, "loss": 0.9, "draw": 0.1, "games": 10}
     # A 5x5 store solved --down-to 23 holds part of the game, whose rules are those of seed 001's 5x5.
-    partial = make_game("quixo", {"size": 5, "down_to": 23}).rules
-    assert [row["seat"] for row in compare("quixo", partial, ["lookup"], [entry])] == ["either"]
+    partial = compare(make_game("quixo", {"size": 5, "down_to": 23}), ["lookup"], [entry])
+    assert [row["seat"] for row in partial] == ["either"]
+    assert "part of the game (down_to=23)" in partial[0]["notes"][-1]
+    assert not any("part of the game" in note for row in rows.values() for note in row["notes"])
     rules = {"first": "rules:rule=largest-min", "second": "random", "start": INITIAL, "games": 4,
              "first_wins": 3, "draws": 0, "second_wins": 1}
-    nim = compare("nim", make_game("nim", NIM).rules, ["rules:rule=largest-min", "random"], [rules])
+    nim = compare(make_game("nim", NIM), ["rules:rule=largest-min", "random"], [rules])
     assert [(r["theirs"]["win"], r["ours"]["win"]) for r in nim] == [(0.80, 0.75)]
-    misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True}).rules
-    assert compare("nim", misere, ["rules:rule=largest-min", "random"], [rules]) == []
-    assert compare("nim", make_game("nim", NIM).rules, ["rules:rule=smallest-min", "random"], [rules]) == []
+    misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
+    assert compare(misere, ["rules:rule=largest-min", "random"], [rules]) == []
+    assert compare(make_game("nim", NIM), ["rules:rule=smallest-min", "random"], [rules]) == []
 
 
 def test_learning_curves_are_read_defensively(tmp_path):

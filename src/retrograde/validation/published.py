@@ -15,6 +15,7 @@ from typing import Any
 
 from retrograde.agents import agent_class, parse_spec
 from retrograde.errors import BadAgent
+from retrograde.games import Game
 
 QUIXO_MINIMAX = "seed 001's MiniMaxAgent(N): alpha-beta, heuristic N^Cmax - N^Omax"
 SOLVED = ("seed 001's QuixoIsSolvedAgent played by win/loss/draw only (no remoteness), so it can "
@@ -154,13 +155,17 @@ def _ours(tournaments: Sequence[dict[str, Any]], agent: str, opponent: str, seat
     return {"win": won / games, "loss": lost / games, "draw": drawn / games, "games": games}
 
 
-def compare(game: str, rules: dict[str, Any], specs: Sequence[str],
-            tournaments: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows setting the seeds' figures beside ours, for every figure whose game instance matches
-    and whose two agents are both among `specs` (one row per matching pair of our specs)."""
+def compare(game: Game, specs: Sequence[str], tournaments: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows setting the seeds' figures beside ours, for every figure whose game (by its rules)
+    matches and whose two agents are both among `specs` (one row per matching pair of our
+    specs). A store of part of the game (e.g. Quixo --down-to) says so in each row's notes:
+    there our lookup agent plays its fallback outside the stored tiers."""
+    partial = {key: value for key, value in game.params.items() if key not in game.rules and value}
+    extent = [f"our store holds part of the game ({', '.join(f'{k}={v}' for k, v in partial.items())}): "
+              "our lookup agent plays its fallback outside it"] if partial else []
     rows = []
     for figure in FIGURES:
-        if not _rules_match(figure, game, rules):
+        if not _rules_match(figure, game.name, game.rules):
             continue
         for agent in (spec for spec in specs if figure.agent.matches(spec)):
             for opponent in (spec for spec in specs if figure.opponent.matches(spec)):
@@ -171,5 +176,5 @@ def compare(game: str, rules: dict[str, Any], specs: Sequence[str],
                              "theirs": {"agent": figure.agent.label, "opponent": figure.opponent.label,
                                         "win": figure.win, "loss": figure.loss, "draw": figure.draw,
                                         "games": figure.games},
-                             "ours": ours, "source": figure.source, "notes": list(figure.notes)})
+                             "ours": ours, "source": figure.source, "notes": [*figure.notes, *extent]})
     return rows

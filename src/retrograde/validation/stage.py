@@ -163,7 +163,7 @@ def _run(store: Store, out_dir: Path, specs: list[str], *, games: int, positions
         "agents": measured["agents"], "tournaments": entries,
         "game_description": game.describe(),
         "ratings": rated,
-        "published": published.compare(game.name, game.rules, specs, entries),
+        "published": published.compare(game, specs, entries),
         "checks": consistency_checks(game, {s: e["move_quality"] for s, e in measured["agents"].items()}),
         "max_plies": cap,
         "openings": [game.format(p) for p in opening_positions],
