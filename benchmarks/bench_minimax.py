@@ -109,7 +109,7 @@ def main() -> None:
             seconds, _ = time_moves(build_agent("lookup", four, seed=1, store=store), sample)
             figures["4x4 lookup median ms"] = 1e3 * statistics.median(seconds)
             figures["4x4 lookup max ms"] = 1e3 * max(seconds)
-            agent = build_agent("minimax:depth=1", four, seed=1, store=store)
+            agent = build_agent("minimax:depth=1,tablebase=1", four, seed=1, store=store)
             start = time.perf_counter()
             agent.choose(four.initial_position)
             figures["4x4 minimax+store first move (loads tiers) s"] = time.perf_counter() - start
