@@ -2,14 +2,17 @@
 solved 4x4 store with 6 agents and 200 games per pairing and seat, and a 5x5 validation whose
 tournaments set seed 001's 5x5 figures beside ours.
 
-    python benchmarks/bench_downstream.py                       # all three, in a fresh temporary folder
+    python benchmarks/bench_downstream.py                       # all four, in a fresh temporary folder
     python benchmarks/bench_downstream.py --only validate --store q4.zarr
     python benchmarks/bench_downstream.py --only run
     python benchmarks/bench_downstream.py --only quixo5
+    python benchmarks/bench_downstream.py --only stalls --store q4.zarr
 
 The 5x5 part solves the full boards (`--down-to 25`) and validates a lookup agent that defers
 to minimax depth 3 elsewhere, minimax depth 2 and 3 and random (GAMES_5X5 games per pairing and
 seat from the start, as many from seeded openings); it prints each of the seeds' figures with ours.
+The stalls part plays seed 001's way of using a solved store (`lookup:remoteness=0`: any move
+that keeps the value) and ours against minimax depth 2 on 4x4, STALL_GAMES games a seat.
 
 Each command runs as a user runs it (`python -m retrograde ...`, output to pipes). `run` starts
 from an empty folder (plan, solve, verify, train ga and rl, validate 8 agents); its store is then
@@ -31,6 +34,7 @@ AGENTS = "lookup,random,greedy,minimax:depth=2,minimax:depth=3,mcts:iterations=5
 GAMES = 200
 AGENTS_5X5 = "lookup:fallback=minimax:depth=3,minimax:depth=2,minimax:depth=3,random"
 GAMES_5X5 = 50
+STALL_GAMES = 100
 
 
 def bench_run(folder: Path) -> Path:
@@ -78,9 +82,26 @@ def bench_quixo5(folder: Path) -> None:
               f"{row['opponent']}: {ours['win']:.3f}/{ours['loss']:.3f}/{ours['draw']:.3f} of {ours['games']}")
 
 
+def bench_stalls(store: Path, folder: Path) -> None:
+    for lookup in ("lookup:remoteness=0", "lookup"):
+        out = folder / "match.json"
+        args = ["match", lookup, "minimax:depth=2", "--store", str(store), "--games", str(STALL_GAMES),
+                "--seed", "1", "--workers", str(WORKERS), "--json", "--quiet"]
+        result = measure(args, stdout=out)
+        played = json.loads(out.read_text())
+        figures = {"workers": WORKERS, "games_per_seat": STALL_GAMES, "max_plies": played["max_plies"],
+                   "wall_s": result["wall"]}
+        for entry in played["tournaments"]:
+            seat = "first" if entry["first"] == lookup else "second"
+            won, lost = ("first_wins", "second_wins") if seat == "first" else ("second_wins", "first_wins")
+            figures[f"as {seat}: win/draw/loss"] = f"{entry[won]}/{entry['draws']}/{entry[lost]}"
+            figures[f"as {seat}: mean plies"] = entry["mean_plies"]
+        report(f"{lookup} vs minimax:depth=2 on 4x4", figures)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("run", "validate", "quixo5"))
+    parser.add_argument("--only", choices=("run", "validate", "quixo5", "stalls"))
     parser.add_argument("--store", type=Path, help="a solved 4x4 store for validate (default: run's)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="retrograde-downstream-") as tmp:
@@ -90,12 +111,14 @@ def main() -> None:
             bench_quixo5(folder)
         if args.only == "quixo5":
             return
-        if args.only != "validate":
+        if args.only not in ("validate", "stalls"):
             store = bench_run(folder)
-        if args.only != "run":
-            if store is None:
-                raise SystemExit("--only validate needs --store PATH (a solved 4x4 Quixo store)")
+        if args.only != "run" and store is None:
+            raise SystemExit(f"--only {args.only} needs --store PATH (a solved 4x4 Quixo store)")
+        if args.only in (None, "validate"):
             bench_validate(store, folder)
+        if args.only in (None, "stalls"):
+            bench_stalls(store, folder)
 
 
 if __name__ == "__main__":

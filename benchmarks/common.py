@@ -13,16 +13,18 @@ from pathlib import Path
 _MEASURE = r"""
 import resource, subprocess, sys, time, json
 start = time.perf_counter()
-code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
+with open(sys.argv[1] or "/dev/null", "wb") as stdout:
+    code = subprocess.call(sys.argv[2:], stdout=stdout)
 wall = time.perf_counter() - start
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
 print(json.dumps({"code": code, "wall": wall, "peak_rss": rss}))
 """
 
 
-def measure(args: list[str], *, env: dict[str, str] | None = None) -> dict:
-    """Run `python -m retrograde ARGS`; wall seconds and peak RSS of the largest process."""
-    command = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "retrograde", *args]
+def measure(args: list[str], *, env: dict[str, str] | None = None, stdout: Path | None = None) -> dict:
+    """Run `python -m retrograde ARGS`; wall seconds and peak RSS of the largest process. The
+    command's output goes to the file `stdout` if given, else nowhere."""
+    command = [sys.executable, "-c", _MEASURE, str(stdout or ""), sys.executable, "-m", "retrograde", *args]
     out = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **(env or {})})
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if result["code"] != 0:

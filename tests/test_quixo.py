@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import run_cli
 from retrograde import outcome as oc
+from retrograde.agents import build_agent
 from retrograde.agents.lookup import LookupAgent
 from retrograde.agents.random_agent import RandomAgent
 from retrograde.agents.match import play_game
@@ -22,6 +23,7 @@ from retrograde.games.base import IN_GROUP
 from retrograde.games.check import first_pass_references
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.stages import verify_stage
+from retrograde.validation.stage import consistency_checks
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -303,3 +305,22 @@ def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path, monkeypat
     assert run(args + [str(store)], tmp_path / "logs").returncode == 0
     assert not (store / "scratch").exists()
     assert_same_store(store, reference)
+
+
+def test_3x3_lookup_by_value_alone_keeps_values_but_not_the_fastest_win(open_solved):
+    """`lookup:remoteness=0` (seed 001's solved agent): every move keeps the position's value,
+    but some wins it picks are slower than the fastest one, so in loopy games it can stall."""
+    store = open_solved("quixo", {"size": 3})
+    agent = build_agent("lookup:remoteness=0", store.game, seed=5, store=store)
+    slower = 0
+    for start in _positions_with(store, oc.WIN, 150, seed=6):
+        value = values(store, [start])[0]
+        if value.remoteness == 0:  # won already (a line of the mover's alone): no move
+            continue
+        _, child = agent.choose(start)
+        after = values(store, [child])[0]  # from the opponent's view
+        assert after.outcome == oc.LOSS, store.game.format(start)
+        slower += after.remoteness + 1 > value.remoteness
+    assert slower > 0
+    checks = consistency_checks(store.game, {"lookup:remoteness=0": {"value_kept": 1.0}})
+    assert [(c["name"], c["ok"]) for c in checks] == [("lookup:remoteness=0 keeps every value", True)]

@@ -2,7 +2,9 @@
 
 It plays the fastest win, else keeps a draw, else the slowest loss; ties are
 broken at random (seeded). Remoteness is what stops it circling in won
-positions of games with cycles.
+positions of games with cycles: `remoteness=0` plays by win/draw/loss alone
+(any winning move), as seed 001's solved Quixo agent did, to show how often
+that stalls a won game.
 """
 
 from __future__ import annotations
@@ -16,21 +18,22 @@ from retrograde.data.probing import MoveValue, analyse
 from retrograde.data.store import SOLVED, Store
 
 
-def preference(move: MoveValue) -> tuple[int, int]:
-    """Sort key: smaller is better for the mover."""
+def preference(move: MoveValue, remoteness: bool = True) -> tuple[int, int]:
+    """Sort key: smaller is better for the mover (by outcome alone if not `remoteness`)."""
     value = move.value
     if value.outcome == oc.WIN:
-        return (0, value.remoteness)
+        return (0, value.remoteness if remoteness else 0)
     if value.outcome == oc.DRAW:
         return (1, 0)
-    return (2, -value.remoteness)
+    return (2, -value.remoteness if remoteness else 0)
 
 
-def optimal_moves(moves: Iterable[MoveValue]) -> list[MoveValue]:
-    """Every move that is optimal by (outcome, remoteness); none at a terminal position."""
+def optimal_moves(moves: Iterable[MoveValue], remoteness: bool = True) -> list[MoveValue]:
+    """Every move that is optimal by (outcome, remoteness), or by outcome alone if not
+    `remoteness`; none at a terminal position."""
     moves = list(moves)
-    best = min(map(preference, moves), default=None)
-    return [move for move in moves if preference(move) == best]
+    best = min((preference(move, remoteness) for move in moves), default=None)
+    return [move for move in moves if preference(move, remoteness) == best]
 
 
 class LookupAgent(Agent):
@@ -39,16 +42,20 @@ class LookupAgent(Agent):
     needs_store = True
     options = (Option("fallback", "agent for positions whose tier the store does not hold "
                       "(e.g. 5x5 solved --down-to N); without one such a position is an error",
-                      None, kind="agent"),)
+                      None, kind="agent"),
+               Option("remoteness", "1: fastest win, slowest loss; 0: by win/draw/loss alone, any "
+                                    "winning move (seed 001's solved agent: it can circle in won positions)",
+                      1, low=0, high=1))
 
-    def __init__(self, game, *, seed: int, store: Store, fallback: Agent | None = None):
+    def __init__(self, game, *, seed: int, store: Store, fallback: Agent | None = None, remoteness: int = 1):
         super().__init__(game, seed=seed, store=store)
         self.fallback = fallback
+        self.remoteness = bool(remoteness)
         self._solved = {tier.name for tier in store.plan.tiers if store.record(tier.name).status == SOLVED}
 
     def best_moves(self, position) -> list[MoveValue]:
-        """Every move that is optimal by (outcome, remoteness)."""
-        return optimal_moves(analyse(self.store, [position])[0].moves)
+        """Every move that is optimal by (outcome, remoteness), or by outcome alone."""
+        return optimal_moves(analyse(self.store, [position])[0].moves, self.remoteness)
 
     def holds(self, position) -> bool:
         """Whether the store values `position` and every child (all lie in solved tiers)."""

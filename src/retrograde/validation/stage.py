@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from retrograde.agents import build_agent, parse_spec_list
+from retrograde.agents import build_agent, parse_spec, parse_spec_list
 from retrograde.data.probing import start_summary
 from retrograde.data.store import Store, open_store
 from retrograde.errors import BadAgent, BadOption, StoreError
@@ -66,11 +66,16 @@ def check_agents(specs: list[str], game: Game, store: Store) -> list[str]:
 
 def consistency_checks(game: Game, move_quality: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """What must hold whatever the run: the lookup agent keeps every value and plays perfect
-    remoteness; Nim's expert (nim-sum theory) never gives a win away. One entry per check."""
+    remoteness (by value alone with `remoteness=0`); Nim's expert (nim-sum theory) never gives a
+    win away. One entry per check."""
     checks = []
     for spec, q in move_quality.items():
-        name = spec.partition(":")[0]
-        if name == "lookup":
+        parsed = parse_spec(spec)
+        name = parsed.name
+        if name == "lookup" and parsed.get("remoteness") == "0":
+            checks.append({"name": f"{spec} keeps every value", "ok": q["value_kept"] == 1.0,
+                           "detail": f"value kept {q['value_kept']} (must be 1)"})
+        elif name == "lookup":
             ok = (q["value_kept"] == 1.0 and (q["mean_remoteness_lost"] or 0) == 0
                   and (q["mean_loss_shortfall"] or 0) == 0)
             checks.append({"name": f"{spec} plays perfectly", "ok": bool(ok),
