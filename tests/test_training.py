@@ -343,3 +343,17 @@ def test_train_refuses_an_unreadable_checkpoint_and_a_folder_as_out(tmp_path):
     (tmp_path / "folder.npz").mkdir()
     with pytest.raises(BadOption, match="is a folder"):
         train("rl:episodes=10", "tictactoe", tmp_path / "folder.npz", seed=0)
+
+
+def test_a_second_run_writing_the_same_artifact_is_refused(tmp_path):
+    """One writer per artifact: while a run holds it, another refuses naming the holder and
+    writes nothing (neither the artifact nor its checkpoint folder)."""
+    from retrograde.data.lock import writer_lock
+    from retrograde.errors import StoreError
+
+    out = tmp_path / "t.npz"
+    with writer_lock(out, "training artifact"):
+        with pytest.raises(StoreError, match=r"training artifact .* is being written by another run \(pid \d+ on "):
+            train("rl:episodes=10", make_game("tictactoe"), out, seed=0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    assert train("rl:episodes=10", make_game("tictactoe"), out, seed=0) == out

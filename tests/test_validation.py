@@ -302,3 +302,17 @@ def test_minimax_reads_the_store_only_when_its_spec_asks(open_solved):
     assert build_agent("minimax:depth=1,tablebase=1", store.game, seed=0, store=store).store is store
     with pytest.raises(BadAgent, match="tablebase=1 reads a solved store"):
         build_agent("minimax:tablebase=1", store.game, seed=0)
+
+
+def test_a_second_validate_writing_the_same_folder_is_refused(open_solved, tmp_path):
+    """One writer per report folder: the second run names the holder and writes nothing."""
+    from retrograde.data.lock import writer_lock
+    from retrograde.errors import StoreError
+
+    store = open_solved("tictactoe")
+    out = tmp_path / "reports" / "ttt"
+    (tmp_path / "reports").mkdir()
+    with writer_lock(out, "report folder"):
+        with pytest.raises(StoreError, match=r"report folder .* is being written by another run \(pid \d+ on "):
+            validate(store, out, "random", games=1, positions=10, openings=False, quiet=True)
+    assert not out.exists() and list((tmp_path / "reports").iterdir()) == []

@@ -1,5 +1,5 @@
-"""One writer per store: a run that writes a store holds an exclusive lock on the file
-`.<store name>.lock` beside it for as long as it writes.
+"""One writer per store (and per training artifact or report folder): a run that writes one
+holds an exclusive lock on the file `.<name>.lock` beside it for as long as it writes.
 
 The lock is flock(2)'s: it belongs to the open file, so it goes with its holder however the
 holder ends (a kill -9 included) and a killed run never leaves a stale lock. The file names
@@ -20,21 +20,22 @@ from retrograde.errors import StoreError
 
 
 def lock_path(store_path: str | os.PathLike) -> Path:
-    """The lock file of a store: beside it, so that it exists before the store is planned."""
+    """The lock file of a store (or any output): beside it, so that it exists before the output."""
     path = Path(store_path)
     return path.parent / f".{path.name}.lock"
 
 
 @contextmanager
-def writer_lock(store_path: str | os.PathLike) -> Iterator[None]:
-    """Hold the store's writer lock while the block runs.
+def writer_lock(store_path: str | os.PathLike, what: str = "store") -> Iterator[None]:
+    """Hold the writer lock of the store (or other output, named `what` in messages) at
+    `store_path` while the block runs.
 
     :raises StoreError: another run holds it (naming its pid, host and start), or the
-        store's folder does not exist.
+        folder it goes in does not exist.
     """
     path, lock = Path(store_path), lock_path(store_path)
     if not path.parent.is_dir():
-        raise StoreError(f"cannot create store {str(path)!r}: folder {str(path.parent)!r} does not exist")
+        raise StoreError(f"cannot create {what} {str(path)!r}: folder {str(path.parent)!r} does not exist")
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -42,7 +43,7 @@ def writer_lock(store_path: str | os.PathLike) -> Iterator[None]:
         except BlockingIOError:
             holder = os.read(fd, 200).decode(errors="replace").strip() or "starting"
             os.close(fd)
-            raise StoreError(f"store {str(path)!r} is being written by another run ({holder}); "
+            raise StoreError(f"{what} {str(path)!r} is being written by another run ({holder}); "
                              "wait until it ends, or stop it and rerun") from None
         try:  # the holder we waited on may have removed the file meanwhile: lock the new one
             if os.stat(lock).st_ino == os.fstat(fd).st_ino:

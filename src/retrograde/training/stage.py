@@ -80,6 +80,7 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, sto
     `store`: a solved store (path or opened Store) of the same game, to measure the learning
     curve exactly. Bad input (learner, option, store, --out) raises before anything is written.
     """
+    from retrograde.data.lock import writer_lock
     from retrograde.data.store import Store, open_store
     from retrograde.training.measure import ValueKeptSample
 
@@ -90,6 +91,7 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, sto
             store = stack.enter_context(open_store(store))
         learner = learner_for(spec, game, store=store)
         _check_out(out, learner.suffix, learner.name)
+        stack.enter_context(writer_lock(out, "training artifact"))
         every = learner.settings["every"] or math.ceil(learner.total / 10)
         run = json.loads(json.dumps({"learner": learner.name, "game": {"name": game.name, "params": game.params},
                                      "seed": seed, "settings": learner.settings, "measured": store is not None}))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from retrograde.agents import build_agent, parse_spec, parse_spec_list
+from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary
 from retrograde.data.store import Store, open_store
 from retrograde.errors import BadAgent, BadOption, StoreError
@@ -140,12 +141,14 @@ def _validate(store: Store, out_dir: Path, agent_specs, *, games: int, positions
         texts = parse_spec_list(agent_specs) if isinstance(agent_specs, str) else agent_specs
         specs = [str(spec) for spec in texts]
     specs = check_agents(specs, game, store)
-    if executor is None:
-        with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as opened:
-            return _run(store, out_dir, specs, games=games, positions=positions, seed=seed, max_plies=max_plies,
-                        openings=openings, executor=opened, quiet=quiet, started=started)
-    return _run(store, out_dir, specs, games=games, positions=positions, seed=seed, max_plies=max_plies,
-                openings=openings, executor=executor, quiet=quiet, started=started)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)  # every input is good: the lock goes beside the report
+    with writer_lock(out_dir, "report folder"):
+        if executor is None:
+            with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as opened:
+                return _run(store, out_dir, specs, games=games, positions=positions, seed=seed,
+                            max_plies=max_plies, openings=openings, executor=opened, quiet=quiet, started=started)
+        return _run(store, out_dir, specs, games=games, positions=positions, seed=seed, max_plies=max_plies,
+                    openings=openings, executor=executor, quiet=quiet, started=started)
 
 
 def _run(store: Store, out_dir: Path, specs: list[str], *, games: int, positions: int, seed: int,
