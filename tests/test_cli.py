@@ -314,7 +314,8 @@ def test_shell_completion_as_the_readme_documents_it():
                             env=dict(os.environ, _RETROGRADE_COMPLETE="bash_source"))
     assert "complete -o nosort -F _retrograde_completion retrograde" in script.stdout
     assert complete("retrograde so", 1) == ["solve"]
-    assert complete("retrograde solve q", 2) == ["quixo"]
+    assert complete("retrograde solve q", 2) == ["quarto", "quixo"]
+    assert complete("retrograde solve qui", 2) == ["quixo"]
     assert {"--size", "--store"} <= set(complete("retrograde solve quixo --s", 3))
 
 

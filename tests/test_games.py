@@ -16,6 +16,8 @@ INSTANCES = [
     ("nim", {"heaps": [2, 6, 1], "misere": True}),
     ("nim", {"heaps": [9, 2], "max_take": 3, "misere": True}),
     ("nim", {"heaps": [1]}),
+    ("quarto", {"root": "378b/.a.6/.f40/2..e 1"}),
+    ("quarto", {"root": "..e6/1.../2.58/70ac d", "squares": True}),
 ]
 
 

@@ -132,10 +132,9 @@ def games() -> None:
     for name, cls in GAMES.items():
         click.echo(f"{name}: {cls.summary}")
         for param in cls.params_spec:
-            flag = "--" + param.name.replace("_", "-")
             kind = "" if param.kind is bool else f" {param.metavar}"
             need = " (required)" if param.required else ""
-            click.echo(f"  {flag}{kind}{need}: {param.help}")
+            click.echo(f"  {param.option}{kind}{need}: {param.help}")
         click.echo(f"  positions: {cls.notation}")
 
 
@@ -206,9 +205,9 @@ def _solve_command(cls) -> click.Command:
                     done = f"solved in {clock(time.monotonic() - started)}"
                 click.echo(f"{game.describe()}: {start_summary(store)}; {done}, store {store_path}")
 
-    params = [click.Option(["--" + p.name.replace("_", "-"), p.name], is_flag=True, help=p.help)
+    params = [click.Option([p.option, p.name], is_flag=True, help=p.help)
               if p.kind is bool else
-              click.Option(["--" + p.name.replace("_", "-"), p.name], type=int if p.kind is int else str,
+              click.Option([p.option, p.name], type=int if p.kind is int else str,
                            metavar=p.metavar, required=p.required, help=p.help)
               for p in cls.params_spec]
     command = click.Command(cls.name, callback=callback, params=params, help=cls.summary)

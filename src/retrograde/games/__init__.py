@@ -7,10 +7,11 @@ from typing import Any
 from retrograde.errors import BadOption
 from retrograde.games.base import Game, Param, Tier
 from retrograde.games.nim import Nim
+from retrograde.games.quarto import Quarto
 from retrograde.games.quixo import Quixo
 from retrograde.games.tictactoe import TicTacToe
 
-GAMES: dict[str, type[Game]] = {cls.name: cls for cls in (Nim, TicTacToe, Quixo)}
+GAMES: dict[str, type[Game]] = {cls.name: cls for cls in (Nim, TicTacToe, Quixo, Quarto)}
 
 __all__ = ["GAMES", "Game", "Param", "Tier", "make_game", "parse_game"]
 
@@ -41,7 +42,7 @@ def parse_game(text: str) -> Game:
     name, words = words[0].lower(), words[1:]
     if name not in GAMES:
         raise BadOption(f"--game {text!r}: unknown game {name!r}; known games: {', '.join(sorted(GAMES))}")
-    declared = {"--" + param.name.replace("_", "-"): param for param in GAMES[name].params_spec}
+    declared = {param.option: param for param in GAMES[name].params_spec}
     params: dict[str, Any] = {}
     while words:
         flag = words.pop(0)
@@ -59,7 +60,7 @@ def parse_game(text: str) -> Game:
             params[param.name] = param.kind(value)
         except ValueError:
             raise BadOption(f"--game {text!r}: {flag} {value}: not a valid {param.metavar}") from None
-    missing = [p.name for p in GAMES[name].params_spec if p.required and p.name not in params]
+    missing = [p.option for p in GAMES[name].params_spec if p.required and p.name not in params]
     if missing:
-        raise BadOption(f"--game {text!r}: {name} needs --{missing[0].replace('_', '-')}")
+        raise BadOption(f"--game {text!r}: {name} needs {missing[0]}")
     return make_game(name, params)

@@ -60,6 +60,13 @@ class Param:
     metavar: str = "VALUE"
     #: False for an option that limits what a store holds, not the rules the game is played by.
     rule: bool = True
+    #: The command-line flag when `--NAME` will not do (a Python keyword: quarto's `--from`).
+    flag: str = ""
+
+    @property
+    def option(self) -> str:
+        """The command-line flag: `flag`, else `--` and the name with dashes for underscores."""
+        return self.flag or "--" + self.name.replace("_", "-")
 
 
 @dataclass(frozen=True)
@@ -218,15 +225,18 @@ class Game(ABC):
 
     def describe(self) -> str:
         """Game name and options as one would type them on the command line."""
+        import shlex
+
+        flags = {param.name: param.option for param in self.params_spec}
         parts = [self.name]
         for key, value in self.params.items():
             if value is None or value is False or value == 0:  # unset, off, or nothing left out
                 continue
-            flag = "--" + key.replace("_", "-")
+            flag = flags[key]
             if value is True:
                 parts.append(flag)
             elif isinstance(value, (list, tuple)):
                 parts.append(f"{flag} {','.join(map(str, value))}")
             else:
-                parts.append(f"{flag} {value}")
+                parts.append(f"{flag} {shlex.quote(str(value))}")
         return " ".join(parts)

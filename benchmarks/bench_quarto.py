@@ -1,0 +1,127 @@
+"""Quarto figures (issue 10): exact solves below roots with 8, 9, 10 (11) empty cells.
+
+    python benchmarks/bench_quarto.py                  # 8 and 9 empty cells (about a minute)
+    python benchmarks/bench_quarto.py --empty 10       # about 8 minutes on 2 workers
+    python benchmarks/bench_quarto.py --empty 11 --workers 1   # hours; 2 workers need 40 GB
+    python benchmarks/bench_quarto.py --stabilisers 200        # symmetry: roots' stabilisers only
+
+Each root comes from seeded random play from the empty board without a line
+(`games.quarto.game.random_position`, --seed). Solves run the real CLI from an empty store
+(default workers: a LocalCluster with one process a core from 4 million positions), after a
+tiny solve that loads every kernel. Peak RSS is the largest single process (driver or
+worker), from getrusage of the waited process tree. Probe latency is the Python API
+(`retrograde.open_store(...).probe`, every move's value) and `values` (the value alone) on
+random stored positions, median over --probes, with the store opened once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from common import folder_bytes, measure, report
+
+from retrograde.games.quarto.game import Quarto, random_position
+from retrograde.games.quarto.symmetry import stabiliser_order
+
+
+def root_text(empty: int, seed: int, squares: bool) -> str:
+    return Quarto(squares=squares).format(random_position(empty, seed=seed, squares=squares))
+
+
+def solve_args(root: str, store: Path, workers: int | None, squares: bool) -> list[str]:
+    return (["solve", "quarto", "--from", root, "--store", str(store), "--quiet"]
+            + (["--squares"] if squares else []) + ([] if workers is None else ["--workers", str(workers)]))
+
+
+def legal_positions(store: Path) -> int:
+    status = subprocess.run([sys.executable, "-m", "retrograde", "status", "--store", str(store), "--json"],
+                            capture_output=True, text=True, check=True)
+    return sum(t["win"] + t["loss"] + t["draw"] for t in json.loads(status.stdout)["tiers"])
+
+
+def probe_latency(store: Path, n: int, seed: int) -> dict:
+    """Median and 90th percentile of probing single random stored positions through the API."""
+    import retrograde
+
+    rng = np.random.default_rng(seed)
+    with retrograde.open_store(store) as opened:
+        tiers = [info for info in opened.tiers.values() if info.win + info.loss + info.draw]
+        weights = np.array([info.size for info in tiers], dtype=float)
+        positions = []
+        while len(positions) < n:
+            info = tiers[rng.choice(len(tiers), p=weights / weights.sum())]
+            position = opened.position_at(info.name, int(rng.integers(info.size)))
+            if position is not None:
+                positions.append(str(position))
+        opened.values(positions[:50])  # warm: first chunk reads
+        figures = {}
+        for name, call in (("probe", lambda text: opened.probe(text)),
+                           ("value", lambda text: opened.values([text]))):
+            times = []
+            for text in positions:
+                start = time.perf_counter()
+                call(text)
+                times.append(time.perf_counter() - start)
+            figures[f"{name} median ms"] = 1e3 * statistics.median(times)
+            figures[f"{name} p90 ms"] = 1e3 * float(np.percentile(times, 90))
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--empty", type=int, action="append", help="empty cells of a root (repeat; default 8, 9)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the roots' random play")
+    parser.add_argument("--squares", action="store_true", help="the 2x2-square variant")
+    parser.add_argument("--workers", type=int, default=None, help="solve --workers (default: solve's own)")
+    parser.add_argument("--probes", type=int, default=1000)
+    parser.add_argument("--stabilisers", type=int, default=0, metavar="N",
+                        help="only count the symmetries fixing N seeded roots of each size")
+    options = parser.parse_args()
+    sizes = options.empty or [8, 9]
+    figures: dict = {}
+    if options.stabilisers:
+        for empty in sizes:
+            orders = Counter(stabiliser_order(random_position(empty, seed=seed, squares=options.squares),
+                                              options.squares) for seed in range(options.stabilisers))
+            figures[f"{empty} empty: roots by stabiliser order"] = dict(sorted(orders.items()))
+            figures[f"{empty} empty: mean share symmetry could remove (at most)"] = \
+                sum(count * (1 - 1 / order) for order, count in orders.items()) / options.stabilisers
+        report("quarto symmetry", figures)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        measure(solve_args(root_text(4, options.seed, options.squares), tmp / "warm.zarr", 0, options.squares))
+        for empty in sizes:
+            root = root_text(empty, options.seed, options.squares)
+            store = tmp / f"quarto-{empty}.zarr"
+            run = measure(solve_args(root, store, options.workers, options.squares))
+            indexed = sum(tier.size for tier in Quarto(root=root, squares=options.squares).tiers())
+            legal = legal_positions(store)
+            prefix = f"{empty} empty"
+            figures[f"{prefix}: root"] = root
+            figures[f"{prefix}: solve wall s"] = run["wall"]
+            figures[f"{prefix}: positions indexed"] = indexed
+            figures[f"{prefix}: positions legal"] = legal
+            figures[f"{prefix}: indexed positions/s"] = round(indexed / run["wall"])
+            figures[f"{prefix}: legal positions/s"] = round(legal / run["wall"])
+            figures[f"{prefix}: peak RSS MB"] = round(run["peak_rss"] / 2**20)
+            figures[f"{prefix}: store bytes"] = folder_bytes(store)
+            order = stabiliser_order(Quarto(squares=options.squares).parse(root), options.squares)
+            figures[f"{prefix}: root stabiliser order"] = order
+            figures[f"{prefix}: share symmetry could remove (at most)"] = 1 - 1 / order
+            for key, value in probe_latency(store, options.probes, seed=options.seed).items():
+                figures[f"{prefix}: {key}"] = value
+    report("quarto", figures)
+
+
+if __name__ == "__main__":
+    main()
