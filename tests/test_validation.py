@@ -206,6 +206,12 @@ def test_published_figures_are_set_beside_ours_by_seat():
              "first_wins": 3, "draws": 0, "second_wins": 1}
     nim = compare(make_game("nim", NIM), ["rules:rule=largest-min", "random"], [rules])
     assert [(r["theirs"]["win"], r["ours"]["win"]) for r in nim] == [(0.80, 0.75)]
+    # Quarto: seed 002's GA (0.1, 0.2) against random; the hybrid (minimax=1) is another agent.
+    ga = {"first": "ga:alpha=0.1,beta=0.2", "second": "random", "start": INITIAL, "games": 10, "first_wins": 8,
+          "draws": 1, "second_wins": 1}
+    quarto = compare(make_game("quarto"), ["ga:alpha=0.1,beta=0.2", "ga:alpha=0.1,beta=0.3,minimax=1", "random"], [ga])
+    assert sorted((r["agent"], r["seat"], r["theirs"]["win"]) for r in quarto) == [
+        ("ga:alpha=0.1,beta=0.2", "either", 0.82), ("ga:alpha=0.1,beta=0.2", "first", 0.832)]
     misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
     assert compare(misere, ["rules:rule=largest-min", "random"], [rules]) == []
     assert compare(make_game("nim", NIM), ["rules:rule=smallest-min", "random"], [rules]) == []

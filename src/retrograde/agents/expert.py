@@ -82,7 +82,7 @@ class ExpertAgent(Agent):
     @classmethod
     def cannot_play(cls, game: Game) -> str | None:
         if game.name not in ("nim", "tictactoe"):
-            return "no theory strategy is known for it (try lookup, minimax or mcts)"
+            return "no theory strategy is known for it (try lookup or minimax)"
         return None
 
     def choose(self, position):

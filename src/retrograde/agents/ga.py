@@ -9,6 +9,10 @@ weights for Quixo).
 * Quixo: one weight in [-1, 1] per board feature (`features`); the agent wins at once if it
   can, never completes the opponent's line unless every move does, and otherwise plays the
   move whose board maximises the weighted features (one ply). Ties are broken by `self.rng`.
+* Quarto (seed 002): (alpha, beta) in [0, 1], its piece and placement rule
+  (`games.quarto.heuristics`); `minimax=D` plays its GA+minimax hybrid: pieces the opponent
+  cannot win with at once, and with fewer than 8 empty cells a forced win found in D plies.
+  Without params, `alpha=` and `beta=` give a genome directly (the report's 0.1 and 0.2).
 
 Tic-tac-toe has no GA player in the seeds (they learn it with Q-learning): `ga` declines it.
 """
@@ -24,15 +28,19 @@ from retrograde.games.quixo.features import LOSS_NOW, WIN_NOW, QuixoFeatures, be
 from retrograde.agents.spec import Option
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, Position
+from retrograde.games.quarto.heuristics import GaRules
 from retrograde.training.artifact import load_artifact
 
 NIM_RULES = ("random_heap", "fattest_heap", "random_take", "odd_take", "prime_take", "leave_one")
+QUARTO_GENES = ("alpha", "beta")
 
 
 def genome_layout(game: Game) -> tuple[tuple[str, ...], float, float]:
     """(gene names, lowest weight, highest weight) of `game`'s genome."""
     if game.name == "nim":
         return NIM_RULES, 0.0, 1.0
+    if game.name == "quarto":
+        return QUARTO_GENES, 0.0, 1.0
     return feature_names(game.size), -1.0, 1.0
 
 
@@ -97,14 +105,19 @@ class GenomeAgent(Agent):
 
     name = "genome"
 
-    def __init__(self, game: Game, *, seed: int, weights, store=None):
+    def __init__(self, game: Game, *, seed: int, weights, store=None, minimax: int = 0):
         super().__init__(game, seed=seed, store=store)
         names, low, high = genome_layout(game)
         weights = np.asarray(weights, dtype=np.float64)
         if weights.shape != (len(names),) or not np.all((weights >= low) & (weights <= high)):
             raise ValueError(f"a genome of {game.name} is {len(names)} weights in [{low:g}, {high:g}]")
         self.weights = weights
-        self.player = NimRules(game, weights) if game.name == "nim" else FeatureWeights(game, weights)
+        if game.name == "nim":
+            self.player = NimRules(game, weights)
+        elif game.name == "quarto":
+            self.player = GaRules(game, weights, minimax)
+        else:
+            self.player = FeatureWeights(game, weights)
 
     @classmethod
     def cannot_play(cls, game: Game) -> str | None:
@@ -120,15 +133,33 @@ class GenomeAgent(Agent):
 class GaAgent(GenomeAgent):
     name = "ga"
     summary = ("genetic-algorithm player trained with 'retrograde train ga': seed 001's rule genome "
-               "for Nim, evolved feature weights (one ply) for Quixo")
-    options = (Option("params", "the .json artifact 'retrograde train ga' wrote", None, kind="file"),)
+               "for Nim, evolved feature weights (one ply) for Quixo, seed 002's (alpha, beta) rule for Quarto")
+    options = (
+        Option("params", "the .json artifact 'retrograde train ga' wrote", None, kind="file"),
+        Option("alpha", "quarto, instead of params: chance of handing over the piece most like the board's",
+               None, kind="float", low=0, high=1),
+        Option("beta", "quarto, instead of params: chance of placing beside two pieces rather than fewer",
+               None, kind="float", low=0, high=1),
+        Option("minimax", "quarto: seed 002's GA+minimax hybrid searching D plies for a forced win "
+                          "below 8 empty cells (0: the plain rule)", 0, low=0, high=16),
+    )
 
-    def __init__(self, game, *, seed: int, store=None, params: Path | None = None):
+    def __init__(self, game, *, seed: int, store=None, params: Path | None = None, alpha: float | None = None,
+                 beta: float | None = None, minimax: int = 0):
+        direct = alpha is not None or beta is not None
+        if game.name != "quarto" and (direct or minimax):
+            raise BadAgent(f"ga: alpha=, beta= and minimax= are seed 002's Quarto genome; {game.name} has none")
+        if params is not None and direct:
+            raise BadAgent("ga: give params=FILE or alpha= and beta=, not both")
+        if params is None and (alpha is None or beta is None):
+            raise BadAgent("ga needs params=FILE (train one with retrograde train ga ...)" +
+                           (", or alpha= and beta=" if game.name == "quarto" else ""))
         if params is None:
-            raise BadAgent("ga needs params=FILE (train one with retrograde train ga ...)")
-        metadata, _ = load_artifact(params, "ga", game)
+            metadata = {"genome": {"kind": "quarto-rule", "names": ["alpha", "beta"], "weights": [alpha, beta]}}
+        else:
+            metadata, _ = load_artifact(params, "ga", game)
         try:
-            super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store)
+            super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store, minimax=minimax)
         except (KeyError, TypeError, ValueError) as exc:
             raise BadAgent(f"ga: params={params}: corrupt genome ({exc})") from None
         self.metadata = metadata

@@ -29,7 +29,7 @@ from retrograde.agents.spec import Option
 from retrograde.errors import BadAgent
 
 #: Every evaluation some game has (`eval=` checks the game's own list when the agent is built).
-EVALS = ("cmax", "inline", "lines", "zero", "parity")
+EVALS = ("cmax", "inline", "lines", "zero", "parity", "threats")
 
 
 def make_search(agent: Agent, evaluation: str | None, store=None) -> tuple[Search, str]:
@@ -52,7 +52,7 @@ def pick_best(scores: np.ndarray, rng: np.random.Generator) -> int:
 
 def cannot_search(game) -> str | None:
     """Why no search kernel plays `game`, or None."""
-    return None if search_class(game) else "there is a search kernel for nim, tictactoe and quixo only"
+    return None if search_class(game) else "there is a search kernel for nim, tictactoe, quixo and quarto only"
 
 
 class MinimaxAgent(Agent):
@@ -61,7 +61,8 @@ class MinimaxAgent(Agent):
     options = (
         Option("depth", "plies searched", 2, low=1, high=16),
         Option("eval", "leaf evaluation: quixo cmax (default) or inline, tictactoe lines (default), "
-                       "nim zero (default) or parity; zero (decided positions only) for every game",
+                       "nim zero (default) or parity, quarto threats (default) or parity; "
+                       "zero (decided positions only) for every game",
                None, kind="choice", choices=EVALS),
         Option("adaptive", "1: seed 004's variable depth for quixo (take a win at once, else depth "
                            "min(|C-O|+1, O) within 1..depth)", 0, low=0, high=1),

@@ -14,9 +14,11 @@ from retrograde.games.base import Game
 
 #: name -> "module:Class" of every agent.
 AGENTS: dict[str, str] = {
+    "endgame": "retrograde.agents.endgame:EndgameAgent",
     "expert": "retrograde.agents.expert:ExpertAgent",
     "ga": "retrograde.agents.ga:GaAgent",
     "greedy": "retrograde.agents.greedy:GreedyAgent",
+    "lookahead": "retrograde.agents.lookahead:LookaheadAgent",
     "lookup": "retrograde.agents.lookup:LookupAgent",
     "mcts": "retrograde.agents.mcts:MctsAgent",
     "minimax": "retrograde.agents.minimax:MinimaxAgent",

@@ -7,6 +7,11 @@ Q(position, move) comes from one of two models, chosen by the game:
 * `LinearQ` (4x4 and 5x5 Quixo, too many positions for a table): a linear function of the
   board features after the move (`features`), plus a bias; a move that ends the game is
   worth its reward exactly (+1 a win, -1 a loss).
+* `PlacementQ` (Quarto, seed 002's RL&GA player): Q of each placement, linear in the features
+  of the board after it (`games.quarto.features`); the piece handed over is seed 002's GA rule's
+  (genome `pieces`), so a position offers one move per empty cell.
+
+A model's `evaluate` may draw from the player's generator (Quarto's piece rule does).
 
 Rewards are from the mover's view: win +1, loss -1, draw 0.
 """
@@ -24,6 +29,8 @@ from retrograde.games.quixo.features import QuixoFeatures, best_index
 from retrograde.agents.spec import Option
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, Position
+from retrograde.games.quarto.board import encode, move_of
+from retrograde.games.quarto.features import FILLS, NO_RESULT, WINS, QuartoPlacements
 from retrograde.training.artifact import load_artifact
 
 #: Reward for the side to move at a terminal position, by its outcome there.
@@ -57,7 +64,7 @@ class TabularQ:
             return f"a Q table would hold {entries:,} entries (at most {MAX_TABLE_ENTRIES:,})"
         return None
 
-    def evaluate(self, position: Position) -> tuple[list, np.ndarray, Any]:
+    def evaluate(self, position: Position, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
         """(moves, Q of each move, a handle for `update`) of a non-terminal position."""
         moves = self.game.moves(position)
         name, index = self.game.locate(position)
@@ -85,7 +92,7 @@ class LinearQ:
             raise ValueError(f"{weights.shape} weights, the game's features need ({size},)")
         self.weights = np.zeros(size) if weights is None else weights.astype(np.float64)
 
-    def evaluate(self, position: Position) -> tuple[list, np.ndarray, Any]:
+    def evaluate(self, position: Position, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
         """(moves, Q of each move, a handle for `update`) of a non-terminal position."""
         features, result = self.features(position)
         x = np.hstack([features, np.ones((len(features), 1))])
@@ -107,8 +114,50 @@ class LinearQ:
         return {"weights": self.weights}
 
 
+class PlacementQ(LinearQ):
+    """Quarto: Q(position, cell) = weights . features(board after placing there) + bias, exact
+    at game ends; the piece handed over after a placement is seed 002's GA rule's, drawn with
+    the player's generator from the genome `pieces` (alpha, beta)."""
+
+    kind = "placement"
+    #: Seed 002's genome for its RL&GA player.
+    SEED_GENOME = (0.1, 0.3)
+
+    def __init__(self, game: Game, weights: np.ndarray | None = None, pieces=SEED_GENOME):
+        self.game = game
+        self.features = QuartoPlacements(game)
+        size = len(self.features.names) + 1
+        if weights is not None and weights.shape != (size,):
+            raise ValueError(f"{weights.shape} weights, the game's features need ({size},)")
+        self.weights = np.zeros(size) if weights is None else weights.astype(np.float64)
+        self.pieces = np.asarray(pieces, dtype=np.float64)
+        if self.pieces.shape != (2,) or not np.all((self.pieces >= 0) & (self.pieces <= 1)):
+            raise ValueError("the piece genome is (alpha, beta) in [0, 1]")
+
+    def evaluate(self, position: Position, rng: np.random.Generator) -> tuple[list, np.ndarray, Any]:
+        """(one move per placement, its Q, a handle for `update`); at the opening, the rule's
+        handover alone: with nothing on the board every piece ties, so a random one."""
+        encoded = encode(position)
+        if encoded[2] < 0:
+            moves = [move_of(position, -1, int(rng.integers(16)))]
+            return moves, np.zeros(1), (np.zeros((1, len(self.weights))), np.ones(1, dtype=bool))
+        features, cells, pieces, result = self.features(encoded, self.pieces[0], int(rng.integers(1 << 63)))
+        x = np.hstack([features, np.ones((len(features), 1))])
+        q = x @ self.weights
+        ended = result != NO_RESULT
+        q[result == WINS] = 1.0
+        q[result == FILLS] = 0.0
+        return [move_of(position, int(c), int(p)) for c, p in zip(cells, pieces)], q, (x, ended)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"weights": self.weights, "pieces": self.pieces}
+
+
 def model_class(game: Game) -> type[TabularQ] | type[LinearQ]:
-    """The Q model `game` is learned with: linear features for 4x4/5x5 Quixo, else a table."""
+    """The Q model `game` is learned with: linear features for 4x4/5x5 Quixo, placements for
+    Quarto, else a table."""
+    if game.name == "quarto":
+        return PlacementQ
     return LinearQ if game.name == "quixo" and game.size >= 4 else TabularQ
 
 
@@ -122,14 +171,14 @@ class QAgent(Agent):
         self.model = model
 
     def choose(self, position):
-        moves, q, _ = self.model.evaluate(position)
+        moves, q, _ = self.model.evaluate(position, self.rng)
         return moves[best_index(q, self.rng)]
 
 
 class RlAgent(QAgent):
     name = "rl"
-    summary = ("Q-learning (tabular, or linear in board features on 4x4/5x5 Quixo) trained with "
-               "'retrograde train rl': the move of highest Q")
+    summary = ("Q-learning (tabular, or linear in board features on 4x4/5x5 Quixo, in placement features "
+               "with a GA piece rule on Quarto) trained with 'retrograde train rl': the move of highest Q")
     options = (Option("params", "the .npz artifact 'retrograde train rl' wrote", None, kind="file"),)
 
     def __init__(self, game, *, seed: int, store=None, params: Path | None = None):
@@ -138,8 +187,8 @@ class RlAgent(QAgent):
         metadata, arrays = load_artifact(params, "rl", game)
         cls = model_class(game)
         try:
-            model = cls(game, arrays[{"table": "q", "linear": "weights"}[cls.kind]])
-        except (KeyError, ValueError) as exc:
+            model = cls(game, **arrays)
+        except (TypeError, ValueError) as exc:
             raise BadAgent(f"rl: params={params}: corrupt {cls.kind} Q artifact ({exc})") from None
         super().__init__(game, seed=seed, model=model, store=store)
         self.metadata = metadata

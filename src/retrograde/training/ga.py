@@ -1,4 +1,5 @@
-"""The genetic algorithm behind `retrograde train ga` (seed 001's Nim GA; feature weights for Quixo).
+"""The genetic algorithm behind `retrograde train ga` (seed 001's Nim GA; feature weights for Quixo;
+seed 002's (alpha, beta) genome for Quarto).
 
 Each generation breeds `offspring` children: two parents (uniformly at random with
 selection=plus, by tournament with selection=tournament), uniform crossover, then each gene
@@ -31,7 +32,7 @@ SWAPPED = {"win": "loss", "draw": "draw", "loss": "win"}
 
 def default_opponents(game) -> str:
     """Seed 001 evolves Nim players against a random and an optimal player (`expert`);
-    Quixo players against a random one."""
+    Quixo players, and seed 002 Quarto players, against a random one."""
     if game.name == "nim":
         return "random,expert"
     return "random"
@@ -140,6 +141,7 @@ class GaLearner(Learner):
         return GenomeAgent(self.game, seed=seed, weights=self.population[0])
 
     def write(self, out: Path, metadata):
-        genome = {"kind": "nim-rules" if self.game.name == "nim" else "quixo-features",
+        kind = {"nim": "nim-rules", "quarto": "quarto-rule"}.get(self.game.name, "quixo-features")
+        genome = {"kind": kind,
                   "names": list(self.names), "weights": self.population[0].tolist()}
         save_json(out, {**metadata, "genome": genome, "fitness": float(self.fitness[0])})

@@ -1,5 +1,6 @@
 """Q-learning behind `retrograde train rl` (seeds 000/001): tabular where the game fits a table,
-linear in board features on 4x4/5x5 Quixo (`agents.rl`).
+linear in board features on 4x4/5x5 Quixo, linear in placement features on Quarto with seed
+002's GA rule handing the pieces over (genome `pieces`: a ga artifact, or the report's) (`agents.rl`).
 
 Moves are epsilon-greedy with seed 001's GLIE schedule eps_k = b / (b + k), b chosen so that
 eps reaches the final `epsilon` at 90% of the episodes, then kept. Rewards are win +1, loss -1,
@@ -28,12 +29,15 @@ import numpy as np
 from retrograde.agents.base import Agent
 from retrograde.games.quixo.features import best_index
 from retrograde.agents.registry import build_agent
-from retrograde.agents.rl import REWARD, LinearQ, QAgent, TabularQ, model_class
+from retrograde.agents.rl import REWARD, LinearQ, PlacementQ, QAgent, TabularQ, model_class
 from retrograde.agents.spec import Option, parse_spec
 from retrograde.errors import BadAgent
 from retrograde.pipeline.progress import Progress
-from retrograde.training.artifact import save_npz
+from retrograde.training.artifact import load_artifact, save_npz
 from retrograde.training.learner import Learner
+
+#: The `pieces` value naming seed 002's genome for its RL&GA player.
+REPORT_PIECES = "seed002"
 
 
 class RlLearner(Learner):
@@ -49,6 +53,8 @@ class RlLearner(Learner):
         Option("opponent", "self (self-play) or the spec of the agent to learn against", "self", kind="text"),
         Option("plies", "ply cap of an episode", 200, low=1),
         Option("every", "episodes between checkpoints (0: a tenth of them)", 0, low=0),
+        Option("pieces", "quarto: the ga artifact (.json) whose (alpha, beta) rule hands the pieces over; "
+                         f"{REPORT_PIECES}: the report's genome (0.1, 0.3)", REPORT_PIECES, kind="text"),
     )
 
     def __init__(self, game, settings: dict[str, Any], *, store=None):
@@ -60,10 +66,11 @@ class RlLearner(Learner):
         if self.opponent is not None:  # a bad opponent is refused before anything is written
             build_agent(self.opponent, game, seed=0, store=store)
         settings["opponent"] = str(self.opponent or "self")
+        self.model_options = _model_options(game, settings.get("pieces", REPORT_PIECES))
         super().__init__(game, settings, store=store)
         final, episodes = settings["epsilon"], settings["episodes"]
         self.b = 0.9 * episodes * final / (1 - final)
-        self.model: TabularQ | LinearQ = self.model_class(game)
+        self.model: TabularQ | LinearQ = self.model_class(game, **self.model_options)
 
     @property
     def total(self) -> int:
@@ -86,7 +93,7 @@ class RlLearner(Learner):
         alpha, gamma = self.settings["alpha"], self.settings["gamma"]
         position, pending = game.initial_position, None
         for ply in range(self.settings["plies"]):
-            moves, q, handle = model.evaluate(position)
+            moves, q, handle = model.evaluate(position, rng)
             if pending is not None:
                 model.update(*pending, -gamma * q.max(), alpha)
             move = self._move(q, epsilon, rng)
@@ -108,7 +115,7 @@ class RlLearner(Learner):
         learner_moves = learner_first
         for _ in range(self.settings["plies"]):
             if learner_moves:
-                moves, q, handle = model.evaluate(position)
+                moves, q, handle = model.evaluate(position, rng)
                 if pending is not None:
                     model.update(*pending, gamma * q.max(), alpha)
                 move = self._move(q, epsilon, rng)
@@ -129,7 +136,7 @@ class RlLearner(Learner):
         return "draw"
 
     def start(self, rng):
-        self.model = self.model_class(self.game)
+        self.model = self.model_class(self.game, **self.model_options)
 
     def run(self, start, stop, rng, progress: Progress):
         opponent = (None if self.opponent is None else
@@ -148,7 +155,7 @@ class RlLearner(Learner):
         return self.model.arrays()
 
     def restore(self, arrays):
-        self.model = self.model_class(self.game, *arrays.values())
+        self.model = self.model_class(self.game, **arrays)
 
     def player(self, seed):
         return QAgent(self.game, seed=seed, model=self.model)
@@ -158,6 +165,21 @@ class RlLearner(Learner):
         if isinstance(self.model, LinearQ):
             extra["features"] = [*self.model.features.names, "bias"]
         save_npz(out, self.model.arrays(), {**metadata, **extra})
+
+
+def _model_options(game, pieces: str) -> dict[str, Any]:
+    """The Quarto model's piece genome from the `pieces` option (other games take none)."""
+    if game.name != "quarto":
+        if pieces != REPORT_PIECES:
+            raise BadAgent(f"rl: pieces= is the Quarto piece rule's genome; {game.name} has none")
+        return {}
+    if pieces == REPORT_PIECES:
+        return {"pieces": PlacementQ.SEED_GENOME}
+    metadata, _ = load_artifact(Path(pieces), "ga", game)
+    try:
+        return {"pieces": tuple(float(gene) for gene in metadata["genome"]["weights"])}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadAgent(f"rl: pieces={pieces}: corrupt genome ({exc})") from None
 
 
 def _result(reward: float) -> str:

@@ -2,8 +2,8 @@
 
 Each figure names the game instance, the seed's agent and opponent as our specs (by agent
 name and the options that must hold, given or by default), the agent's seat ("first",
-"second", or "either": the seeds drew who started), its win/loss/draw rates, the number of
-games, and where it is printed. Ours come from the tournaments' games from the start
+"second", or "either": the seeds drew who started), its win/loss/draw rates (None where the seed does
+not give one), the number of games, and where it is printed. Ours come from the tournaments' games from the start
 position, from the same agent's view.
 """
 
@@ -55,8 +55,8 @@ class Published:
     opponent: AgentRef
     seat: str
     win: float
-    loss: float
-    draw: float
+    loss: float | None
+    draw: float | None
     games: int | None
     source: str
     notes: tuple[str, ...] = field(default=())
@@ -76,6 +76,21 @@ S001_Q5 = "001_00fce964e282ae09.txt, Quixo, Tables 3 and 7 (N = 5)"
 S001_TTT = "001_00fce964e282ae09.txt, tic-tac-toe Q-learning, Table 2 (10000 games)"
 S000_NIM = "000_d757dde743cebd34.txt, Lab 3 task 3.1 (NIM_SIZE = 4, 100 matches, agent first)"
 S004 = "004_ceef9e29b3f605de.txt, results (MinMax with the 'advantage' variable depth, at most 4 plies)"
+S002_GA = "002_1072cdb26db6d10d.txt, GA Agent, results over 1000 games (genome alpha 0.1, beta 0.2)"
+S002_HYBRID = "002_1072cdb26db6d10d.txt, GA+MinMax Agent, results (1000 games a row, each side starting half)"
+S002_RL = "002_1072cdb26db6d10d.txt, RL Agent, test results (the RL agent always moved second)"
+S000_QUARTO = "000_d757dde743cebd34.txt, The Power of Wandering: a Genetic Algorithm for Quarto (300 matches)"
+QUARTO_GA = AgentRef("GA Agent (alpha 0.1, beta 0.2)", "ga", (("alpha", "0.1"), ("beta", "0.2"), ("minimax", "0")))
+RL_GA = AgentRef("GA Agent (alpha 0.1, beta 0.3)", "ga", (("alpha", "0.1"), ("beta", "0.3"), ("minimax", "0")))
+RL_AGENT = AgentRef("RL Agent (placement by Q-learning, pieces by the GA)", "rl")
+
+
+def _hybrid(depth: int) -> AgentRef:
+    return AgentRef(f"GA+MinMax depth {depth} (alpha 0.1, beta 0.3)", "ga",
+                    (("alpha", "0.1"), ("beta", "0.3"), ("minimax", str(depth))))
+
+
+RANGE = "the report gives a range over its runs: {}; shown here at its middle"
 
 FIGURES: tuple[Published, ...] = (
     # seed 001, Quixo 4x4: "initial player" 0 = the agent moves first
@@ -130,6 +145,24 @@ FIGURES: tuple[Published, ...] = (
     Published("nim", {"heaps": [1, 3, 5, 7]}, AgentRef("count_and_decide", "rules",
                                                         (("rule", "count-and-decide"),)),
               RANDOM, "first", 0.85, 0.15, 0.00, 100, S000_NIM, ("'85% average win rate'",)),
+    # seed 002, Quarto: the (alpha, beta) GA, its GA+minimax hybrid and the Q-learning placer
+    Published("quarto", {}, QUARTO_GA, RANDOM, "first", 0.832, 0.155, 0.013, 1000, S002_GA),
+    Published("quarto", {}, QUARTO_GA, RANDOM, "second", 0.84, 0.144, 0.016, 1000, S002_GA),
+    Published("quarto", {}, QUARTO_GA, RANDOM, "either", 0.82, None, 0.025, 1000, S002_HYBRID,
+              (RANGE.format("wins 80-84%"),)),
+    Published("quarto", {}, _hybrid(1), RANDOM, "either", 0.9775, None, 0.0025, 1000, S002_HYBRID,
+              (RANGE.format("wins 97.5-98%, draws 0-0.5%"),)),
+    Published("quarto", {}, _hybrid(2), RANDOM, "either", 0.9825, None, 0.0075, 1000, S002_HYBRID,
+              (RANGE.format("wins 98-98.5%, draws 0.5-1%"),)),
+    Published("quarto", {}, _hybrid(1), QUARTO_GA, "either", 0.775, None, 0.085, 1000, S002_HYBRID,
+              (RANGE.format("wins 75-80%, draws 6-11%"),)),
+    Published("quarto", {}, _hybrid(2), _hybrid(1), "either", 0.444, None, 0.11, 1000, S002_HYBRID),
+    Published("quarto", {}, RL_AGENT, RL_GA, "second", 0.7369, None, None, 30000, S002_RL,
+              ("the average of its test run; best 78%",)),
+    Published("quarto", {}, RL_AGENT, RANDOM, "second", 0.5636, None, None, 30000, S002_RL,
+              ("the average of its test run; best 64%",)),
+    Published("quarto", {}, AgentRef("the wandering GA (evolved each move)", "lookahead"), RANDOM,
+              "either", 0.995, None, None, 300, S000_QUARTO, ("who started is not stated",)),
 )
 
 

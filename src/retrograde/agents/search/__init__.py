@@ -16,6 +16,7 @@ SEARCHES: dict[str, str] = {
     "nim": "retrograde.games.nim.search:NimSearch",
     "tictactoe": "retrograde.games.tictactoe.search:TicTacToeSearch",
     "quixo": "retrograde.games.quixo.search:QuixoSearch",
+    "quarto": "retrograde.games.quarto.search:QuartoSearch",
 }
 
 

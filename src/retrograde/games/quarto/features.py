@@ -1,0 +1,106 @@
+"""Features of Quarto placements: what the `rl` agent's linear Q weighs (seed 002's Q-learned
+placement, with its GA rule handing the piece over).
+
+For each empty cell, the board after placing the piece in hand there, from the placer's view
+before it hands a piece over, with R the pieces it may hand over and D the board's deadly
+pieces (`board`), each scaled to [0, 1]:
+
+* live lines (three pieces sharing an attribute value, one cell empty), / lines;
+* safe pieces |R minus D| / 15, deadly pieces |R and D| / 15;
+* whether the number of safe pieces is odd, whether there is none (a winner must be handed);
+* open pairs: lines of two pieces sharing an attribute value and two empty cells, / lines;
+* lines the placement blocked (they were live, it filled their empty cell without a win),
+  / lines through the cell;
+* empty cells left / 16.
+
+Each placement also gets its result (a win, the board filled: a draw, or neither) and the piece
+seed 002's GA+minimax rule hands over after it (`heuristics.choose_piece` over the safe pieces,
+or all if none is safe); a placement that ends the game hands none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrograde.games.quarto.board import FULL, completes, deadly, line_summary, line_tables, line_threat, place
+from retrograde.games.quarto.heuristics import choose_piece
+from retrograde.games.ranking_kernels import popcount
+from retrograde.jit import njit
+
+NAMES = ("live_lines", "safe_pieces", "deadly_pieces", "safe_odd", "no_safe_piece", "open_pairs", "blocked",
+         "empty_cells")
+#: The result of a placement for the placer.
+NO_RESULT, WINS, FILLS = range(3)
+
+
+@njit
+def _open_pair(board, occupied, line):
+    """Whether `line` holds two pieces sharing an attribute value and two empty cells."""
+    count, common, lacking = line_summary(board, occupied, line)
+    return count == 2 and (common | lacking) != 0
+
+
+@njit
+def placements(board, occupied, hand, used, alpha, lines, through, state, features, cells, pieces, result):
+    """Fill features[j], cells[j], pieces[j], result[j] for the j-th empty cell; return how many."""
+    left = ~used & FULL
+    n = lines.shape[0]
+    j = 0
+    for cell in range(16):
+        if occupied >> cell & 1:
+            continue
+        cells[j] = cell
+        pieces[j] = -1
+        features[j, :] = 0.0
+        if completes(board, occupied, cell, hand, lines, through):
+            result[j] = WINS
+        elif popcount(occupied) == 15:
+            result[j] = FILLS
+        else:
+            result[j] = NO_RESULT
+            after, filled = place(board, occupied, cell, hand)
+            threats = deadly(after, filled, lines)
+            safe = left & ~threats
+            live = pairs = 0
+            for i in range(n):
+                live += line_threat(after, filled, lines[i]) != 0
+                pairs += _open_pair(after, filled, lines[i])
+            blocked = crossing = 0
+            for k in range(through.shape[1]):
+                i = through[cell, k]
+                if i < 0:
+                    break
+                crossing += 1
+                blocked += line_threat(board, occupied, lines[i]) != 0
+            features[j, 0] = live / n
+            features[j, 1] = popcount(safe) / 15.0
+            features[j, 2] = popcount(left & threats) / 15.0
+            features[j, 3] = popcount(safe) % 2
+            features[j, 4] = 1.0 if safe == 0 else 0.0
+            features[j, 5] = pairs / n
+            features[j, 6] = blocked / crossing
+            features[j, 7] = (15 - popcount(occupied)) / 16.0
+            pieces[j] = choose_piece(after, filled, safe if safe else left, alpha, state)
+        j += 1
+    return j
+
+
+class QuartoPlacements:
+    """The features, results and GA pieces of every placement of a Quarto position."""
+
+    names = NAMES
+
+    def __init__(self, game):
+        self.lines, self.through = line_tables(game.squares)
+        self._features = np.zeros((16, len(NAMES)), dtype=np.float64)
+        self._cells = np.zeros(16, dtype=np.int64)
+        self._pieces = np.zeros(16, dtype=np.int64)
+        self._result = np.zeros(16, dtype=np.int64)
+
+    def __call__(self, encoded, alpha: float, seed: int):
+        """(features[k, F], cells[k], pieces[k], result[k]) of the k placements of the encoded
+        position (`board.encode`, a piece in hand), fresh copies; `seed` starts the GA's draws."""
+        count = placements(*encoded, alpha, self.lines, self.through, np.full(1, seed, dtype=np.uint64),
+                           self._features, self._cells, self._pieces, self._result)
+        return (self._features[:count].copy(), self._cells[:count].copy(), self._pieces[:count].copy(),
+                self._result[:count].copy())
