@@ -161,9 +161,10 @@ def test_human_bytes():
 
 def test_every_game_has_its_measured_rate():
     games = [make_game("nim", {"heaps": [1, 3, 5, 7]}), make_game("tictactoe")] + [
-        make_game("quixo", {"size": size}) for size in (3, 4, 5)]
+        make_game("quixo", {"size": size}) for size in (3, 4, 5)] + [make_game("quarto")]
     assert {game.name for game in games} == set(GAMES)
     rates = [game.solve_rate for game in games]
     assert Game.solve_rate not in rates  # each game measured, none left at the default
     assert rates[3] == 951_000  # 4x4 Quixo, BENCHMARKS.md
     assert "--down-to N" in GAMES["quixo"].too_big_hint
+    assert "--from POSITION" in GAMES["quarto"].too_big_hint

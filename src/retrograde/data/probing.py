@@ -106,4 +106,5 @@ def start_summary(store: Store) -> str:
         return f"its start position (tier {store.game.locate(start)[0]}) is not in this store"
     if value.outcome == oc.DRAW:
         return "a draw with perfect play"
-    return f"the first player {'wins' if value.outcome == oc.WIN else 'loses'} in {value.remoteness} plies"
+    plies = "1 ply" if value.remoteness == 1 else f"{value.remoteness} plies"
+    return f"the first player {'wins' if value.outcome == oc.WIN else 'loses'} in {plies}"
