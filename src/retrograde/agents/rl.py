@@ -83,10 +83,12 @@ class LinearQ:
     """Q(position, move) = weights . features(board after the move) + bias; exact at game ends."""
 
     kind = "linear"
+    #: The features the weights apply to: a callable class built from the game.
+    features_class = QuixoFeatures
 
     def __init__(self, game: Game, weights: np.ndarray | None = None):
         self.game = game
-        self.features = QuixoFeatures(game)
+        self.features = self.features_class(game)
         size = len(self.features.names) + 1
         if weights is not None and weights.shape != (size,):
             raise ValueError(f"{weights.shape} weights, the game's features need ({size},)")
@@ -123,13 +125,10 @@ class PlacementQ(LinearQ):
     #: Seed 002's genome for its RL&GA player.
     SEED_GENOME = (0.1, 0.3)
 
+    features_class = QuartoPlacements
+
     def __init__(self, game: Game, weights: np.ndarray | None = None, pieces=SEED_GENOME):
-        self.game = game
-        self.features = QuartoPlacements(game)
-        size = len(self.features.names) + 1
-        if weights is not None and weights.shape != (size,):
-            raise ValueError(f"{weights.shape} weights, the game's features need ({size},)")
-        self.weights = np.zeros(size) if weights is None else weights.astype(np.float64)
+        super().__init__(game, weights)
         self.pieces = np.asarray(pieces, dtype=np.float64)
         if self.pieces.shape != (2,) or not np.all((self.pieces >= 0) & (self.pieces <= 1)):
             raise ValueError("the piece genome is (alpha, beta) in [0, 1]")
