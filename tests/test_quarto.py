@@ -268,6 +268,8 @@ def test_the_game_description_round_trips():
     game = make_game("quarto", {"root": "378B/.a.6/.F40/2..e 1", "squares": True})
     assert game.describe() == "quarto --from '378b/.a.6/.f40/2..e 1' --squares"
     assert parse_game(game.describe()).params == game.params == {"root": "378b/.a.6/.f40/2..e 1", "squares": True}
+    whole = make_game("quarto", {"root": "..../..../..../.... -"})  # the whole game reads as plain `quarto`
+    assert whole.describe() == "quarto" and whole.params == make_game("quarto").params == {"root": None, "squares": False}
 
 
 @pytest.mark.parametrize("root,message", [

@@ -156,7 +156,8 @@ class Quarto(Game):
 
     @property
     def params(self):
-        return {"root": self.format(self.root), "squares": self.squares}
+        """The root in canonical notation, None for the whole game (so `describe` says `quarto`)."""
+        return {"root": None if self.opening else self.format(self.root), "squares": self.squares}
 
     @property
     def max_moves(self):
