@@ -4,6 +4,7 @@
     python benchmarks/bench_quarto.py --empty 10       # about 8 minutes on 2 workers
     python benchmarks/bench_quarto.py --empty 11 --workers 1   # hours; 2 workers need 40 GB
     python benchmarks/bench_quarto.py --stabilisers 200        # symmetry: roots' stabilisers only
+    python benchmarks/bench_quarto.py --matches 500            # the seeds' Quarto pairings, N games a seat
 
 Each root comes from seeded random play from the empty board without a line
 (`games.quarto.game.random_position`, --seed). Solves run the real CLI from an empty store
@@ -76,6 +77,37 @@ def probe_latency(store: Path, n: int, seed: int) -> dict:
     return figures
 
 
+#: The pairings the seeds report (002: GA, GA+minimax hybrid; 000: the per-move GA), agent first.
+PAIRINGS = (
+    ("ga:alpha=0.1,beta=0.2", "random"),
+    ("ga:alpha=0.1,beta=0.3,minimax=1", "random"),
+    ("ga:alpha=0.1,beta=0.3,minimax=2", "random"),
+    ("ga:alpha=0.1,beta=0.3,minimax=1", "ga:alpha=0.1,beta=0.2"),
+    ("ga:alpha=0.1,beta=0.3,minimax=2", "ga:alpha=0.1,beta=0.3,minimax=1"),
+    ("lookahead", "random"),
+    ("endgame", "ga:alpha=0.1,beta=0.3,minimax=2"),
+)
+
+
+def bench_matches(games: int, seed: int, workers: int | None) -> None:
+    """`retrograde match` on each of PAIRINGS: the agent's wins/draws/losses in each seat."""
+    figures: dict = {"games per seat": games, "seed": seed}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "match.json"
+        for agent, opponent in PAIRINGS:
+            args = ["match", agent, opponent, "--game", "quarto", "--games", str(games), "--seed", str(seed),
+                    "--json", "--quiet", *(["--workers", str(workers)] if workers is not None else [])]
+            run = measure(args, stdout=out)
+            for entry in json.loads(out.read_text())["tournaments"]:
+                first = entry["first"] == agent
+                won, lost = (entry["first_wins"], entry["second_wins"]) if first else \
+                    (entry["second_wins"], entry["first_wins"])
+                figures[f"{agent} vs {opponent}, {'first' if first else 'second'}: W/D/L"] = \
+                    f"{won}/{entry['draws']}/{lost}"
+            figures[f"{agent} vs {opponent}: wall s"] = run["wall"]
+    report("quarto matches", figures)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--empty", type=int, action="append", help="empty cells of a root (repeat; default 8, 9)")
@@ -85,7 +117,12 @@ def main() -> None:
     parser.add_argument("--probes", type=int, default=1000)
     parser.add_argument("--stabilisers", type=int, default=0, metavar="N",
                         help="only count the symmetries fixing N seeded roots of each size")
+    parser.add_argument("--matches", type=int, default=0, metavar="N",
+                        help="only play the seeds' pairings, N games a seat")
     options = parser.parse_args()
+    if options.matches:
+        bench_matches(options.matches, options.seed, options.workers)
+        return
     sizes = options.empty or [8, 9]
     figures: dict = {}
     if options.stabilisers:
