@@ -28,8 +28,8 @@ EXPANDED = 1 << 62
 #: Columns of the `frames` array of an iterative search: one row a ply on the current path.
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
-__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "next_child", "open_frames", "order_moves",
-           "random_bits", "settle", "start_node"]
+__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "back_up", "next_child", "open_frames", "order_moves",
+           "random_bits", "settle", "start_node", "take_child"]
 
 
 @njit
@@ -104,6 +104,24 @@ def settle(frames, ply, value, root):
         frames[ply, BEST] = value
     if value > frames[ply, ALPHA]:
         frames[ply, ALPHA] = value
+
+
+@njit
+def take_child(frames, ply, value, root):
+    """After entering a child of the node at `ply`: descend into it if it was expanded, else
+    settle its score into the node. Returns the ply to go on at."""
+    if value == EXPANDED:
+        return ply + 1
+    settle(frames, ply, -value, root)
+    return ply
+
+
+@njit
+def back_up(frames, ply, root):
+    """Every child of the node at `ply` is searched: settle its best into its parent. Returns
+    the parent's ply."""
+    settle(frames, ply - 1, -frames[ply, BEST], root)
+    return ply - 1
 
 
 class Search(ABC):

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.agents.search.base import (BEST, EXPANDED, WIN_SCORE, Search, next_child, open_frames, order_moves,
-                                           settle, start_node)
+from retrograde.agents.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_frames, order_moves,
+                                           start_node, take_child)
 from retrograde.agents.search.tablebase import UNKNOWN, stored_score
 from retrograde.games.ranking_kernels import popcount, rank_pair
 from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, has_line
@@ -100,15 +100,11 @@ def search(evaluation, packed, remoteness, start, mover, opponent, depth, exact,
             nodes += 1
             value = enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply + 1,
                           depth - ply - 1)
-            if value == EXPANDED:
-                ply += 1
-            else:
-                settle(frames, ply, -value, root)
+            ply = take_child(frames, ply, value, root)
         elif ply == 0:
             return nodes
         else:
-            ply -= 1
-            settle(frames, ply, -frames[ply + 1, BEST], root)
+            ply = back_up(frames, ply, root)
 
 
 class TicTacToeSearch(Search):
