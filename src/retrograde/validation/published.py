@@ -188,11 +188,16 @@ def _ours(tournaments: Sequence[dict[str, Any]], agent: str, opponent: str, seat
     return {"win": won / games, "loss": lost / games, "draw": drawn / games, "games": games}
 
 
+def _reads_store(*specs: str) -> bool:
+    """Whether one of the agents plays from the store (so a partial store changes its play)."""
+    return any(agent_class(parse_spec(spec).name).needs_store for spec in specs)
+
+
 def compare(game: Game, specs: Sequence[str], tournaments: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows setting the seeds' figures beside ours, for every figure whose game (by its rules)
     matches and whose two agents are both among `specs` (one row per matching pair of our
-    specs). A store of part of the game (e.g. Quixo --down-to) says so in each row's notes:
-    there our lookup agent plays its fallback outside the stored tiers."""
+    specs). A store of part of the game (e.g. Quixo --down-to) says so in the notes of each row
+    with an agent that reads the store: lookup plays its fallback outside the stored tiers."""
     partial = {key: value for key, value in game.params.items() if key not in game.rules and value}
     extent = [f"our store holds part of the game ({', '.join(f'{k}={v}' for k, v in partial.items())}): "
               "our lookup agent plays its fallback outside it"] if partial else []
@@ -209,5 +214,6 @@ def compare(game: Game, specs: Sequence[str], tournaments: Sequence[dict[str, An
                              "theirs": {"agent": figure.agent.label, "opponent": figure.opponent.label,
                                         "win": figure.win, "loss": figure.loss, "draw": figure.draw,
                                         "games": figure.games},
-                             "ours": ours, "source": figure.source, "notes": [*figure.notes, *extent]})
+                             "ours": ours, "source": figure.source,
+                             "notes": [*figure.notes, *(extent if _reads_store(agent, opponent) else [])]})
     return rows
