@@ -222,6 +222,7 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
                           "distributed.nanny.pre-spawn-environ": worker_environment(),
                           "distributed.scheduler.work-stealing": False}), \
             ThreadPoolExecutor(1, thread_name_prefix="retrograde-cluster") as starter:
+        earlier = _children()
         starting = starter.submit(_start_deaf_to_ctrl_c, LocalCluster, n_workers=n, threads_per_worker=1,
                                   processes=True, dashboard_address="127.0.0.1:0",
                                   silence_logs=logging.CRITICAL)
@@ -236,31 +237,39 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
         finally:
             for client in clients:
                 client.close()
-            if starting.exception() is None:  # a failed start was raised by `connect`, if used
-                _close_local_cluster(starting.result())
+            _close_local_cluster(starting, earlier)
 
 
-def _close_local_cluster(cluster) -> None:
-    """Close a LocalCluster and make sure none of its worker processes outlives it: a worker
-    busy in a kernel can miss the nanny's deadline on a loaded machine, and one left running
-    would go on writing into a store that a rerun is already resuming."""
+def _children() -> dict[int, Any]:
+    """This process's live child processes but multiprocessing's resource tracker, by pid."""
+    import psutil
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
+    return {child.pid: child for child in psutil.Process().children(recursive=True) if child.pid != tracker}
+
+
+def _close_local_cluster(starting, earlier: dict[int, Any]) -> None:
+    """Close the LocalCluster `starting` started (a failed start closed itself) and make sure
+    none of its worker processes outlives it: one left running would go on writing into a store
+    that a rerun is already resuming. A worker busy in a kernel can miss the close deadline on a
+    loaded machine, its nanny may restart it meanwhile, and a start cut short can leave one being
+    spawned; so every child process started since the cluster began starting is ended, until
+    none is left, not only the workers the cluster knows."""
     import psutil
 
-    workers = []
-    for nanny in cluster.workers.values():
-        process = getattr(getattr(nanny, "process", None), "process", None)
+    if starting.exception() is None:
         try:
-            workers.append(psutil.Process(process.pid))
-        except (AttributeError, TypeError, ValueError, psutil.Error):  # never started, or gone
+            starting.result().close(timeout=30)
+        except TimeoutError:  # the workers are ended below all the same
             pass
-    try:
-        cluster.close(timeout=30)
-    except TimeoutError:  # the workers are ended below all the same
-        pass
-    finally:
-        for worker in workers:
+    for _ in range(10):
+        left = [child for pid, child in _children().items() if pid not in earlier]
+        if not left:
+            return
+        for child in left:
             try:
-                worker.kill()
+                child.kill()
             except psutil.Error:  # it ended as it should
                 pass
-        psutil.wait_procs(workers, timeout=10)
+        psutil.wait_procs(left, timeout=10)
