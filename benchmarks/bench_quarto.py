@@ -5,6 +5,7 @@
     python benchmarks/bench_quarto.py --empty 11 --workers 1   # hours; 2 workers need 40 GB
     python benchmarks/bench_quarto.py --stabilisers 200        # symmetry: roots' stabilisers only
     python benchmarks/bench_quarto.py --matches 500            # the seeds' Quarto pairings, N games a seat
+    python benchmarks/bench_quarto.py --run                    # `retrograde run quarto` (about 5 minutes)
 
 Each root comes from seeded random play from the empty board without a line
 (`games.quarto.game.random_position`, --seed). Solves run the real CLI from an empty store
@@ -108,6 +109,28 @@ def bench_matches(games: int, seed: int, workers: int | None) -> None:
     report("quarto matches", figures)
 
 
+def bench_run(workers: int | None) -> None:
+    """`retrograde run quarto` from nothing: wall time, peak memory, the stages' timings, the
+    exact search's seconds a sampled position by tier, each agent's value kept and blunders."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = measure(["run", "quarto", "--out", tmp, "--quiet", *(["--workers", str(workers)] if workers else [])])
+        written = json.loads((Path(tmp) / "quarto" / "report" / "report.json").read_text())
+    sample = written["move_quality_sample"]
+    figures: dict = {"wall s": run["wall"], "peak RSS MB": round(run["peak_rss"] / 2**20),
+                     **{f"validate {stage}": seconds for stage, seconds in written["timings"].items()},
+                     "positions": sample["positions"], "baseline games sampled": sample["games"],
+                     "games played": sum(entry["games"] for entry in written["tournaments"])}
+    for tier, entry in sample["per_tier"].items():
+        figures[f"{tier}: exact search s a position, mean / max"] = \
+            f"{entry['ruler_seconds_mean']} / {entry['ruler_seconds_max']}"
+    for spec, entry in written["agents"].items():
+        blunders = entry["blunders"]
+        figures[f"{spec.replace(tmp, 'OUT')}: value kept, placement / piece blunders"] = (
+            f"{entry['move_quality']['value_kept']:.3f}, {blunders['placement']['rate']:.3f} / "
+            f"{blunders['piece']['rate']:.3f}")
+    report("run quarto", figures)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--empty", type=int, action="append", help="empty cells of a root (repeat; default 8, 9)")
@@ -119,7 +142,11 @@ def main() -> None:
                         help="only count the symmetries fixing N seeded roots of each size")
     parser.add_argument("--matches", type=int, default=0, metavar="N",
                         help="only play the seeds' pairings, N games a seat")
+    parser.add_argument("--run", action="store_true", help="only time `retrograde run quarto`")
     options = parser.parse_args()
+    if options.run:
+        bench_run(options.workers)
+        return
     if options.matches:
         bench_matches(options.matches, options.seed, options.workers)
         return

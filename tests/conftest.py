@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from retrograde.cli import main
 from retrograde.data.store import open_store
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
@@ -52,6 +54,25 @@ def open_solved(solved):
     yield get
     for store in opened:
         store.close()
+
+
+@pytest.fixture
+def cli(capsys):
+    """cli(*args) -> (exit status, stdout, stderr) of the command run in this process (its signal
+    handlers put back afterwards)."""
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+
+    def run(*args: str):
+        with pytest.raises(SystemExit) as exit_:
+            main(list(args))
+        captured = capsys.readouterr()
+        return exit_.value.code, captured.out, captured.err
+
+    yield run
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
+
+NIM = {"heaps": [1, 3, 5, 7]}
 
 
 def run_cli(*args: str, input: str | None = None, cwd: Path | None = None,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import signal
 from collections import deque
 
 import numpy as np
@@ -28,23 +27,6 @@ from retrograde.validation.quality import MIN_PER_TIER, measure, select_position
 from retrograde.validation.rating import ELO, ratings, wilson
 from retrograde.validation.stage import consistency_checks
 from retrograde.validation.tournament import INITIAL, Pairing, run_tournament
-from retrograde.cli import main
-
-
-@pytest.fixture
-def cli(capsys):
-    """cli(*args) -> (exit status, stdout, stderr) of the command run in this process."""
-    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-
-    def run(*args: str):
-        with pytest.raises(SystemExit) as exit_:
-            main(list(args))
-        captured = capsys.readouterr()
-        return exit_.value.code, captured.out, captured.err
-
-    yield run
-    for signum, handler in handlers.items():
-        signal.signal(signum, handler)
 
 NIM = {"heaps": [1, 3, 5, 7]}
 

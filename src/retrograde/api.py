@@ -325,14 +325,20 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int = 0,
     return train_stage(spec, game, out, seed=seed, store=raw, quiet=quiet)
 
 
-def validate(store: SolvedStore | str | os.PathLike, out: str | os.PathLike, agents: str | list[str] | None = None,
-             *, games: int = 100, positions: int | None = None, seed: int = 0, workers: int | None = 0,
-             quiet: bool = True) -> dict[str, Any]:
+def validate(store: SolvedStore | str | os.PathLike | None, out: str | os.PathLike,
+             agents: str | list[str] | None = None, *, game: Game | str | None = None,
+             tiers: tuple[str, ...] | None = None, games: int = 100, positions: int | None = None, seed: int = 0,
+             workers: int | None = 0, quiet: bool = True) -> dict[str, Any]:
     """Measure agents against the store (exact move quality, tournaments, ratings) and write
-    report.json, report.md and report.html into `out`; returns the report (SPEC §7).
+    report.json, report.md and report.html into `out`; returns the report (SPEC §7). With
+    `store` None and `game` Quarto ('quarto'), move quality is measured on positions sampled
+    from baseline games in `tiers` (default p6, p7, p8) and solved by exact search.
     `workers=0` runs in this process, None as the CLI decides, N on a local cluster."""
     from retrograde.validation import validate as validate_stage
 
-    raw = store._opened if isinstance(store, SolvedStore) else store
-    extra = {} if positions is None else {"positions": positions}
-    return validate_stage(raw, out, agents, games=games, seed=seed, workers=workers, quiet=quiet, **extra)
+    if store is None:
+        instance, raw = _instance(game, None)
+    else:
+        instance, raw = None, store._opened if isinstance(store, SolvedStore) else store
+    return validate_stage(raw, out, agents, game=instance, tiers=tiers, games=games, positions=positions, seed=seed,
+                          workers=workers, quiet=quiet)

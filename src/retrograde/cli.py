@@ -364,7 +364,14 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
 
 # --- validate / match ---------------------------------------------------------------------
 @cli.command()
-@store_option
+@click.option("--store", "store_path", default=None, type=click.Path(),
+              help="The solved store whose values judge every move.")
+@click.option("--game", "game_text", default=None, metavar="GAME",
+              help="Instead of a store, for a game no store holds whole ('quarto'): positions met in games "
+                   "between baselines, each solved exactly by search.")
+@click.option("--tiers", "tier_text", default=None, metavar="TIER,...",
+              help="With --game: the tiers positions are sampled from (default: quarto's p6,p7,p8, "
+                   "10 to 8 empty cells).")
 @click.option("--out", "out_dir", required=True, type=click.Path(), metavar="DIR",
               help="Folder for report.html, report.md and report.json (created if needed).")
 @click.option("--agents", "agent_specs", default=None, metavar="AGENT,...",
@@ -372,24 +379,38 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
                    "that can play the game; 'retrograde agents' lists them).")
 @click.option("--games", type=int, default=100, show_default=True,
               help="Games per ordered pair of agents, from the start position and again from random openings.")
-@click.option("--positions", type=int, default=20_000, show_default=True,
-              help="Positions measured for move quality (all of them if the store holds fewer, "
-                   "else a sample per tier).")
+@click.option("--positions", type=int, default=None,
+              help="Positions measured for move quality: from a store 20,000 (all of them if it holds fewer, "
+                   "else a sample per tier); with --game 300, shared by the tiers.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of agents, samples and openings.")
 @click.option("--max-plies", type=int, default=None, metavar="P",
               help="Games still going after P plies count as draws (default: 200 for Quixo, "
                    "whose games can go on for ever; beyond any game's end otherwise).")
 @cluster_options
-def validate(store_path, out_dir, agent_specs, games, positions, seed, max_plies, workers, scheduler, quiet) -> None:
+def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, positions, seed, max_plies, workers,
+             scheduler, quiet) -> None:
     """Exact move quality of agents, tournaments between them, ratings and a report.
 
     Exit status: 0 done and every consistency check passed (the lookup agent plays perfectly,
-    Nim's expert never gives a win away), 1 a check failed (the report is still written)."""
+    Nim's expert never gives a win away, the endgame agent plays perfectly where it searches to
+    the end), 1 a check failed (the report is still written)."""
+    from retrograde.games import parse_game
     from retrograde.validation import validate as run_validation
 
-    with _open_read(store_path) as store:
-        report = run_validation(store, out_dir, agent_specs, games=games, positions=positions, seed=seed,
-                                max_plies=max_plies, workers=workers, scheduler=scheduler, quiet=quiet)
+    if store_path is None and game_text is None:
+        raise BadOption("validate needs --store PATH (a solved store) or --game GAME (sampled positions)")
+    if store_path is not None and game_text is not None:
+        raise BadOption("validate takes --store PATH or --game GAME, not both")
+    if tier_text is not None and store_path is not None:
+        raise BadOption("--tiers goes with --game: a store's positions are sampled from all its tiers")
+    tiers = None if tier_text is None else tuple(t.strip() for t in tier_text.split(","))
+    options = dict(games=games, positions=positions, seed=seed, max_plies=max_plies, workers=workers,
+                   scheduler=scheduler, quiet=quiet)
+    if store_path is not None:
+        with _open_read(store_path) as store:
+            report = run_validation(store, out_dir, agent_specs, **options)
+    else:
+        report = run_validation(None, out_dir, agent_specs, game=parse_game(game_text), tiers=tiers, **options)
     failed = [check for check in report["checks"] if not check["ok"]]
     for check in failed:
         click.echo(f"retrograde: check failed: {check['name']}: {check['detail']}", err=True)
@@ -501,7 +522,8 @@ def run(workflow, out, workers, scheduler, quiet) -> None:
         raise BadOption(f"run needs a workflow: {', '.join(WORKFLOWS)} ('retrograde run --help' says what each does)")
     started = time.monotonic()
     state = run_workflow(workflow, out, workers=workers, scheduler=scheduler, quiet=quiet)
-    click.echo(f"{workflow}: {state['value']}; {', '.join(state['stages'])} done in "
+    value = f"{state['value']}; " if state["value"] else ""
+    click.echo(f"{workflow}: {value}{', '.join(state['stages'])} done in "
                f"{clock(time.monotonic() - started)}, results in {workflow_folder(workflow, out)}")
     if state["report"]:
         click.echo(f"report: {state['report']}")

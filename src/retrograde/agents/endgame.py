@@ -29,9 +29,13 @@ class EndgameAgent(MinimaxAgent):
     def cannot_play(cls, game):
         return None if game.name == "quarto" else "its exact endgame search is Quarto's"
 
-    def choose(self, position):
+    def exact_at(self, position) -> bool:
+        """Whether the agent plays `position` by exact search (perfectly)."""
         cells, _ = position
-        if cells.count(-1) > self.empty:
+        return cells.count(-1) <= self.empty
+
+    def choose(self, position):
+        if not self.exact_at(position):
             return super().choose(position)
         scores = self.search.solve_scores(position, seed=int(self.rng.integers(1 << 63)))
         self.nodes = self.search.nodes

@@ -12,28 +12,31 @@ from retrograde.games.base import Position
 @dataclass(frozen=True)
 class GameRecord:
     """How a game ended: `result` for the agent that moved first ("win", "loss", "draw"),
-    after `plies` moves; "draw" also when `max_plies` ran out (endless play)."""
+    after `plies` moves; "draw" also when `max_plies` ran out (endless play). `positions` are
+    those the game went through, the start first and the last one reached last."""
 
     result: str
     plies: int
     moves: tuple[str, ...]
+    positions: tuple[Position, ...]
 
 
 def play_game(first: Agent, second: Agent, start: Position, *, max_plies: int) -> GameRecord:
     """Let `first` move from `start`, then alternate, until a terminal position or max_plies."""
     game = first.game
-    position, moves = start, []
+    position, moves, positions = start, [], [start]
     agents = (first, second)
     for ply in range(max_plies + 1):
         terminal = game.primitive(position)
         if terminal:
             mover_is_first = ply % 2 == 0
             if terminal == oc.DRAW:
-                return GameRecord("draw", ply, tuple(moves))
+                return GameRecord("draw", ply, tuple(moves), tuple(positions))
             won = (terminal == oc.WIN) == mover_is_first
-            return GameRecord("win" if won else "loss", ply, tuple(moves))
+            return GameRecord("win" if won else "loss", ply, tuple(moves), tuple(positions))
         if ply == max_plies:
             break
         move, position = agents[ply % 2].choose(position)
         moves.append(move)
-    return GameRecord("draw", max_plies, tuple(moves))
+        positions.append(position)
+    return GameRecord("draw", max_plies, tuple(moves), tuple(positions))

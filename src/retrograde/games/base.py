@@ -115,6 +115,9 @@ class Game(ABC):
     stored_bytes_per_position: ClassVar[float | None] = None
     #: How to solve a smaller part of an instance too big for the machine (for the refusal), or "".
     too_big_hint: ClassVar[str] = ""
+    #: The tiers `validate --game` samples positions from, for a game no store holds whole
+    #: (Quarto): each sampled position is solved by exact search. Empty: validated against a store.
+    sampled_tiers: ClassVar[tuple[str, ...]] = ()
 
     @property
     @abstractmethod
@@ -190,6 +193,11 @@ class Game(ABC):
         if self.primitive(position):
             return "the game is over: there are no moves"
         return f"{text!r} is not a legal move here (notation: {self.notation})"
+
+    def placement(self, move: str) -> str:
+        """The part of `move` that says where to play, for reports that tell a bad placement from a
+        bad choice of what to hand over (Quarto); the whole move in games that hand nothing over."""
+        return move
 
     # --- kernels ----------------------------------------------------------------------
     @abstractmethod

@@ -156,13 +156,14 @@ def worker_environment() -> dict[str, str]:
             "OPENBLAS_NUM_THREADS": "1"}
 
 
-def runs_in_process(workers: int | None, positions: int) -> bool:
+def runs_in_process(workers: int | None, positions: int | None) -> bool:
     """Whether a local run works in this process: --workers 0, or a game under
-    IN_PROCESS_LIMIT positions when --workers is not given."""
-    return workers == 0 or (workers is None and positions < IN_PROCESS_LIMIT)
+    IN_PROCESS_LIMIT positions when --workers is not given (None: work not counted in
+    positions, and worth a cluster)."""
+    return workers == 0 or (workers is None and positions is not None and positions < IN_PROCESS_LIMIT)
 
 
-def worker_processes(workers: int | None, positions: int) -> int:
+def worker_processes(workers: int | None, positions: int | None) -> int:
     """Processes a local run works in: this one, or `workers` (default one per core)."""
     return 1 if runs_in_process(workers, positions) else workers or os.cpu_count() or 1
 
@@ -182,12 +183,13 @@ def _start_deaf_to_ctrl_c(start: Callable, *args, **kwargs):
 
 @contextmanager
 def open_executor(*, workers: int | None = None, scheduler: str | None = None,
-                  positions: int = 0) -> Iterator[InProcessExecutor | DaskExecutor]:
+                  positions: int | None = 0) -> Iterator[InProcessExecutor | DaskExecutor]:
     """The executor a command asked for.
 
     `scheduler` connects to an existing dask cluster; `workers=0` runs in-process;
     otherwise a LocalCluster of `workers` processes (default: one per core) starts,
-    except for games under IN_PROCESS_LIMIT positions when `workers` is not given.
+    except for games under IN_PROCESS_LIMIT `positions` (None: work worth a cluster
+    whatever its count) when `workers` is not given.
     """
     if workers is not None and workers < 0:
         raise BadOption(f"--workers {workers}: must be >= 0")

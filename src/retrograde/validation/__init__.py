@@ -1,5 +1,7 @@
-"""Validation: how well agents play, measured exactly against a solved store (move quality)
-and against each other (tournaments, ratings), written up as a report (SPEC §7).
+"""Validation: how well agents play, measured exactly against a solved store (move quality;
+for Quarto, which no store holds whole, against positions sampled from baseline games and
+solved by exact search: `sampled`) and against each other (tournaments, ratings), written up
+as a report (SPEC §7).
 
 `validate` runs the whole stage and writes report.json/.md/.html; `play_match` plays one
 pairing in both seats.

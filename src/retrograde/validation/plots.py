@@ -53,7 +53,7 @@ def blunder_rate_by_tier(tiers: Sequence[str], agents: dict[str, Any]) -> str | 
 
 
 def values_by_tier(tier_counts: dict[str, dict[str, int]]) -> str | None:
-    """The store's win/draw/loss shares (side to move's view) of each tier."""
+    """Win/draw/loss shares (side to move's view) of each tier: the store's positions, or the sampled ones."""
     tiers = [t for t, c in tier_counts.items() if c["win"] + c["draw"] + c["loss"]]
     if not tiers:
         return None
@@ -67,7 +67,7 @@ def values_by_tier(tier_counts: dict[str, dict[str, int]]) -> str | None:
         bottom += share
     _tier_axis(axes, tiers)
     axes.set_ylabel("share of the tier's positions")
-    axes.set_title("Values of the store's positions by tier (side to move)")
+    axes.set_title("Values of the positions by tier (side to move)")
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _png(figure)
 

@@ -125,18 +125,23 @@ def quality_tasks(store: Store, specs: tuple[str, ...], selection: Selection, se
             for chunk, start in enumerate(range(0, len(selection), CHUNK))]
 
 
+def run_chunks(executor, tasks: list[Task], label: str, quiet: bool) -> list[Any]:
+    """Run tasks whose cost is their number of positions, with a progress line; their results
+    in the order of `tasks`."""
+    progress = Progress(label, sum(task.cost for task in tasks), quiet=quiet)
+    results = {}
+    for task, result in executor.run(tasks):
+        results[task.key] = result
+        progress.advance(task.cost)
+    progress.finish("done")
+    return [results[task.key] for task in tasks]
+
+
 def measure(store: Store, specs: list[str], *, positions: int, seed: int, executor,
             quiet: bool = False) -> dict[str, Any]:
     """Move quality of every agent: the report's `agents[NAME]` entries and the sample's description."""
     selection = select_positions(store, positions, seed)
-    tasks = quality_tasks(store, tuple(specs), selection, seed)
-    progress = Progress("move quality", len(selection), quiet=quiet)
-    results: dict[int, dict[str, Any]] = {}
-    for task, result in executor.run(tasks):
-        results[task.args[3]] = result
-        progress.advance(len(task.args[6]))
-    progress.finish("done")
-    ordered = [results[chunk] for chunk in range(len(tasks))]
+    ordered = run_chunks(executor, quality_tasks(store, tuple(specs), selection, seed), "move quality", quiet)
     playable = np.concatenate([r["playable"] for r in ordered]) if ordered else np.zeros(0, bool)
     outcome = np.concatenate([r["outcome"] for r in ordered]) if ordered else np.zeros(0, np.int8)
     remoteness = np.concatenate([r["remoteness"] for r in ordered]) if ordered else np.zeros(0, np.int64)

@@ -39,6 +39,25 @@ def quality_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def _blunder(figures: dict[str, Any]) -> str:
+    if figures["rate"] is None:
+        return "–"
+    return f"{_pct(figures['rate'])} {_interval(figures['ci95'])} ({figures['count']})"
+
+
+def blunder_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Placement and piece blunders (sampled Quarto validation), overall and by tier."""
+    agents = {spec: entry["blunders"] for spec, entry in report["agents"].items() if "blunders" in entry}
+    tiers = [t for t in report["tiers"] if any(t in b["by_tier"] for b in agents.values())]
+    head = ["agent", "positions not lost", "placement blunders", "piece blunders",
+            *(f"{t}: placement / piece" for t in tiers)]
+    rows = [[spec, str(b["positions_at_risk"]), _blunder(b["placement"]), _blunder(b["piece"]),
+             *(f"{_pct(b['by_tier'][t]['placement']['rate'])} / {_pct(b['by_tier'][t]['piece']['rate'])}"
+               if t in b["by_tier"] else "–" for t in tiers)]
+            for spec, b in agents.items()]
+    return head, rows
+
+
 def tournament_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     head = ["start", "first", "second", "games", "first wins", "draws", "second wins", "first win 95% CI",
             "capped", "mean plies"]
@@ -69,7 +88,7 @@ def published_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]
 
 def tier_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     specs = list(report["agents"])
-    tiers = [t for t in report["store"]["tiers"] if any(t in report["agents"][s]["by_tier"] for s in specs)]
+    tiers = [t for t in report["tiers"] if any(t in report["agents"][s]["by_tier"] for s in specs)]
     head = ["tier", "positions", *(f"{spec} value kept" for spec in specs)]
     rows = []
     for tier in tiers:
@@ -87,24 +106,57 @@ def check_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 SECTIONS: tuple[tuple[str, Callable[[dict[str, Any]], tuple[list[str], list[list[str]]]]], ...] = (
     ("Consistency checks", check_table),
     ("Move quality", quality_table),
+    ("Blunders: where the agent placed, or what it handed over", blunder_table),
     ("Tournaments", tournament_table),
     ("Ratings", rating_table),
     ("Beside the seeds' published results", published_table),
     ("Value kept by tier", tier_table),
 )
+#: Sections left out when they have no rows (blunders: sampled Quarto validation only).
+OPTIONAL = {blunder_table}
+#: The HTML page shows the plots before these sections.
+AFTER_PLOTS = {published_table, tier_table}
 
 
-def _intro(report: dict[str, Any]) -> list[str]:
-    settings, sample = report["settings"], report["move_quality_sample"]
+def tables(report: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]], bool]]:
+    """(title, head, rows, shown after the plots) of each section the report has."""
+    result = []
+    for title, table in SECTIONS:
+        head, rows = table(report)
+        if rows or table not in OPTIONAL:
+            result.append((title, head, rows, table in AFTER_PLOTS))
+    return result
+
+
+def _sample_lines(report: dict[str, Any]) -> list[str]:
+    """How the move-quality positions were chosen and valued."""
+    sample = report["move_quality_sample"]
+    if sample["kind"] == "sampled":
+        tiers = ", ".join(f"{name} {n['positions']}/{n['asked']} (search {_num(n['ruler_seconds_mean'])} s a "
+                          f"position, at most {_num(n['ruler_seconds_max'])} s)" for name, n in sample["per_tier"].items())
+        return [f"Move quality over {sample['positions']:,} distinct positions met in {sample['games']:,} seeded "
+                f"games between the baselines {', '.join(sample['baselines'])} (every ordered pair in turn), in "
+                f"the tiers (positions found / asked for) {tiers}; {report['tier_legend']}. Each position is solved "
+                f"exactly: {sample['ruler']}.",
+                "Blunders, over the positions not lost: a placement blunder places where no piece handed over "
+                "keeps the value; a piece blunder places where one would, and hands over a piece that gives the "
+                "value away. Intervals: 95% Wilson; counts in brackets."]
     how = ("every non-terminal position of the store" if sample["exhaustive"] else
            f"a seeded sample of {sample['positions']:,} of the store's {sample['non_terminal_positions']:,} "
            f"non-terminal positions, proportional per tier (at least {sample['min_per_tier']} a tier), "
            "each weighted by its tier's share")
+    return [f"Move quality over {how}."]
+
+
+def _intro(report: dict[str, Any]) -> list[str]:
+    settings = report["settings"]
+    store = f" (store {report['store']['path']})" if report["store"] else ""
     return [
-        f"Game: {report['game_description']} (store {report['store']['path']}), seed {report['seed']}.",
-        f"Move quality over {how}: value kept = the chosen move achieves the position's value; "
-        "remoteness lost = plies the chosen win takes beyond the fastest (won positions where the win "
-        "is kept); loss shortfall = plies the chosen loss ends sooner than the slowest (lost positions).",
+        f"Game: {report['game_description']}{store}, seed {report['seed']}.",
+        *_sample_lines(report),
+        "Value kept = the chosen move achieves the position's value; remoteness lost = plies the chosen win "
+        "takes beyond the fastest (won positions where the win is kept); loss shortfall = plies the chosen "
+        "loss ends sooner than the slowest (lost positions).",
         f"Tournaments: every ordered pair of agents (an agent against itself too), {settings['games']} games "
         f"each from the start position and {settings['games']} from seeded random openings of "
         f"{settings['opening_plies'][0]}–{settings['opening_plies'][1]} plies (the same for every pair); "
@@ -117,8 +169,7 @@ def _intro(report: dict[str, Any]) -> list[str]:
 def markdown(report: dict[str, Any]) -> str:
     lines = [f"# Validation report: {report['game_description']}", ""]
     lines += [f"{line}\n" for line in _intro(report)]
-    for title, table in SECTIONS:
-        head, rows = table(report)
+    for title, head, rows, _ in tables(report):
         lines += [f"## {title}", ""]
         if not rows:
             lines += ["(none)", ""]
@@ -152,8 +203,8 @@ def _html_table(head: list[str], rows: list[list[str]]) -> str:
 def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
     """(title, base64 PNG) of every plot there is data for."""
     drawn = [
-        ("Blunder rate by tier", plots.blunder_rate_by_tier(list(report["store"]["tiers"]), report["agents"])),
-        ("Values of the store's tiers", plots.values_by_tier(report["store"]["tiers"])),
+        ("Blunder rate by tier", plots.blunder_rate_by_tier(list(report["tiers"]), report["agents"])),
+        ("Values by tier", plots.values_by_tier(report["tiers"])),
         ("Remoteness given away", plots.remoteness_histogram(report["agents"])),
         ("Tournament results", plots.tournament_heatmap(list(report["agents"]), report["tournaments"])),
         ("Ratings", plots.rating_chart(report["ratings"])),
@@ -167,14 +218,17 @@ def html_page(report: dict[str, Any]) -> str:
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
     parts += [f"<p>{html.escape(line)}</p>" for line in _intro(report)]
-    for title_, table in SECTIONS[:4]:
-        parts.append(f"<h2>{html.escape(title_)}</h2>{_html_table(*table(report))}")
+    sections = tables(report)
+    for title_, head, rows, after in sections:
+        if not after:
+            parts.append(f"<h2>{html.escape(title_)}</h2>{_html_table(head, rows)}")
     parts.append("<h2>Plots</h2>")
     for name, png in figures(report):
         parts.append(f"<h3>{html.escape(name)}</h3>"
                      f"<img alt=\"{html.escape(name)}\" src=\"data:image/png;base64,{png}\">")
-    for title_, table in SECTIONS[4:]:
-        parts.append(f"<h2>{html.escape(title_)}</h2>{_html_table(*table(report))}")
+    for title_, head, rows, after in sections:
+        if after:
+            parts.append(f"<h2>{html.escape(title_)}</h2>{_html_table(head, rows)}")
     parts.append("</body></html>")
     return "\n".join(parts)
 

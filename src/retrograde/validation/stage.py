@@ -17,16 +17,17 @@ from retrograde.data.store import Store, open_store
 from retrograde.errors import BadAgent, BadOption, StoreError
 from retrograde.games import Game
 from retrograde.pipeline.executors import open_executor
-from retrograde.validation import published, quality, rating, report as reports, tournament
+from retrograde.validation import published, quality, rating, report as reports, sampled, tournament
 from retrograde.validation.artifacts import learning_curves
 
 
 DEFAULT_GAMES = 100
 #: Agents validated when none are named, in this order: those that can play the game.
-DEFAULT_AGENTS = ("lookup", "random", "greedy", "expert", "rules", "minimax:depth=2", "minimax:depth=3", "mcts")
+DEFAULT_AGENTS = ("lookup", "random", "greedy", "expert", "rules", "minimax:depth=2", "minimax:depth=3", "mcts",
+                  "endgame")
 
 
-def default_agents(game: Game, store: Store) -> list[str]:
+def default_agents(game: Game, store: Store | None) -> list[str]:
     """The `DEFAULT_AGENTS` that can play `game`."""
     specs = []
     for spec in DEFAULT_AGENTS:
@@ -52,7 +53,7 @@ def check_out_dir(out_dir: Path) -> None:
         raise BadOption(f"--out {str(out_dir)!r}: cannot write in {str(existing)!r} ({exc.strerror})") from None
 
 
-def check_agents(specs: list[str], game: Game, store: Store) -> list[str]:
+def check_agents(specs: list[str], game: Game, store: Store | None) -> list[str]:
     """Build each agent once (every spec error before any work); canonical specs, no duplicates."""
     canonical = []
     for spec in specs:
@@ -96,43 +97,54 @@ def _store_tiers(store: Store) -> dict[str, dict[str, int]]:
             for tier in reversed(store.plan.tiers)}
 
 
-def validate(store: Store | str | os.PathLike, out_dir: str | os.PathLike, agent_specs: str | list[str] | None = None,
-             *, games: int = DEFAULT_GAMES, positions: int = quality.DEFAULT_POSITIONS, seed: int = 0,
-             max_plies: int | None = None, openings: bool = True, executor=None, workers: int | None = None,
-             scheduler: str | None = None, quiet: bool = False) -> dict[str, Any]:
-    """Validate agents against a solved store and write report.json/.md/.html into `out_dir`.
+def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike,
+             agent_specs: str | list[str] | None = None, *, game: Game | None = None,
+             tiers: tuple[str, ...] | None = None, games: int = DEFAULT_GAMES, positions: int | None = None,
+             seed: int = 0, max_plies: int | None = None, openings: bool = True, executor=None,
+             workers: int | None = None, scheduler: str | None = None, quiet: bool = False) -> dict[str, Any]:
+    """Validate agents and write report.json/.md/.html into `out_dir`.
 
-    `agent_specs`: a comma-separated list (`parse_spec_list`) or a list of specs; None: the
-    default agents for the game. Tasks run on `executor`, else on the one `open_executor` gives
-    for `workers`/`scheduler` (opened once the inputs are checked). Returns the report; its "checks" say whether the
-    consistency checks passed ("ok" false in any: the CLI exits 1).
+    Move quality is exact either way: read from a solved `store`, or, with `store` None and a
+    `game` no store holds whole (Quarto), measured on positions sampled from baseline games in
+    `tiers` (default: the game's `sampled_tiers`), each solved by exact search (`sampled`).
+    `positions`: how many are measured (default: `quality.DEFAULT_POSITIONS` from a store,
+    `sampled.DEFAULT_POSITIONS` sampled). `agent_specs`: a comma-separated list
+    (`parse_spec_list`) or a list of specs; None: the default agents for the game. Tasks run on
+    `executor`, else on the one `open_executor` gives for `workers`/`scheduler` (opened once the
+    inputs are checked). Returns the report; its "checks" say whether the consistency checks
+    passed ("ok" false in any: the CLI exits 1).
 
-    :raises BadOption: games, positions or max_plies below 1, or an --out that cannot be written.
+    :raises BadOption: games, positions or max_plies below 1, an --out that cannot be written,
+        bad tiers, or a game without a store that is validated against one.
     :raises BadAgent: an unknown or bad spec, one that cannot play the game or needs a store.
     :raises StoreError: no store, or one not completely solved.
     """
+    options = dict(games=games, positions=positions, seed=seed, max_plies=max_plies, openings=openings,
+                   executor=executor, workers=workers, scheduler=scheduler, quiet=quiet)
+    if store is None:
+        if game is None:
+            raise BadOption("validate needs a solved store, or a game whose positions it samples")
+        return _validate(Path(out_dir), agent_specs, game=game, store=None, tiers=sampled.check_tiers(game, tiers),
+                         **options)
     if isinstance(store, Store):
-        return _validate(store, Path(out_dir), agent_specs, games=games, positions=positions, seed=seed,
-                         max_plies=max_plies, openings=openings, executor=executor, workers=workers,
-                         scheduler=scheduler, quiet=quiet)
+        return _validate(Path(out_dir), agent_specs, game=store.game, store=store, tiers=None, **options)
     with open_store(store) as opened:
-        return _validate(opened, Path(out_dir), agent_specs, games=games, positions=positions, seed=seed,
-                         max_plies=max_plies, openings=openings, executor=executor, workers=workers,
-                         scheduler=scheduler, quiet=quiet)
+        return _validate(Path(out_dir), agent_specs, game=opened.game, store=opened, tiers=None, **options)
 
 
-def _validate(store: Store, out_dir: Path, agent_specs, *, games: int, positions: int, seed: int,
-              max_plies: int | None, openings: bool, executor, workers: int | None, scheduler: str | None,
-              quiet: bool) -> dict[str, Any]:
+def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, tiers: tuple[str, ...] | None,
+              games: int, positions: int | None, seed: int, max_plies: int | None, openings: bool, executor,
+              workers: int | None, scheduler: str | None, quiet: bool) -> dict[str, Any]:
     started = time.monotonic()
     tournament.check_games(games)
+    if positions is None:
+        positions = quality.DEFAULT_POSITIONS if store is not None else sampled.DEFAULT_POSITIONS
     if positions < 1:
         raise BadOption(f"--positions {positions}: must be at least 1")
     if max_plies is not None and max_plies < 1:
         raise BadOption(f"--max-plies {max_plies}: must be at least 1")
     check_out_dir(out_dir)
-    game = store.game
-    if not store.complete:
+    if store is not None and not store.complete:
         raise StoreError(f"store {str(store.path)!r} is not completely solved: finish the solve first "
                          f"(retrograde status --store {store.path} shows what is left)")
     if agent_specs is None:
@@ -142,21 +154,30 @@ def _validate(store: Store, out_dir: Path, agent_specs, *, games: int, positions
         specs = [str(spec) for spec in texts]
     specs = check_agents(specs, game, store)
     out_dir.parent.mkdir(parents=True, exist_ok=True)  # every input is good: the lock goes beside the report
+    work = dict(specs=specs, tiers=tiers, games=games, positions=positions, seed=seed, max_plies=max_plies,
+                openings=openings, quiet=quiet, started=started)
     with writer_lock(out_dir, "report folder"):
-        if executor is None:
-            with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as opened:
-                return _run(store, out_dir, specs, games=games, positions=positions, seed=seed,
-                            max_plies=max_plies, openings=openings, executor=opened, quiet=quiet, started=started)
-        return _run(store, out_dir, specs, games=games, positions=positions, seed=seed, max_plies=max_plies,
-                    openings=openings, executor=executor, quiet=quiet, started=started)
+        if executor is None:  # sampled positions: exact searches of seconds each, worth a cluster
+            with open_executor(workers=workers, scheduler=scheduler,
+                               positions=store.plan.positions if store is not None else None) as opened:
+                return _run(game, store, out_dir, executor=opened, **work)
+        return _run(game, store, out_dir, executor=executor, **work)
 
 
-def _run(store: Store, out_dir: Path, specs: list[str], *, games: int, positions: int, seed: int,
-         max_plies: int | None, openings: bool, executor, quiet: bool, started: float) -> dict[str, Any]:
+def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], tiers: tuple[str, ...] | None,
+         games: int, positions: int, seed: int, max_plies: int | None, openings: bool, executor, quiet: bool,
+         started: float) -> dict[str, Any]:
     """The work, once every input is known good; writes the report at the end."""
-    game = store.game
     cap = max_plies if max_plies is not None else tournament.default_max_plies(game)
-    measured = quality.measure(store, specs, positions=positions, seed=seed, executor=executor, quiet=quiet)
+    if store is not None:
+        measured = quality.measure(store, specs, positions=positions, seed=seed, executor=executor, quiet=quiet)
+        measured["tiers"] = _store_tiers(store)
+        measured["sample"]["kind"] = "store"
+        measured["checks"] = []
+    else:
+        measured = sampled.measure(game, specs, tiers=tiers, positions=positions, seed=seed, executor=executor,
+                                   quiet=quiet)
+        measured["sample"]["kind"] = "sampled"
     quality_done = time.monotonic()
     opening_positions = tournament.random_openings(game, games, seed) if openings else []
     entries = tournament.run_tournament(game, store, tournament.pairings(specs, games, openings=openings),
@@ -170,19 +191,25 @@ def _run(store: Store, out_dir: Path, specs: list[str], *, games: int, positions
         "game": game.name, "params": game.params, "seed": seed,
         "agents": measured["agents"], "tournaments": entries,
         "game_description": game.describe(),
+        "tier_legend": game.tier_legend,
         "ratings": rated,
         "published": published.compare(game, specs, entries),
-        "checks": consistency_checks(game, {s: e["move_quality"] for s, e in measured["agents"].items()}),
+        "checks": consistency_checks(game, {s: e["move_quality"] for s, e in measured["agents"].items()})
+        + measured["checks"],
         "max_plies": cap,
         "openings": [game.format(p) for p in opening_positions],
         "move_quality_sample": measured["sample"],
-        "store": {"path": str(store.path), "positions": store.plan.positions, "tiers": _store_tiers(store),
-                  "value": start_summary(store)},
+        "tiers": measured["tiers"],
+        "store": None if store is None else {"path": str(store.path), "positions": store.plan.positions,
+                                             "value": start_summary(store)},
         "settings": {"agents": specs, "games": games, "positions": positions, "max_plies": max_plies,
                      "openings": openings, "opening_plies": list(tournament.OPENING_PLIES),
-                     "games_per_task": tournament.BATCH, "positions_per_task": quality.CHUNK},
+                     "games_per_task": tournament.BATCH,
+                     "positions_per_task": quality.CHUNK if store is not None else sampled.CHUNK},
         "learning_curves": learning_curves(specs),
     }
+    if store is None:
+        report["sampled_positions"] = measured["positions"]
     finished = time.monotonic()
     report["timings"] = {"move_quality_s": round(quality_done - started, 2),
                          "tournaments_s": round(games_done - quality_done, 2),

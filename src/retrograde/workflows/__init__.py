@@ -28,7 +28,9 @@ from retrograde.validation import validate
 class Workflow:
     """A game instance and what to do after solving it: `train` holds (learner spec, artifact
     file) pairs, `agents` the specs validated ("{folder}" stands for the workflow's folder, where
-    the artifacts are), with `games` games per pairing and seat."""
+    the artifacts are), with `games` games per pairing and seat. With `solves` false (a game no
+    store holds whole: Quarto) nothing is solved: validation measures `positions` positions
+    sampled from baseline games, each solved by exact search (`validate --game`)."""
 
     name: str
     description: str
@@ -37,10 +39,12 @@ class Workflow:
     train: tuple[tuple[str, str], ...] = ()
     agents: tuple[str, ...] = ()
     games: int = 0
+    solves: bool = True
+    positions: int | None = None
 
     @property
     def stages(self) -> tuple[str, ...]:
-        return ("plan", "solve", "verify") + (("train",) if self.train else ()) + \
+        return (("plan", "solve", "verify") if self.solves else ()) + (("train",) if self.train else ()) + \
             (("validate",) if self.agents else ())
 
 
@@ -62,6 +66,15 @@ WORKFLOWS = {
                  agents=("lookup", "random", "greedy", "minimax:depth=2", "minimax:depth=3",
                          "mcts:iterations=500", "ga:params={folder}/ga.json", "rl:params={folder}/rl.npz"),
                  games=20),
+        Workflow("quarto", "train a GA and a Q-learning placer, validate 9 agents of the seeds on Quarto: "
+                 "150 positions with 10 to 8 empty cells met in baseline games, each solved exactly "
+                 "(no store; about 10 minutes on 2 cores)", "quarto", solves=False,
+                 train=(("ga:generations=10,opponents=(random,greedy)", "ga.json"),
+                        ("rl:episodes=4000,pieces={folder}/ga.json", "rl.npz")),
+                 agents=("random", "greedy", "minimax:depth=2", "ga:alpha=0.1,beta=0.2",
+                         "ga:alpha=0.1,beta=0.3,minimax=1", "lookahead", "ga:params={folder}/ga.json",
+                         "rl:params={folder}/rl.npz", "endgame"),
+                 games=10, positions=150),
     )
 }
 
@@ -93,9 +106,13 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
         if state and (state.get("workflow") != name):
             raise StoreError(f"--out {str(out_dir)!r} holds workflow {state.get('workflow')!r}, not {name!r}")
         state.update({"workflow": name, "game": workflow.game, "params": workflow.params,
-                      "store": "store.zarr"})
+                      "store": "store.zarr" if workflow.solves else None})
         state.setdefault("stages", {})
         game = make_game(workflow.game, workflow.params)
+        if not workflow.solves:
+            with open_executor(workers=workers, scheduler=scheduler, positions=None) as executor:
+                report = _train_and_validate(workflow, state, out_dir, game, None, executor, quiet)
+            return dict(state, value=None, report=report)
         found = check_solve(game, out_dir / "store.zarr", workers=workers, scheduler=scheduler)
         with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
                 plan_stage(game, out_dir / "store.zarr") as store:
@@ -114,19 +131,29 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
                                      f"bad checksums {result.bad_checksums}; see {out_dir / 'verify.json'}")
                 state["stages"]["verify"] = "done"
                 write_json(state_path, state)
-            if workflow.train and state["stages"].get("train") != "done":
-                for spec, artifact in workflow.train:  # each resumes or skips on its own
-                    train(spec, game, out_dir / artifact, seed=0, store=store, quiet=quiet)
-                state["stages"]["train"] = "done"
-                write_json(state_path, state)
-            if workflow.agents and state["stages"].get("validate") != "done":
-                agents = [spec.replace("{folder}", str(out_dir)) for spec in workflow.agents]
-                report = validate(store, out_dir / "report", agents, games=workflow.games, seed=0,
-                                  executor=executor, quiet=quiet)
-                failed = [check["name"] for check in report["checks"] if not check["ok"]]
-                if failed:
-                    raise StoreError(f"validation check failed: {failed[0]}; see {out_dir / 'report' / 'report.md'}")
-                state["stages"]["validate"] = "done"
-                write_json(state_path, state)
-            report = out_dir / "report" / "report.html"
-            return dict(state, value=start_summary(store), report=str(report) if report.exists() else None)
+            report = _train_and_validate(workflow, state, out_dir, game, store, executor, quiet)
+            return dict(state, value=start_summary(store), report=report)
+
+
+def _train_and_validate(workflow: Workflow, state: dict[str, Any], out_dir: Path, game, store, executor,
+                        quiet: bool) -> str | None:
+    """The train and validate stages (those not done yet), recorded in workflow.json; the
+    report's path, if there is one."""
+    state_path = out_dir / "workflow.json"
+    write_json(state_path, state)
+    if workflow.train and state["stages"].get("train") != "done":
+        for spec, artifact in workflow.train:  # each resumes or skips on its own
+            train(spec.replace("{folder}", str(out_dir)), game, out_dir / artifact, seed=0, store=store, quiet=quiet)
+        state["stages"]["train"] = "done"
+        write_json(state_path, state)
+    if workflow.agents and state["stages"].get("validate") != "done":
+        agents = [spec.replace("{folder}", str(out_dir)) for spec in workflow.agents]
+        report = validate(store, out_dir / "report", agents, game=game, games=workflow.games,
+                          positions=workflow.positions, seed=0, executor=executor, quiet=quiet)
+        failed = [check["name"] for check in report["checks"] if not check["ok"]]
+        if failed:
+            raise StoreError(f"validation check failed: {failed[0]}; see {out_dir / 'report' / 'report.md'}")
+        state["stages"]["validate"] = "done"
+        write_json(state_path, state)
+    report = out_dir / "report" / "report.html"
+    return str(report) if report.exists() else None

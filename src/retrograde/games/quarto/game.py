@@ -129,6 +129,9 @@ class Quarto(Game):
     #: compress to almost nothing), so the larger figure.
     solve_rate = 650_000.0
     stored_bytes_per_position = 3_708_444 / 28_756_297
+    #: 10, 9 and 8 empty cells: the exact search of a drawn position from a real game takes
+    #: seconds with 10 empty cells, under one with 9 (BENCHMARKS.md).
+    sampled_tiers = ("p6", "p7", "p8")
     params_spec = (
         Param("root", "the position to solve below (default: the empty board, the whole game)",
               kind=str, metavar="POSITION", flag="--from", rule=False),
@@ -300,6 +303,9 @@ class Quarto(Game):
         if piece in board:
             return f"piece {piece_text} is already on the board: hand over one of {choices}"
         return super().why_illegal(position, text)
+
+    def placement(self, move):
+        return move.partition(":")[0]  # b3:7 -> b3; b3 -> b3; the opening's :7 -> ''
 
     # --- tiers and ranking --------------------------------------------------------------
     def tier_counts(self, k: int) -> tuple[int, int, int, int]:

@@ -286,13 +286,14 @@ class QuartoSearch(Search):
         depth = min(depth, self.plies_left(position))
         return self._scores(position, depth, self.evals.index(evaluation), exact, seed, self._no_table)
 
-    def solve_scores(self, position, *, seed: int) -> np.ndarray:
-        """Exact score of every move (game.moves order): alpha-beta to the end of the game with a
-        transposition table, kept across calls (its values do not depend on the root)."""
+    def solve_scores(self, position, *, seed: int, exact: bool = False) -> np.ndarray:
+        """Scores of the moves (game.moves order) by alpha-beta to the end of the game with a
+        transposition table, kept across calls (its values do not depend on the root): every
+        move tying the best exact, the others bounds below it; every move exact with `exact`."""
         if self._table is None:
             rows = 1 << self.table_bits
             self._table = (np.full((rows, 2), -1, dtype=np.int64), np.zeros((rows, 2), dtype=np.int64))
-        return self._scores(position, self.plies_left(position), ZERO, False, seed, self._table)
+        return self._scores(position, self.plies_left(position), ZERO, exact, seed, self._table)
 
     def _scores(self, position, depth, evaluation, exact, seed, table) -> np.ndarray:
         scores = np.full(MAX_MOVES, UNKNOWN, dtype=np.int64)
