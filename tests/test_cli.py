@@ -285,7 +285,7 @@ def test_store_with_an_unreadable_plan(tmp_path, solved):
     before = store_bytes(store)
     for args in (("status",), ("probe", "........./x"), ("solve", "tictactoe")):
         result = run_cli(*args, "--store", str(store))
-        check_one_line_error(result, 1, "has an unreadable plan")
+        check_one_line_error(result, 1, "its plan (zarr.json) is unreadable")
     assert store_bytes(store) == before
 
 

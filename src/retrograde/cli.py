@@ -285,8 +285,14 @@ def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
         click.echo(json.dumps(result.to_json()))
     else:
         click.echo(f"{store_path}: {result.verdict.upper()}: {result.positions:,} positions checked, "
-                   f"{result.wrong:,} wrong, {len(result.bad_checksums)} bad checksums"
+                   f"{result.wrong:,} wrong, {len(result.bad_checksums)} bad checksums, "
+                   f"{len(result.damaged)} damaged documents, chunks or records"
                    + (f"; not solved yet, so not checked: {' '.join(result.unsolved)}" if result.unsolved else ""))
+        for line in result.damaged:
+            click.echo(f"  {line}")
+        for where in result.bad_checksums:
+            tier, _, chunk = where.partition("/")
+            click.echo(f"  tier {tier} chunk {chunk}: its data does not match its recorded checksum")
         for example in result.examples:
             click.echo(f"  {example}")
     sys.exit(VERIFY_EXIT[result.verdict])

@@ -23,6 +23,11 @@ class StoreError(RetrogradeError):
     """A store is missing, of another game or format, incomplete, or damaged."""
 
 
+class DamagedStore(StoreError):
+    """A store's document or chunk cannot be read, or disagrees with its plan or records: the
+    message names the tier and chunk (or document)."""
+
+
 class MissingTierError(StoreError, KeyError):
     """A position's tier is not solved (yet) in the store."""
 

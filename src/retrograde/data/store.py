@@ -20,21 +20,23 @@ import os
 import shutil
 import uuid
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import zarr
 from zarr.codecs import BloscCodec, ZstdCodec
+from zarr.core.buffer import default_buffer_prototype
 from zarr.core.chunk_grids import RegularChunkGrid
 from zarr.core.group import GroupMetadata
 from zarr.core.metadata import ArrayV3Metadata
 from zarr.storage import LocalStore, MemoryStore
 
 from retrograde.data import packing
-from retrograde.errors import MissingTierError, StoreError
+from retrograde.errors import DamagedStore, MissingTierError, StoreError
 from retrograde.games import Game, make_game
-from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan
+from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan, make_plan
 
 ATTR = "retrograde"
 PENDING, PARTIAL, SOLVED = "pending", "partial", "solved"
@@ -110,9 +112,15 @@ class Store:
         try:
             self.plan = Plan.from_json(meta["plan"])
             self.game: Game = make_game(self.plan.game, self.plan.params)
+            expected = make_plan(self.game, chunk_size=self.plan.chunk_size)
         except (KeyError, TypeError, ValueError) as exc:
-            raise StoreError(f"store {str(path)!r} has an unreadable plan ({type(exc).__name__}: {exc}); "
-                             "was it written by another version or edited by hand?") from None
+            raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is unreadable ({type(exc).__name__}: "
+                               f"{exc}); was it damaged, or edited by hand?") from None
+        if expected != self.plan:
+            raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is not the plan of the game it names "
+                               f"({self.game.describe()}); was it damaged, or edited by hand?")
+        self._check_document("", GroupMetadata(attributes={ATTR: {"plan": self.plan.to_json()}}), "its plan (zarr.json)")
+        self._check_document("tiers", GroupMetadata(), "the document tiers/zarr.json")
         self._tier_names = {tier.name for tier in self.plan.tiers}
         self._records: dict[str, TierRecord] = {}
         self._opened: dict[str, tuple[zarr.Array, zarr.Array]] = {}
@@ -136,15 +144,48 @@ class Store:
         return f"<Store {str(self.path)!r} {self.game.describe()}>"
 
     # --- metadata ---------------------------------------------------------------------
+    def damaged(self, what: str, exc: BaseException | None = None) -> DamagedStore:
+        """The error for a part of the store that cannot be read or disagrees with the plan."""
+        why = "" if exc is None else f" ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+        return DamagedStore(f"store {str(self.path)!r}: {what} is damaged{why}")
+
+    def _check_document(self, node: str, metadata: GroupMetadata | ArrayV3Metadata, what: str) -> None:
+        """The document of `node` must hold exactly the bytes zarr writes for `metadata`: any
+        changed byte, even one that still parses to the same values, is damage."""
+        try:
+            stored = (self.path / node / "zarr.json").read_bytes()
+        except OSError as exc:
+            raise self.damaged(what, exc) from None
+        if stored != _document(metadata):
+            raise self.damaged(what)
+
     def tier_group(self, name: str) -> zarr.Group:
-        return self._group[f"tiers/{name}"]
+        try:
+            return self._group[f"tiers/{name}"]
+        except Exception as exc:  # whatever zarr, json or the codecs raise on a damaged document
+            raise self.damaged(f"tier {name}: its document tiers/{name}/zarr.json", exc) from None
 
     def record(self, name: str) -> TierRecord:
-        """The tier's chunk records as last written by the driver."""
+        """The tier's chunk records as last written by the driver (the document read once, so a
+        reader never mixes two versions of it while a solve writes it).
+
+        :raises DamagedStore: the document is unreadable, malformed, or not byte for byte what
+            its records make."""
         if name not in self._records:
             plan = self.plan.tier(name)
-            chunks = self.tier_group(name).attrs.get("chunks") or [None] * plan.n_chunks
-            self._records[name] = TierRecord(plan, list(chunks))
+            document = f"tier {name}: its document tiers/{name}/zarr.json"
+            try:
+                stored = (self.path / "tiers" / name / "zarr.json").read_bytes()
+                chunks = json.loads(stored)["attributes"]["chunks"]
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise self.damaged(document, exc) from None
+            if not (isinstance(chunks, list) and len(chunks) == plan.n_chunks
+                    and all(chunk is None or _is_chunk_record(chunk) for chunk in chunks)):
+                raise self.damaged(f"tier {name}: the chunk record list in tiers/{name}/zarr.json")
+            record = TierRecord(plan, chunks)
+            if stored != _document(GroupMetadata(attributes=record.to_json())):
+                raise self.damaged(f"tier {name}: the status, counts or checksum in tiers/{name}/zarr.json")
+            self._records[name] = record
         return self._records[name]
 
     def record_chunk(self, name: str, chunk: int, summary: dict[str, Any]) -> None:
@@ -171,10 +212,16 @@ class Store:
         plan = self.plan.tier(name)
         for chunk in range(plan.n_chunks):
             start, stop = plan.chunk_bounds(chunk)
-            with np.load(self._scratch_file(name, chunk)) as data:
-                outcome[start:stop] = data["outcome"]
-                remoteness[start:stop] = data["remoteness"]
-                pending[start:stop] = data["pending"]
+            path = self._scratch_file(name, chunk)
+            try:  # an .npz is a zip: a changed byte fails its CRC or its structure
+                with np.load(path) as data:
+                    outcome[start:stop] = data["outcome"]
+                    remoteness[start:stop] = data["remoteness"]
+                    pending[start:stop] = data["pending"]
+            except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
+                path.unlink(missing_ok=True)  # a first pass is recomputed when its file is missing
+                raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz "
+                                   "(removed: rerun solve to recompute it)", exc) from None
 
     def _checkpoint_file(self, group: tuple[str, ...]) -> Path:
         return self.path / SCRATCH / group[0] / "propagation.npz"
@@ -186,15 +233,22 @@ class Store:
                          outcome=outcome, remoteness=remoteness, pending=pending)
 
     def read_checkpoint(self, group: tuple[str, ...]) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray] | None:
-        """(level, highest, outcome, remoteness, pending) of the group's last checkpoint, if any."""
+        """(level, highest, outcome, remoteness, pending) of the group's last checkpoint, if any; a
+        damaged one (or one of another group) is dropped, and the propagation starts again."""
         target = self._checkpoint_file(group)
         if not target.is_file():
             return None
-        with np.load(target) as data:
-            if tuple(data["group"].tolist()) != group:
-                raise StoreError(f"store {str(self.path)!r}: {target} belongs to another group")
-            return (int(data["level"]), int(data["highest"]), data["outcome"], data["remoteness"],
-                    data["pending"])
+        size = sum(self.plan.tier(name).size for name in group)
+        try:  # an .npz is a zip: a changed byte fails its CRC or its structure
+            with np.load(target) as data:
+                state = (tuple(data["group"].tolist()), int(data["level"]), int(data["highest"]),
+                         data["outcome"], data["remoteness"], data["pending"])
+        except Exception:  # whatever numpy or zipfile raise on a damaged file: start over
+            state = None
+        if state is None or state[0] != group or any(len(array) != size for array in state[3:]):
+            target.unlink(missing_ok=True)  # damaged or another group's: propagation starts again
+            return None
+        return state[1:]
 
     def delete_scratch(self, name: str) -> None:
         """Drop a solved tier's first pass (driver only: no task writes there any more)."""
@@ -237,10 +291,17 @@ class Store:
 
     # --- array data -------------------------------------------------------------------
     def _arrays(self, name: str) -> tuple[zarr.Array, zarr.Array]:
-        """The tier's arrays, opened once (opening reads their metadata from disk)."""
+        """The tier's arrays, opened once (opening reads their metadata from disk, which must be
+        what the plan says)."""
         if name not in self._opened:
             group = self.tier_group(name)
-            self._opened[name] = group["outcome"], group["remoteness"]
+            expected = _array_metadata(self.plan, self.plan.tier(name))
+            arrays = []
+            for key in ("outcome", "remoteness"):
+                self._check_document(f"tiers/{name}/{key}", expected[key],
+                                     f"tier {name}: its document tiers/{name}/{key}/zarr.json")
+                arrays.append(group[key])
+            self._opened[name] = (arrays[0], arrays[1])
         return self._opened[name]
 
     def write_chunk(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray) -> str:
@@ -255,16 +316,28 @@ class Store:
         return chunk_checksum(packed, remoteness)
 
     def read_chunk_raw(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray]:
-        """A chunk's stored packed outcome bytes and remoteness, as on disk."""
+        """A chunk's stored packed outcome bytes and remoteness, as on disk.
+
+        :raises DamagedStore: a stored chunk cannot be decoded."""
         start, stop = self.plan.tier(name).chunk_bounds(chunk)
         outcome_array, remoteness_array = self._arrays(name)
-        return (outcome_array[start // 4: packing.packed_length(stop)],
-                remoteness_array[start:stop])
+        try:
+            return (outcome_array[start // 4: packing.packed_length(stop)],
+                    remoteness_array[start:stop])
+        except Exception as exc:  # whatever the codecs raise on damaged bytes
+            raise self.damaged(f"tier {name} chunk {chunk}: its data", exc) from None
 
     def read_tier(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """Unpacked outcome codes and remoteness of a whole tier."""
+        """Unpacked outcome codes and remoteness of a whole tier.
+
+        :raises DamagedStore: a stored chunk cannot be decoded (the first such is named)."""
         outcome_array, remoteness_array = self._arrays(name)
-        return packing.unpack(outcome_array[:], self.plan.tier(name).size), remoteness_array[:]
+        try:
+            return packing.unpack(outcome_array[:], self.plan.tier(name).size), remoteness_array[:]
+        except Exception:  # whatever the codecs raise on damaged bytes: find the chunk
+            for chunk in range(self.plan.tier(name).n_chunks):
+                self.read_chunk_raw(name, chunk)
+            raise
 
     def read_values(self, name: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Outcome codes and remoteness at arbitrary indices of a solved tier.
@@ -323,8 +396,12 @@ def _open_group(path: Path, *, writable: bool) -> zarr.Group:
         raise StoreError(f"{str(path)!r} is not a retrograde store (no zarr.json)")
     try:
         return zarr.open_group(store=LocalStore(path, read_only=not writable), mode="r+" if writable else "r")
-    except (OSError, ValueError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{str(path)!r} is not a readable zarr store ({exc})") from None
+    except OSError as exc:
+        raise StoreError(f"{str(path)!r} cannot be read ({exc})") from None
+    except Exception as exc:  # whatever zarr or json raise on a damaged document
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged ({type(exc).__name__}: "
+                           f"{first})") from None
 
 
 def open_store(path: str | os.PathLike, *, mode: str = "r") -> Store:
@@ -346,15 +423,43 @@ def _save_atomically(target: Path, **arrays: Any) -> None:
     os.replace(partial, target)
 
 
-def _hierarchy(plan: Plan) -> dict[str, GroupMetadata | ArrayV3Metadata]:
-    """Metadata of every node of an empty store for `plan`, written concurrently by
-    `zarr.create_hierarchy` (node by node, a 4x4 Quixo store took 2.6 s to plan)."""
-    dtype = np.dtype(plan.remoteness_dtype)
+def _document(metadata: GroupMetadata | ArrayV3Metadata) -> bytes:
+    """The bytes zarr writes as the document (zarr.json) of a node with this metadata."""
+    return metadata.to_buffer_dict(default_buffer_prototype())["zarr.json"].to_bytes()
+
+
+def _is_chunk_record(record: Any) -> bool:
+    """A chunk record as `record_chunk` writes it: counts and a 32-hex-digit checksum."""
+    return (isinstance(record, dict) and set(record) == {"win", "loss", "draw", "checksum"}
+            and all(type(record[key]) is int and record[key] >= 0 for key in ("win", "loss", "draw"))
+            and isinstance(record["checksum"], str) and len(record["checksum"]) == 32
+            and all(c in "0123456789abcdef" for c in record["checksum"]))
+
+
+@lru_cache(maxsize=8)
+def _array_templates(dtype_name: str) -> tuple[ArrayV3Metadata, ArrayV3Metadata]:
+    """Metadata of a one-element outcome and remoteness array, to be shaped per tier."""
+    dtype = np.dtype(dtype_name)
     scratch = MemoryStore()
     outcome = zarr.create_array(scratch, name="outcome", shape=(1,), dtype="uint8", fill_value=0,
                                 compressors=OUTCOME_CODECS).metadata
     remoteness = zarr.create_array(scratch, name="remoteness", shape=(1,), dtype=dtype, fill_value=0,
                                    compressors=remoteness_codecs(dtype)).metadata
+    return outcome, remoteness
+
+
+def _array_metadata(plan: Plan, tier: TierPlan) -> dict[str, ArrayV3Metadata]:
+    """The metadata of a tier's outcome and remoteness arrays, as the plan makes them."""
+    outcome, remoteness = _array_templates(plan.remoteness_dtype)
+    return {"outcome": replace(outcome, shape=(packing.packed_length(tier.size),),
+                               chunk_grid=RegularChunkGrid(chunk_shape=(tier.chunk_size // 4,))),
+            "remoteness": replace(remoteness, shape=(tier.size,),
+                                  chunk_grid=RegularChunkGrid(chunk_shape=(tier.chunk_size,)))}
+
+
+def _hierarchy(plan: Plan) -> dict[str, GroupMetadata | ArrayV3Metadata]:
+    """Metadata of every node of an empty store for `plan`, written concurrently by
+    `zarr.create_hierarchy` (node by node, a 4x4 Quixo store took 2.6 s to plan)."""
     nodes: dict[str, GroupMetadata | ArrayV3Metadata] = {
         "": GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}),
         "tiers": GroupMetadata(),
@@ -362,10 +467,8 @@ def _hierarchy(plan: Plan) -> dict[str, GroupMetadata | ArrayV3Metadata]:
     for tier in plan.tiers:
         prefix = f"tiers/{tier.name}"
         nodes[prefix] = GroupMetadata(attributes=TierRecord(tier, [None] * tier.n_chunks).to_json())
-        nodes[f"{prefix}/outcome"] = replace(outcome, shape=(packing.packed_length(tier.size),),
-                                             chunk_grid=RegularChunkGrid(chunk_shape=(tier.chunk_size // 4,)))
-        nodes[f"{prefix}/remoteness"] = replace(remoteness, shape=(tier.size,),
-                                                chunk_grid=RegularChunkGrid(chunk_shape=(tier.chunk_size,)))
+        for key, metadata in _array_metadata(plan, tier).items():
+            nodes[f"{prefix}/{key}"] = metadata
     return nodes
 
 

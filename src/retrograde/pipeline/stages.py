@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from retrograde.data.store import SOLVED, Store, create_store, open_store
-from retrograde.errors import StoreError
+from retrograde.errors import DamagedStore, StoreError
 from retrograde.games import Game
 from retrograde.pipeline.estimate import Estimate, check_fits, estimate, this_machine
 from retrograde.pipeline.executors import Task, barrier
@@ -146,36 +146,51 @@ def tier_positions_done(store: Store, name: str) -> int:
 
 @dataclass
 class VerifyResult:
-    """Outcome of `verify`: positions checked, wrong ones (with a few examples), bad checksums."""
+    """Outcome of `verify`: positions checked, wrong ones (with a few examples), bad checksums,
+    and damage that stopped a check (a document or chunk that cannot be read, records that
+    disagree with the data), one line each naming the tier and chunk."""
 
     positions: int = 0
     wrong: int = 0
     bad_checksums: list[str] = field(default_factory=list)
     unsolved: list[str] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.wrong or self.bad_checksums or self.unsolved)
+        return not (self.wrong or self.bad_checksums or self.unsolved or self.damaged)
 
     @property
     def verdict(self) -> str:
         """"ok"; "failed" (damage found); "incomplete" (what could be checked is right, but
         some tiers are not solved yet)."""
-        return "failed" if self.wrong or self.bad_checksums else "incomplete" if self.unsolved else "ok"
+        if self.wrong or self.bad_checksums or self.damaged:
+            return "failed"
+        return "incomplete" if self.unsolved else "ok"
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "verdict": self.verdict, "positions": self.positions, "wrong": self.wrong,
-                "bad_checksums": self.bad_checksums, "unsolved": self.unsolved,
+                "bad_checksums": self.bad_checksums, "damaged": self.damaged, "unsolved": self.unsolved,
                 "examples": self.examples}
 
 
 def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult:
-    """Recompute every stored position from the rules and its children; check checksums."""
+    """Recompute every stored position from the rules and its children; check checksums,
+    counts and every document; a damaged tier's record leaves its chunks unchecked (it and
+    the tiers reading it are reported, not checked)."""
     result = VerifyResult()
-    done = {tier.name for tier in store.plan.tiers if store.record(tier.name).status == SOLVED}
+    done, damaged = set(), set()
+    for tier in store.plan.tiers:
+        try:
+            if store.record(tier.name).status == SOLVED:
+                done.add(tier.name)
+        except DamagedStore as exc:
+            damaged.add(tier.name)
+            result.damaged.append(str(exc))
     ready = [tier for tier in store.plan.tiers if tier.name in done and set(tier.children) <= done]
-    result.unsolved = [tier.name for tier in store.plan.tiers if tier not in ready]
+    result.unsolved = [tier.name for tier in store.plan.tiers
+                       if tier not in ready and tier.name not in damaged and not damaged & set(tier.children)]
     progress = Progress("verify", sum(tier.size for tier in ready), quiet=quiet)
     tasks = [Task(f"verify-{tier.name}-{chunk}", verify_chunk, (store.location, tier.name, chunk))
              for tier in ready for chunk in range(tier.n_chunks)]
@@ -184,11 +199,13 @@ def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult
         result.positions += report["positions"]
         result.wrong += report["wrong"]
         result.examples.extend(report["examples"][: max(0, 10 - len(result.examples))])
+        result.damaged.extend(line for line in report["damaged"] if line not in result.damaged)
         if not report["checksum_ok"]:
             result.bad_checksums.append(f"{name}/{chunk}")
-        progress.advance(report["positions"], f"tier {name}")
+        progress.advance(store.plan.tier(name).chunk_length(chunk), f"tier {name}")
     progress.finish(result.verdict)
     result.bad_checksums.sort()
+    result.damaged.sort()
     return result
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.data import packing
 from retrograde.data.store import Store, chunk_checksum, open_store
-from retrograde.errors import RetrogradeError, StoreError
+from retrograde.errors import DamagedStore, RetrogradeError, StoreError
 from retrograde.games.base import Expansion
 from retrograde.solvers import loopy
 from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
@@ -209,14 +209,23 @@ def propagate_group(store_path: str, tier_names: tuple[str, ...],
 
 
 def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
-    """Re-check every position of a chunk against the rules and its children (SPEC §5)."""
+    """Re-check every position of a chunk against the rules and its children (SPEC §5), a
+    draw's or unreachable index's remoteness (0), and the chunk's record (checksum and counts).
+    Damage that stops the check (an undecodable chunk, here or in a child tier) is returned
+    in `damaged`, never raised."""
     with open_store(store_path) as store:
-        record = store.record(tier_name).chunks[chunk]
-        packed, stored_remoteness = store.read_chunk_raw(tier_name, chunk)
-        start, stop, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
+        start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+        try:
+            record = store.record(tier_name).chunks[chunk]
+            packed, stored_remoteness = store.read_chunk_raw(tier_name, chunk)
+            _, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
+        except DamagedStore as exc:
+            return {"tier": tier_name, "chunk": chunk, "positions": 0, "wrong": 0, "examples": [],
+                    "checksum_ok": True, "damaged": [str(exc)]}
         stored_outcome = packing.unpack(packed, stop - start)
         decided = (outcome == oc.WIN) | (outcome == oc.LOSS)
-        wrong = (stored_outcome != outcome) | (faults != 0) | (decided & (stored_remoteness != remoteness))
+        wrong = ((stored_outcome != outcome) | (faults != 0) | (decided & (stored_remoteness != remoteness))
+                 | (~decided & (stored_remoteness != 0)))
         bad = np.flatnonzero(wrong)
         examples = [
             f"{_describe(store, tier_name, start + int(i))}: stored "
@@ -225,5 +234,11 @@ def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
             for i in bad[:EXAMPLES]
         ]
         checksum_ok = record is not None and record["checksum"] == chunk_checksum(packed, stored_remoteness)
+        counts = _summary(tier_name, chunk, stored_outcome, "")
+        damaged = []
+        if record is not None and any(record[key] != counts[key] for key in ("win", "loss", "draw")):
+            damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its record counts "
+                           f"{record['win']}/{record['loss']}/{record['draw']} won/lost/drawn positions, the "
+                           f"data {counts['win']}/{counts['loss']}/{counts['draw']}")
     return {"tier": tier_name, "chunk": chunk, "positions": stop - start, "wrong": int(bad.size),
-            "examples": examples, "checksum_ok": checksum_ok}
+            "examples": examples, "checksum_ok": checksum_ok, "damaged": damaged}

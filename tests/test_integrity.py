@@ -1,0 +1,134 @@
+"""A damaged store is found, never built on, and never answered with a traceback: bytes flipped
+at seeded random places in a solved store's documents and chunks."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+from retrograde.data.store import open_store
+from retrograde.errors import DamagedStore
+
+#: Tic-tac-toe: ten tiers, verified in a fraction of a second.
+GAME, PARAMS, CHUNK = "tictactoe", None, None
+FLIPS = 40
+
+
+def stored_values(store: Path) -> dict[str, bytes]:
+    """Each tier's decoded arrays, read with zarr alone (None where they cannot be read)."""
+    values = {}
+    for tier in sorted(p.name for p in (store / "tiers").iterdir()):
+        for key in ("outcome", "remoteness"):
+            try:
+                values[f"{tier}/{key}"] = np.asarray(zarr.open_array(store / "tiers" / tier / key, mode="r")[:]).tobytes()
+            except Exception:  # noqa: BLE001 - any failure to decode is what the test looks for
+                values[f"{tier}/{key}"] = None
+    return values
+
+
+@pytest.fixture
+def store(solved, tmp_path) -> Path:
+    copy = tmp_path / "store.zarr"
+    shutil.copytree(solved(GAME, PARAMS, chunk_size=CHUNK), copy)
+    return copy
+
+
+def test_every_flipped_byte_that_changes_a_document_or_the_data_is_reported(store, cli):
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+    assert code == 0, stdout
+    original = stored_values(store)
+    files = sorted(p for p in store.rglob("*") if p.is_file())
+    rng = random.Random(11)
+    kinds = {"document": 0, "chunk": 0}
+    for _ in range(FLIPS):
+        path = rng.choice(files)
+        data = bytearray(path.read_bytes())
+        at, bit = rng.randrange(len(data)), 1 << rng.randrange(8)
+        data[at] ^= bit
+        path.write_bytes(bytes(data))
+        try:
+            code, stdout, stderr = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+            where = f"{path.relative_to(store)} byte {at}"
+            assert "Traceback" not in stdout + stderr, where
+            document = path.name == "zarr.json"
+            kinds["document" if document else "chunk"] += 1
+            if not document and stored_values(store) == original:
+                continue  # a chunk byte the codec ignores (e.g. a header field): the data is intact
+            assert code == 1, f"{where}: verify said {stdout or stderr}"
+            if code == 1 and stderr:  # the store cannot be opened: one line naming the document
+                assert len(stderr.strip().splitlines()) == 1 and "damaged" in stderr, where
+            else:
+                assert "FAILED" in stdout, where
+                tier = path.relative_to(store).parts[1] if len(path.relative_to(store).parts) > 2 else None
+                assert tier is None or tier in stdout, f"{where}: the report does not name the tier: {stdout}"
+        finally:
+            data[at] ^= bit
+            path.write_bytes(bytes(data))
+    assert kinds["document"] >= 5 and kinds["chunk"] >= 5, kinds  # both kinds were tried
+
+
+def test_a_damaged_chunk_stops_every_reader_with_its_name(store, cli):
+    """Solve tasks (reading child tiers), probes and agents read through the same calls: a
+    chunk that cannot be decoded is a DamagedStore naming tier and chunk, never data; a
+    command meeting it says so in one line."""
+    chunk = sorted(store.glob("tiers/*/outcome/c/*"))[0]
+    data = bytearray(chunk.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    chunk.write_bytes(bytes(data))
+    tier, index = chunk.parts[-4], int(chunk.name)
+    size = open_store(store).plan.tier(tier).chunk_size
+    with open_store(store) as opened:
+        with pytest.raises(DamagedStore, match=f"tier {tier} chunk {index}: its data is damaged"):
+            opened.read_tier(tier)
+        with pytest.raises(DamagedStore, match=f"tier {tier} chunk {index}"):
+            opened.read_values(tier, np.array([index * size]))
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+    assert code == 1 and f"tier {tier} chunk {index}: its data is damaged" in stdout
+    code, _, stderr = cli("status", "--store", str(store))
+    assert code in (0, 1) and "Traceback" not in stderr and len(stderr.strip().splitlines()) <= 1, stderr
+
+
+class Killed(BaseException):
+    """Stands for a kill arriving in the middle of a propagation."""
+
+
+@pytest.mark.parametrize("damaged", ["checkpoint", "first pass"])
+def test_a_damaged_scratch_file_is_never_built_on(tmp_path, solved, monkeypatch, damaged):
+    """A loopy group's saved work is recomputable: a damaged propagation checkpoint is dropped
+    (the propagation starts again); a damaged first-pass file stops the solve with one line
+    naming tier and chunk, and is removed, so the rerun recomputes it. Either way the store
+    ends with the bytes of an uninterrupted solve."""
+    from conftest import assert_same_store, solve_in_process
+    from retrograde.solvers import loopy
+
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # a checkpoint after every level
+    propagate = loopy.propagate
+
+    def propagate_then_die(level, *args):
+        if level == 3:
+            raise Killed
+        return propagate(level, *args)
+
+    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
+    store = tmp_path / "q3.zarr"
+    with pytest.raises(Killed):
+        solve_in_process("quixo", {"size": 3}, store)
+    monkeypatch.setattr(loopy, "propagate", propagate)
+    (checkpoint,) = store.glob("scratch/*/propagation.npz")
+    target = checkpoint if damaged == "checkpoint" else sorted(checkpoint.parent.glob("*.npz"))[0]
+    assert target != checkpoint or damaged == "checkpoint"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    target.write_bytes(bytes(data))
+    if damaged == "first pass":
+        checkpoint.unlink()  # else the propagation goes on from it and reads no first pass
+        with pytest.raises(DamagedStore, match=f"tier {target.parent.name} chunk {target.stem}: its first-pass file"):
+            solve_in_process("quixo", {"size": 3}, store)
+        assert not target.exists()
+    solve_in_process("quixo", {"size": 3}, store)
+    assert_same_store(store, solved("quixo", {"size": 3}))
