@@ -83,6 +83,32 @@ def run_cli(*args: str, input: str | None = None, cwd: Path | None = None,
                           text=True, cwd=cwd, timeout=timeout, env=env)
 
 
+class Killed(BaseException):
+    """Stands for a kill arriving in the middle of a propagation."""
+
+
+def solve_killed_in_propagation(path: Path, monkeypatch, level: int = 3) -> None:
+    """Solve 3x3 Quixo into `path` with a checkpoint after every propagation level, killed (by
+    `Killed`) when a propagation reaches `level`: the store is left with a loopy group's first
+    passes and its checkpoint. The solver is whole again afterwards."""
+    from retrograde.solvers import loopy
+
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
+    propagate = loopy.propagate
+
+    def propagate_then_die(reached, *args):
+        if reached == level:
+            raise Killed
+        return propagate(reached, *args)
+
+    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
+    try:
+        with pytest.raises(Killed):
+            solve_in_process("quixo", {"size": 3}, path)
+    finally:
+        monkeypatch.setattr(loopy, "propagate", propagate)
+
+
 def store_bytes(path: Path) -> dict[str, bytes]:
     """Every file of a store (relative path -> bytes): the exact on-disk state."""
     return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}

@@ -93,32 +93,16 @@ def test_a_damaged_chunk_stops_every_reader_with_its_name(store, cli):
     assert code in (0, 1) and "Traceback" not in stderr and len(stderr.strip().splitlines()) <= 1, stderr
 
 
-class Killed(BaseException):
-    """Stands for a kill arriving in the middle of a propagation."""
-
-
 @pytest.mark.parametrize("damaged", ["checkpoint", "first pass"])
 def test_a_damaged_scratch_file_is_never_built_on(tmp_path, solved, monkeypatch, damaged):
     """A loopy group's saved work is recomputable: a damaged propagation checkpoint is dropped
     (the propagation starts again); a damaged first-pass file stops the solve with one line
     naming tier and chunk, and is removed, so the rerun recomputes it. Either way the store
     ends with the bytes of an uninterrupted solve."""
-    from conftest import assert_same_store, solve_in_process
-    from retrograde.solvers import loopy
+    from conftest import assert_same_store, solve_in_process, solve_killed_in_propagation
 
-    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # a checkpoint after every level
-    propagate = loopy.propagate
-
-    def propagate_then_die(level, *args):
-        if level == 3:
-            raise Killed
-        return propagate(level, *args)
-
-    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
     store = tmp_path / "q3.zarr"
-    with pytest.raises(Killed):
-        solve_in_process("quixo", {"size": 3}, store)
-    monkeypatch.setattr(loopy, "propagate", propagate)
+    solve_killed_in_propagation(store, monkeypatch, level=3)
     (checkpoint,) = store.glob("scratch/*/propagation.npz")
     target = checkpoint if damaged == "checkpoint" else sorted(checkpoint.parent.glob("*.npz"))[0]
     assert target != checkpoint or damaged == "checkpoint"

@@ -200,29 +200,15 @@ def test_probe_of_a_tier_not_solved_names_it(tmp_path):
     assert store_bytes(store) == before
 
 
-class Killed(BaseException):
-    """Stands for a kill arriving in the middle of a propagation."""
-
-
 def test_propagation_resumes_from_its_last_checkpoint(tmp_path, solved, monkeypatch):
     """A propagation stopped after a few levels goes on from the level of its last checkpoint
     (it does not start the group again) and ends with the bytes of an uninterrupted solve."""
-    from conftest import assert_same_store, solve_in_process
+    from conftest import assert_same_store, solve_in_process, solve_killed_in_propagation
     from retrograde.data.store import open_store
     from retrograde.solvers import loopy
 
-    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # a checkpoint after every level
-    propagate, settled_at = loopy.propagate, loopy.settled_at
-
-    def propagate_then_die(level, *args):
-        if level == 3:
-            raise Killed
-        return propagate(level, *args)
-
-    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
     store = tmp_path / "q3.zarr"
-    with pytest.raises(Killed):
-        solve_in_process("quixo", {"size": 3}, store)
+    solve_killed_in_propagation(store, monkeypatch, level=3)
     checkpoints = list(store.glob("scratch/*/propagation.npz"))
     assert len(checkpoints) == 1
     with open_store(store) as opened:
@@ -230,8 +216,7 @@ def test_propagation_resumes_from_its_last_checkpoint(tmp_path, solved, monkeypa
         level = opened.read_checkpoint(step.tiers)[0]
     assert level == 3
 
-    levels = []
-    monkeypatch.setattr(loopy, "propagate", propagate)
+    levels, settled_at = [], loopy.settled_at
     monkeypatch.setattr(loopy, "settled_at", lambda outcome, remoteness, level, *span:
                         levels.append(level) or settled_at(outcome, remoteness, level, *span))
     solve_in_process("quixo", {"size": 3}, store)
