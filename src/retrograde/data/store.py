@@ -39,6 +39,8 @@ from retrograde.games import Game, make_game
 from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan, make_plan
 
 ATTR = "retrograde"
+#: Plan documents found whole in this process, by (path, inode, mtime, size): `Store._check_plan`.
+_CHECKED_PLANS: set[tuple[str, int, int, int]] = set()
 PENDING, PARTIAL, SOLVED = "pending", "partial", "solved"
 #: Folder (outside the zarr hierarchy) for first-pass files of loopy groups being solved.
 SCRATCH = "scratch"
@@ -112,15 +114,10 @@ class Store:
         try:
             self.plan = Plan.from_json(meta["plan"])
             self.game: Game = make_game(self.plan.game, self.plan.params)
-            expected = make_plan(self.game, chunk_size=self.plan.chunk_size)
         except (KeyError, TypeError, ValueError) as exc:
             raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is unreadable ({type(exc).__name__}: "
                                f"{exc}); was it damaged, or edited by hand?") from None
-        if expected != self.plan:
-            raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is not the plan of the game it names "
-                               f"({self.game.describe()}); was it damaged, or edited by hand?")
-        self._check_document("", GroupMetadata(attributes={ATTR: {"plan": self.plan.to_json()}}), "its plan (zarr.json)")
-        self._check_document("tiers", GroupMetadata(), "the document tiers/zarr.json")
+        self._check_plan()
         self._tier_names = {tier.name for tier in self.plan.tiers}
         self._records: dict[str, TierRecord] = {}
         self._opened: dict[str, tuple[zarr.Array, zarr.Array]] = {}
@@ -149,14 +146,30 @@ class Store:
         why = "" if exc is None else f" ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
         return DamagedStore(f"store {str(self.path)!r}: {what} is damaged{why}")
 
-    def _check_document(self, node: str, metadata: GroupMetadata | ArrayV3Metadata, what: str) -> None:
-        """The document of `node` must hold exactly the bytes zarr writes for `metadata`: any
-        changed byte, even one that still parses to the same values, is damage."""
+    def _check_plan(self) -> None:
+        """The plan must be the one its game makes, and the root documents byte for byte what
+        zarr writes for it; checked once per process for an unchanged plan document (every
+        chunk task opens the store)."""
+        stat = (self.path / "zarr.json").stat()
+        stamp = (str(self.path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        if stamp in _CHECKED_PLANS:
+            return
+        if make_plan(self.game, chunk_size=self.plan.chunk_size) != self.plan:
+            raise DamagedStore(f"store {str(self.path)!r}: its plan (zarr.json) is not the plan of the game it "
+                               f"names ({self.game.describe()}); was it damaged, or edited by hand?")
+        self._check_document("", _document(GroupMetadata(attributes={ATTR: {"plan": self.plan.to_json()}})),
+                             "its plan (zarr.json)")
+        self._check_document("tiers", _document(GroupMetadata()), "the document tiers/zarr.json")
+        _CHECKED_PLANS.add(stamp)
+
+    def _check_document(self, node: str, expected: bytes, what: str) -> None:
+        """The document of `node` must hold exactly the `expected` bytes (what zarr writes for
+        its metadata): any changed byte, even one that still parses to the same values, is damage."""
         try:
             stored = (self.path / node / "zarr.json").read_bytes()
         except OSError as exc:
             raise self.damaged(what, exc) from None
-        if stored != _document(metadata):
+        if stored != expected:
             raise self.damaged(what)
 
     def tier_group(self, name: str) -> zarr.Group:
@@ -295,7 +308,8 @@ class Store:
         what the plan says)."""
         if name not in self._opened:
             group = self.tier_group(name)
-            expected = _array_metadata(self.plan, self.plan.tier(name))
+            tier = self.plan.tier(name)
+            expected = _array_documents(self.plan.remoteness_dtype, tier.size, tier.chunk_size)
             arrays = []
             for key in ("outcome", "remoteness"):
                 self._check_document(f"tiers/{name}/{key}", expected[key],
@@ -448,13 +462,19 @@ def _array_templates(dtype_name: str) -> tuple[ArrayV3Metadata, ArrayV3Metadata]
     return outcome, remoteness
 
 
-def _array_metadata(plan: Plan, tier: TierPlan) -> dict[str, ArrayV3Metadata]:
+def _array_metadata(dtype_name: str, size: int, chunk_size: int) -> dict[str, ArrayV3Metadata]:
     """The metadata of a tier's outcome and remoteness arrays, as the plan makes them."""
-    outcome, remoteness = _array_templates(plan.remoteness_dtype)
-    return {"outcome": replace(outcome, shape=(packing.packed_length(tier.size),),
-                               chunk_grid=RegularChunkGrid(chunk_shape=(tier.chunk_size // 4,))),
-            "remoteness": replace(remoteness, shape=(tier.size,),
-                                  chunk_grid=RegularChunkGrid(chunk_shape=(tier.chunk_size,)))}
+    outcome, remoteness = _array_templates(dtype_name)
+    return {"outcome": replace(outcome, shape=(packing.packed_length(size),),
+                               chunk_grid=RegularChunkGrid(chunk_shape=(chunk_size // 4,))),
+            "remoteness": replace(remoteness, shape=(size,), chunk_grid=RegularChunkGrid(chunk_shape=(chunk_size,)))}
+
+
+@lru_cache(maxsize=4096)
+def _array_documents(dtype_name: str, size: int, chunk_size: int) -> dict[str, bytes]:
+    """The documents of a tier's arrays (kept: every store opened in a process checks them)."""
+    return {key: _document(metadata) for key, metadata in _array_metadata(dtype_name, size, chunk_size).items()}
+
 
 
 def _hierarchy(plan: Plan) -> dict[str, GroupMetadata | ArrayV3Metadata]:
@@ -467,7 +487,7 @@ def _hierarchy(plan: Plan) -> dict[str, GroupMetadata | ArrayV3Metadata]:
     for tier in plan.tiers:
         prefix = f"tiers/{tier.name}"
         nodes[prefix] = GroupMetadata(attributes=TierRecord(tier, [None] * tier.n_chunks).to_json())
-        for key, metadata in _array_metadata(plan, tier).items():
+        for key, metadata in _array_metadata(plan.remoteness_dtype, tier.size, tier.chunk_size).items():
             nodes[f"{prefix}/{key}"] = metadata
     return nodes
 
