@@ -96,10 +96,10 @@ def solve_killed_in_propagation(path: Path, monkeypatch, level: int = 3) -> None
     monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
     propagate = loopy.propagate
 
-    def propagate_then_die(reached, *args):
+    def propagate_then_die(reached, *args, **kwargs):
         if reached == level:
             raise Killed
-        return propagate(reached, *args)
+        return propagate(reached, *args, **kwargs)
 
     monkeypatch.setattr(loopy, "propagate", propagate_then_die)
     try:

@@ -169,6 +169,9 @@ def test_4x4_totals_match_the_paper(quixo4):
     assert totals == Counter(win=26_434_489, loss=15_003_736, draw=1_608_496)
     probe = json.loads(run_cli("probe", "--store", str(quixo4), "--json", "..../..../..../.... x").stdout)
     assert probe["value"] == "win" and len(probe["moves"]) == 32
+    # The first player wins in exactly 21 plies: the fastest winning moves reach it, none faster.
+    assert probe["remoteness"] == 21
+    assert min(move["remoteness"] for move in probe["moves"] if move["value"] == "win") == 21
 
 
 def test_4x4_verifies(quixo4):
@@ -182,6 +185,18 @@ def test_4x4_lookup_agent_converts_wins(quixo4):
 
     with open_store(quixo4) as store:
         check_lookup_converts_wins(store, _positions_with(store, oc.WIN, 60, seed=5), seed=50)
+
+
+def test_5x5_full_boards_solve_and_verify(tmp_path):
+    """5x5 with 25 cubes (33.5 million positions in 13 loopy groups) through the CLI on a local
+    cluster, then verified: the scale the 5x5 runs work at, in the suite."""
+    store = tmp_path / "q5.zarr"
+    result = run_cli("solve", "quixo", "--size", "5", "--down-to", "25", "--store", str(store), "--workers", "2",
+                     "--quiet", timeout=1800)
+    assert result.returncode == 0, result.stderr
+    result = run_cli("verify", "--store", str(store), "--workers", "2", "--quiet", timeout=1800)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "33,554,432 positions checked, 0 wrong, 0 bad checksums" in result.stdout
 
 
 def test_probe_of_a_tier_not_solved_names_it(tmp_path):

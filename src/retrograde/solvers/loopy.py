@@ -15,23 +15,71 @@ nothing to propagate when the game gives terminal children by value: their paren
 took their values in the first pass. These are the kernels; the tasks
 `settle_chunk` (first pass, chunk by chunk, in parallel) and `propagate_group` (the
 levels, over the whole group) in `pipeline.tasks` run them. No I/O, no dask.
+
+Guards: the kernels never let a value wrap. A remoteness that would exceed the largest
+value of the remoteness array's dtype, more children inside the group than `pending`
+counts, or a winning child reported to a parent whose count is already zero (a game's
+`parents` disagreeing with its `expand`) stop the kernel at that position; the Python
+functions `settle_from_outside` and `propagate` then raise `LoopyFault`, naming the
+position (by its index in the arrays, or in the caller's words with `describe`).
 """
+
+from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
+from retrograde.errors import StoreError
 from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD
 from retrograde.jit import njit
 from retrograde.outcome import DRAW, ILLEGAL, LOSS, UNDECIDED, WIN
+from retrograde.solvers.kernels import OVERFLOW
 
 #: Low bits of `pending`: children inside the group not yet settled as wins.
 COUNT = 0x7F
 #: High bit of `pending`: a drawing child outside the group (the position can never be a loss).
 HAS_DRAW = 0x80
 
+#: Fault codes in `fault[0]` (after `kernels.NO_MOVES`, `UNDECIDED_CHILD` and `OVERFLOW`, the
+#: last meaning here: 1 + a child's remoteness does not fit the remoteness dtype).
+TOO_MANY_CHILDREN = 4
+#: A winning child reported to an undecided parent whose count of unsettled children is zero.
+COUNT_UNDERFLOW = 5
+#: What `LoopyFault` says of the position, by fault code (`{value}`, `{limit}`, `{dtype}` filled in).
+REASONS = {
+    OVERFLOW: "needs a remoteness of {value}, more than the remoteness dtype {dtype} holds (at most {limit})",
+    TOO_MANY_CHILDREN: "has {value} children inside its loopy group, more than the pending-children count "
+                       f"holds (at most {COUNT})",
+    COUNT_UNDERFLOW: "has a winning child reported after its count of unsettled children reached zero "
+                     "(the game's parents and moves disagree)",
+}
 
-@njit
+
+class LoopyFault(StoreError):
+    """A loopy kernel stopped at a position whose value would not fit its arrays (or whose
+    children were miscounted). `code` is a fault code, `index` the position's index in the
+    kernel's `outcome` array, `value` the remoteness or count that did not fit."""
+
+    def __init__(self, message: str, code: int, index: int, value: int):
+        super().__init__(message)
+        self.code, self.index, self.value = code, index, value
+
+    def __reduce__(self):  # rebuilt whole where a worker's exception reaches the driver
+        return type(self), (str(self), self.code, self.index, self.value)
+
+
+def _raise_fault(fault: np.ndarray, remoteness: np.ndarray, stage: str,
+                 describe: Callable[[int], str] | None) -> None:
+    code, index, value = (int(x) for x in fault)
+    where = describe(index) if describe is not None else f"index {index}"
+    dtype = np.dtype(remoteness.dtype)
+    reason = REASONS[code].format(value=value, limit=np.iinfo(dtype).max, dtype=dtype.name)
+    raise LoopyFault(f"loopy {stage}: position {where} {reason}", code, index, value)
+
+
 def settle_from_outside(primitive, children, group_size, out_outcome, out_remoteness, base,
-                        outcome, remoteness, pending):
+                        outcome, remoteness, pending, *, describe: Callable[[int], str] | None = None):
     """First pass over rows base..: terminal values, children outside the group, and counts.
 
     Children with references below `group_size` (or IN_GROUP) are inside the group
@@ -41,7 +89,24 @@ def settle_from_outside(primitive, children, group_size, out_outcome, out_remote
     Returns the number of faults: non-terminal rows without moves (a game bug) and
     children outside the group without a value (not solved; a row is read up to its
     first losing child at remoteness 0, a win in one).
+
+    :raises LoopyFault: a remoteness that does not fit `remoteness`'s dtype (for a position
+        left undecided: a winning child outside the group at the dtype's largest value, as it
+        could end a loss one ply slower), or more children inside the group than `pending`
+        counts. `describe(index into outcome)` names the position in the message.
     """
+    fault = np.zeros(3, dtype=np.int64)
+    faults = _settle_from_outside(primitive, children, group_size, out_outcome, out_remoteness, base,
+                                  outcome, remoteness, pending, np.iinfo(remoteness.dtype).max, fault)
+    if fault[0]:
+        _raise_fault(fault, remoteness, "first pass", describe)
+    return faults
+
+
+@njit
+def _settle_from_outside(primitive, children, group_size, out_outcome, out_remoteness, base,
+                         outcome, remoteness, pending, limit, fault):
+    """`settle_from_outside`'s kernel: on a guard, `fault` = (code, index, value) and it returns."""
     faults = 0
     for row in range(primitive.shape[0]):
         i = base + row
@@ -81,26 +146,58 @@ def settle_from_outside(primitive, children, group_size, out_outcome, out_remote
             else:
                 faults += 1  # an unsolved child outside the group
         if fastest_loss >= 0:
+            if fastest_loss >= limit:
+                return _fail(fault, OVERFLOW, i, fastest_loss + 1, faults)
             outcome[i] = WIN  # tentative: a loss inside the group may give a faster win
             remoteness[i] = fastest_loss + 1
         elif inside == 0:
             if draw:
                 outcome[i] = DRAW
             elif slowest_win >= 0:
+                if slowest_win >= limit:
+                    return _fail(fault, OVERFLOW, i, slowest_win + 1, faults)
                 outcome[i] = LOSS
                 remoteness[i] = slowest_win + 1
             else:
                 faults += 1
         else:
+            if inside > COUNT:
+                return _fail(fault, TOO_MANY_CHILDREN, i, inside, faults)
+            if slowest_win >= limit:  # a loss, if it ends one, would be slower still
+                return _fail(fault, OVERFLOW, i, slowest_win + 1, faults)
             pending[i] = inside | (HAS_DRAW if draw else 0)
             remoteness[i] = slowest_win + 1
     return faults
 
 
 @njit
-def propagate(level, settled_outcome, parents, outcome, remoteness, pending):
-    """Propagate positions settled at `level` to their parents; returns the highest level set."""
+def _fail(fault, code, index, value, result):
+    fault[0], fault[1], fault[2] = code, index, value
+    return result
+
+
+def propagate(level, settled_outcome, parents, outcome, remoteness, pending, *,
+              describe: Callable[[int], str] | None = None):
+    """Propagate positions settled at `level` to their parents; returns the highest level set.
+
+    :raises LoopyFault: a parent would need a remoteness above the largest value of
+        `remoteness`'s dtype, or a winning child reaches a parent whose count of unsettled
+        children is already zero. The parents before it in the batch are updated, the
+        rest not. `describe(index into outcome)` names the position in the message.
+    """
+    fault = np.zeros(3, dtype=np.int64)
+    highest = _propagate(level, settled_outcome, parents, outcome, remoteness, pending,
+                         np.iinfo(remoteness.dtype).max, fault)
+    if fault[0]:
+        _raise_fault(fault, remoteness, f"propagation at level {level}", describe)
+    return highest
+
+
+@njit
+def _propagate(level, settled_outcome, parents, outcome, remoteness, pending, limit, fault):
+    """`propagate`'s kernel: on a guard, `fault` = (code, index, value) and it returns."""
     highest = level
+    fits = level < limit  # level + 1 fits the remoteness dtype
     for row in range(parents.shape[0]):
         settled = settled_outcome[row]
         for j in range(parents.shape[1]):
@@ -109,11 +206,21 @@ def propagate(level, settled_outcome, parents, outcome, remoteness, pending):
                 break
             if settled == LOSS:
                 if outcome[q] == UNDECIDED or (outcome[q] == WIN and remoteness[q] > level + 1):
+                    if not fits:
+                        return _fail(fault, OVERFLOW, q, level + 1, highest)
                     outcome[q] = WIN
                     remoteness[q] = level + 1
                     highest = max(highest, level + 1)
             elif outcome[q] == UNDECIDED:
+                if pending[q] & COUNT == 0:
+                    return _fail(fault, COUNT_UNDERFLOW, q, -1, highest)
                 pending[q] -= 1
+                if not fits:
+                    # Only a loss decided now would need level + 1; otherwise the parent ends a
+                    # draw (remoteness 0) or a win at a later level (caught there).
+                    if pending[q] == 0:
+                        return _fail(fault, OVERFLOW, q, level + 1, highest)
+                    continue
                 if remoteness[q] < level + 1:
                     remoteness[q] = level + 1
                 if pending[q] == 0:  # no drawing child and every child a win
