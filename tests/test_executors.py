@@ -215,15 +215,15 @@ def test_a_chunk_task_leaves_other_writers_temporary_files_alone(tmp_path):
     file in flight: that makes the other write fail with FileNotFoundError."""
     path = tmp_path / "store.zarr"
     game = make_game("nim", {"heaps": [2, 3, 5, 7], "max_take": 3})
-    plan_stage(game, path, chunk_size=8).close()
-    with open_store(path) as store:
+    with plan_stage(game, path, chunk_size=8) as store:
+        attempt = store.begin_attempt()
         first, other = store.plan.tiers[0].name, store.plan.tiers[-1].name
     # Another worker is writing chunk 0 of the last tier's remoteness right now (zarr's naming):
     in_flight = path / "tiers" / other / "remoteness" / "c" / "0.0123456789abcdef0123456789abcdef.partial"
     in_flight.parent.mkdir(parents=True, exist_ok=True)
     with open(in_flight, "wb") as writing:
         writing.write(b"\0" * 16)
-        solve_chunk(str(path), first, 0)
+        solve_chunk(str(path), attempt, first, 0)
         assert any((path / "tiers" / first / "outcome" / "c").iterdir()), "the chunk task wrote nothing"
         assert in_flight.exists(), (
             "solve_chunk deleted a temporary file that another writer still has open "
@@ -282,3 +282,47 @@ def test_the_dask_executor_runs_each_task_after_what_it_waits_for_on_a_free_thre
     for began, _, _ in runs.values():
         assert sum(a <= began < b for a, b, _ in runs.values()) <= 2, runs
     assert len({pid for _, _, pid in runs.values()}) <= 2 and os.getpid() not in {pid for _, _, pid in runs.values()}
+
+
+#: 4x4 Quixo with 13 or more cubes on the board: long enough first passes and propagations (a few
+#: seconds each) that tasks are running on the cluster when its driver is killed.
+FENCED = ("quixo", "--size", "4", "--down-to", "13")
+
+
+def _executing(client) -> int:
+    """Tasks running in the workers' threads: those of a released (cancelled) key too, which
+    the scheduler has forgotten but Python cannot stop."""
+    return sum(client.run(lambda dask_worker: len(dask_worker.active_threads)).values())
+
+
+def test_a_driver_killed_on_a_remote_cluster_leaves_tasks_that_cannot_spoil_the_rerun(cluster, tmp_path):
+    """Killing a driver leaves its running tasks at work on the cluster's workers. A rerun at once
+    starts a new attempt, which fences them out (tests/test_fencing.py shows it task by task); once
+    every worker is idle, the store holds exactly the bytes of an uninterrupted solve."""
+    from distributed import Client
+
+    reference = tmp_path / "reference.zarr"
+    result = run(["solve", *FENCED, "--store", str(reference), "--workers", "0", "--quiet"])
+    assert result.returncode == 0, result.stderr
+    store = tmp_path / "remote.zarr"
+    args = ["solve", *FENCED, "--store", str(store), "--scheduler", cluster.address, "--quiet"]
+    with Client(cluster.address, timeout="60s") as client:
+        with open(tmp_path / "killed.out", "wb") as out, open(tmp_path / "killed.err", "wb") as err:
+            driver = start(args, stdout=out, stderr=err)
+        try:
+            deadline = time.monotonic() + 120
+            while not (_executing(client) == 2 and any(store.glob("scratch/*/*.npz"))):
+                assert driver.poll() is None, "the solve ended before tasks could be left running"
+                assert time.monotonic() < deadline, "no moment with both workers busy"
+                time.sleep(0.05)
+        finally:
+            kill_group(driver)  # the driver only: the cluster's workers run on
+        left_running = _executing(client)
+        rerun = run(args)
+        assert rerun.returncode == 0, rerun.stderr
+        deadline = time.monotonic() + 120
+        while _executing(client):
+            assert time.monotonic() < deadline, "the killed driver's tasks never ended"
+            time.sleep(0.1)
+    assert left_running, "the kill left no task running: nothing was fenced"
+    assert_same_store(store, reference, "solve rerun while a killed driver's tasks ran")

@@ -38,13 +38,13 @@ def store(solved, tmp_path) -> Path:
     return copy
 
 
-def test_every_flipped_byte_that_changes_a_document_or_the_data_is_reported(store, cli):
+def test_every_flipped_byte_of_a_document_or_a_chunk_is_reported(store, cli):
     code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
     assert code == 0, stdout
     original = stored_values(store)
     files = sorted(p for p in store.rglob("*") if p.is_file())
     rng = random.Random(11)
-    kinds = {"document": 0, "chunk": 0}
+    kinds = {"document": 0, "chunk": 0, "ignored by the codecs": 0}
     for _ in range(FLIPS):
         path = rng.choice(files)
         data = bytearray(path.read_bytes())
@@ -58,7 +58,7 @@ def test_every_flipped_byte_that_changes_a_document_or_the_data_is_reported(stor
             document = path.name == "zarr.json"
             kinds["document" if document else "chunk"] += 1
             if not document and stored_values(store) == original:
-                continue  # a chunk byte the codec ignores (e.g. a header field): the data is intact
+                kinds["ignored by the codecs"] += 1  # caught by the chunk's stored digest alone
             assert code == 1, f"{where}: verify said {stdout or stderr}"
             if code == 1 and stderr:  # the store cannot be opened: one line naming the document
                 assert len(stderr.strip().splitlines()) == 1 and "damaged" in stderr, where
@@ -94,12 +94,13 @@ def test_a_damaged_chunk_stops_every_reader_with_its_name(store, cli):
 
 
 @pytest.mark.parametrize("damaged", ["checkpoint", "first pass"])
-def test_a_damaged_scratch_file_is_never_built_on(tmp_path, solved, monkeypatch, damaged):
+def test_a_damaged_scratch_file_is_never_built_on(tmp_path, solved, monkeypatch, cli, damaged):
     """A loopy group's saved work is recomputable: a damaged propagation checkpoint is dropped
     (the propagation starts again); a damaged first-pass file stops the solve with one line
     naming tier and chunk, and is removed, so the rerun recomputes it. Either way the store
-    ends with the bytes of an uninterrupted solve."""
-    from conftest import assert_same_store, solve_in_process, solve_killed_in_propagation
+    ends with the bytes of an uninterrupted solve; before that, verify reports the damage and
+    changes nothing."""
+    from conftest import assert_same_store, solve_in_process, solve_killed_in_propagation, store_bytes
 
     store = tmp_path / "q3.zarr"
     solve_killed_in_propagation(store, monkeypatch, level=3)
@@ -109,6 +110,11 @@ def test_a_damaged_scratch_file_is_never_built_on(tmp_path, solved, monkeypatch,
     data = bytearray(target.read_bytes())
     data[len(data) // 2] ^= 0x10
     target.write_bytes(bytes(data))
+    before = store_bytes(store)
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+    name = "propagation checkpoint" if damaged == "checkpoint" else f"chunk {target.stem}: its first-pass file"
+    assert code == 1 and f"tier {target.parent.name}" in stdout and name in stdout, stdout
+    assert store_bytes(store) == before, "verify changed the store"
     if damaged == "first pass":
         checkpoint.unlink()  # else the propagation goes on from it and reads no first pass
         with pytest.raises(DamagedStore, match=f"tier {target.parent.name} chunk {target.stem}: its first-pass file"):
@@ -116,3 +122,52 @@ def test_a_damaged_scratch_file_is_never_built_on(tmp_path, solved, monkeypatch,
         assert not target.exists()
     solve_in_process("quixo", {"size": 3}, store)
     assert_same_store(store, solved("quixo", {"size": 3}))
+
+
+class _Planted:
+    """An object whose unpickling would create a file: proof that nothing was unpickled."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def test_a_pickle_planted_in_a_checkpoint_is_never_unpickled(tmp_path, solved, monkeypatch):
+    """Scratch files are read with allow_pickle=False: a checkpoint holding a pickled object is
+    dropped as damaged (the propagation starts again), and the object's code never runs."""
+    from conftest import assert_same_store, solve_in_process, solve_killed_in_propagation
+
+    store = tmp_path / "q3.zarr"
+    solve_killed_in_propagation(store, monkeypatch, level=3)
+    (checkpoint,) = store.glob("scratch/*/propagation.npz")
+    marker = tmp_path / "unpickled"
+    with np.load(checkpoint) as data:
+        arrays = dict(data)
+    arrays["group"] = np.array([_Planted(marker)], dtype=object)
+    with open(checkpoint, "wb") as file:
+        np.savez(file, **arrays)
+    solve_in_process("quixo", {"size": 3}, store)
+    assert not marker.exists(), "a pickle in the store was loaded"
+    assert_same_store(store, solved("quixo", {"size": 3}))
+
+
+def test_a_resumed_solve_refuses_to_build_on_a_damaged_tier(tmp_path, monkeypatch):
+    """A changed byte in a solved tier's chunk file stops the resumed solve that reads the tier,
+    with one line naming tier and chunk (the chunk's stored digest is checked before decoding)."""
+    from conftest import solve_in_process, solve_killed_in_propagation
+
+    store = tmp_path / "q3.zarr"
+    solve_killed_in_propagation(store, monkeypatch, level=3)
+    with open_store(store) as opened:
+        unsolved = [tier for tier in opened.plan.tiers if opened.record(tier.name).status != "solved"]
+        read = sorted({child for tier in unsolved for child in tier.children
+                       if opened.record(child).status == "solved"})
+    assert read, "the kill left no solved tier for the rest of the solve to read"
+    chunk = sorted((store / "tiers" / read[0]).glob("outcome/c/*"))[0]
+    data = bytearray(chunk.read_bytes())
+    data[-1] ^= 0x01
+    chunk.write_bytes(bytes(data))
+    with pytest.raises(DamagedStore, match=f"tier {chunk.parts[-4]} chunk {chunk.name}: its data is damaged"):
+        solve_in_process("quixo", {"size": 3}, store)

@@ -1,6 +1,7 @@
 """docs/STORE.md must stay true: its recipe reads any game's values with plain zarr + numpy."""
 
 import contextlib
+import hashlib
 import io
 import os
 import random
@@ -97,7 +98,7 @@ def test_recipe_rank_matches_the_game(solved, monkeypatch):
 def test_store_layout_matches_doc(solved):
     root = zarr.open_group(str(solved("nim", NIM, chunk_size=8)), mode="r")
     plan = root.attrs["retrograde"]["plan"]
-    assert plan["format"] == 1 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
+    assert plan["format"] == 2 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
     for tier in plan["tiers"]:
         group = root[f"tiers/{tier['name']}"]
         assert group["outcome"].dtype == "uint8" and group["outcome"].shape == (-(-tier["size"] // 4),)
@@ -108,4 +109,11 @@ def test_store_layout_matches_doc(solved):
         assert attrs["status"] == "solved"
         assert len(attrs["chunks"]) == -(-tier["size"] // tier["chunk_size"])
         assert attrs["win"] + attrs["loss"] + attrs["draw"] == tier["size"]
-        assert set(attrs["chunks"][0]) == {"win", "loss", "draw", "checksum"}
+        assert set(attrs["chunks"][0]) == {"win", "loss", "draw", "checksum", "stored"}
+        for chunk, record in enumerate(attrs["chunks"]):  # the stored digest, as STORE.md says
+            digest = hashlib.blake2b(digest_size=16)
+            for array in ("outcome", "remoteness"):
+                file = Path(root.store.root) / "tiers" / tier["name"] / array / "c" / str(chunk)
+                digest.update(len(file.read_bytes()).to_bytes(8, "little") + file.read_bytes()
+                              if file.exists() else b"-")
+            assert record["stored"] == digest.hexdigest(), (tier["name"], chunk)

@@ -28,6 +28,11 @@ class DamagedStore(StoreError):
     message names the tier and chunk (or document)."""
 
 
+class Superseded(StoreError):
+    """A solve task's attempt is no longer the store's: its driver was stopped and a newer solve
+    (or the end of one) took over, so the task publishes nothing."""
+
+
 class MissingTierError(StoreError, KeyError):
     """A position's tier is not solved (yet) in the store."""
 

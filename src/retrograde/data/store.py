@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import uuid
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -33,8 +34,8 @@ from zarr.core.group import GroupMetadata
 from zarr.core.metadata import ArrayV3Metadata
 from zarr.storage import LocalStore, MemoryStore
 
-from retrograde.data import packing
-from retrograde.errors import DamagedStore, MissingTierError, StoreError
+from retrograde.data import durable, packing
+from retrograde.errors import DamagedStore, MissingTierError, StoreError, Superseded
 from retrograde.games import Game, make_game
 from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan, make_plan
 
@@ -42,8 +43,16 @@ ATTR = "retrograde"
 #: Plan documents found whole in this process, by (path, inode, mtime, size): `Store._check_plan`.
 _CHECKED_PLANS: set[tuple[str, int, int, int]] = set()
 PENDING, PARTIAL, SOLVED = "pending", "partial", "solved"
-#: Folder (outside the zarr hierarchy) for first-pass files of loopy groups being solved.
+#: What a chunk's record holds: its W/L/D counts, the checksum of its values and the digest of
+#: its files as stored.
+CHUNK_RECORD = ("win", "loss", "draw", "checksum", "stored")
+#: Folder (outside the zarr hierarchy) a solve works in: its attempt, first-pass files of loopy
+#: groups being solved, their propagation checkpoints. Gone once the store is solved.
 SCRATCH = "scratch"
+#: The file in SCRATCH naming the solve attempt now writing (tasks of another attempt publish nothing).
+ATTEMPT = "attempt"
+#: The two arrays of a tier, in the order their chunk files enter a chunk's `stored` digest.
+ARRAYS = ("outcome", "remoteness")
 #: Packed outcomes are strongly correlated along the index: plain zstd does well (4x4 Quixo:
 #: 10.8 MB packed -> 1.5 MB).
 OUTCOME_CODECS = (ZstdCodec(level=5),)
@@ -61,6 +70,15 @@ def chunk_checksum(packed_outcome: np.ndarray, remoteness: np.ndarray) -> str:
     digest = hashlib.blake2b(digest_size=16)
     digest.update(np.ascontiguousarray(packed_outcome, dtype=np.uint8).tobytes())
     digest.update(np.ascontiguousarray(remoteness).astype(remoteness.dtype.newbyteorder("<")).tobytes())
+    return digest.hexdigest()
+
+
+def stored_digest(files: list[bytes | None]) -> str:
+    """Digest of a chunk's files as stored (compressed; None for a file zarr leaves out because
+    it holds only the fill value): any changed byte shows, even one the codecs ignore."""
+    digest = hashlib.blake2b(digest_size=16)
+    for content in files:
+        digest.update(b"-" if content is None else len(content).to_bytes(8, "little") + content)
     return digest.hexdigest()
 
 
@@ -101,10 +119,12 @@ class Store:
     #: Decoded chunks kept for `read_values` (bytes).
     cache_bytes = 256 * 2**20
 
-    def __init__(self, path: Path, group: zarr.Group, *, writable: bool):
+    def __init__(self, path: Path, group: zarr.Group, *, writable: bool, attempt: str | None = None):
         self.path = path
         self._group = group
         self.writable = writable
+        #: The solve attempt this store writes for (see `begin_attempt`); None: no fence.
+        self.attempt = attempt
         meta = group.attrs.get(ATTR)
         if not isinstance(meta, dict) or "plan" not in meta:
             raise StoreError(f"{str(path)!r} is not a retrograde store")
@@ -118,6 +138,7 @@ class Store:
             raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is unreadable ({type(exc).__name__}: "
                                f"{exc}); was it damaged, or edited by hand?") from None
         self._check_plan()
+        self._fence()  # a task of a stale attempt stops before it works, not only before it writes
         self._tier_names = {tier.name for tier in self.plan.tiers}
         self._records: dict[str, TierRecord] = {}
         self._opened: dict[str, tuple[zarr.Array, zarr.Array]] = {}
@@ -141,10 +162,11 @@ class Store:
         return f"<Store {str(self.path)!r} {self.game.describe()}>"
 
     # --- metadata ---------------------------------------------------------------------
-    def damaged(self, what: str, exc: BaseException | None = None) -> DamagedStore:
+    def damaged(self, what: str, exc: BaseException | None = None, why: str = "") -> DamagedStore:
         """The error for a part of the store that cannot be read or disagrees with the plan."""
-        why = "" if exc is None else f" ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-        return DamagedStore(f"store {str(self.path)!r}: {what} is damaged{why}")
+        if exc is not None:
+            why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        return DamagedStore(f"store {str(self.path)!r}: {what} is damaged" + (f" ({why})" if why else ""))
 
     def _check_plan(self) -> None:
         """The plan must be the one its game makes, and the root documents byte for byte what
@@ -204,10 +226,85 @@ class Store:
     def record_chunk(self, name: str, chunk: int, summary: dict[str, Any]) -> None:
         """Mark a chunk done (driver only; its data must already be written)."""
         record = self.record(name)
-        record.chunks[chunk] = {key: summary[key] for key in ("win", "loss", "draw", "checksum")}
+        record.chunks[chunk] = {key: summary[key] for key in CHUNK_RECORD}
         self.tier_group(name).attrs.put(record.to_json())
 
+    def deepen(self, plan: Plan) -> Store:
+        """This store with `plan`, which `extends` its own: the new tiers are added, unsolved,
+        and every solved tier is kept as it is. The result is the store `create_store(plan)`
+        would make and a solve would fill up to where this one is (driver only, under the
+        writer lock).
+
+        New tiers are written first, the plan last: a kill in between leaves the old store,
+        with folders of tiers it does not list, which the next deepening replaces."""
+        if not (self.writable and plan.extends(self.plan)):
+            raise StoreError(f"store {str(self.path)!r} cannot be deepened to {make_game(plan.game, plan.params).describe()}")
+        for folder in (self.path / "tiers").iterdir():
+            if folder.is_dir() and folder.name not in self._tier_names:  # left by an interrupted deepening
+                shutil.rmtree(folder)
+        new = {name: node for name, node in _hierarchy(plan).items()
+               if name.startswith("tiers/") and name.split("/")[1] not in self._tier_names}
+        list(zarr.create_hierarchy(store=durable.DurableLocalStore(self.path), nodes=new))
+        root = _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}))
+        durable.write_atomically(self.path / "zarr.json", lambda file: file.write(root))
+        self.close()
+        return open_store(self.path, mode="r+")
+
+    # --- attempts: which solve may write --------------------------------------------------
+    def begin_attempt(self) -> str:
+        """Make this store's writes those of a new solve attempt (driver only, before any task).
+
+        Its id goes into scratch/attempt; a task checks that file before it writes, so a task
+        of an earlier attempt, still running on a cluster after its driver was killed, writes
+        nothing from now on. Then temporary files killed writers left are removed."""
+        durable.make_folder(self.path / SCRATCH)
+        self.attempt = uuid.uuid4().hex
+        durable.write_atomically(self.path / SCRATCH / ATTEMPT, lambda file: file.write(self.attempt.encode()))
+        self.remove_partial_writes()
+        return self.attempt
+
+    def end_attempt(self) -> None:
+        """After the last task (driver only): remove temporary files of writers killed during
+        the solve, then the attempt and the emptied scratch folder, leaving the store as if
+        solved in one go; a late task of this attempt then writes nothing."""
+        self.remove_partial_writes()
+        (self.path / SCRATCH / ATTEMPT).unlink(missing_ok=True)
+        try:
+            (self.path / SCRATCH).rmdir()
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ENOTEMPTY):  # not there, or a stale writer's
+                raise
+        durable.sync_folder(self.path)
+
+    def _fence(self) -> None:
+        """:raises Superseded: this store writes for an attempt that is no longer the current one."""
+        if self.attempt is None:
+            return
+        try:
+            current = (self.path / SCRATCH / ATTEMPT).read_text()
+        except (FileNotFoundError, NotADirectoryError):
+            current = None
+        if current != self.attempt:
+            raise Superseded(f"store {str(self.path)!r}: another solve took over the store (this task's solve "
+                             f"attempt {self.attempt[:8]} is {'over' if current is None else 'stopped'}); "
+                             "its results are dropped")
+
     # --- scratch: a loopy group's first pass (a file a chunk) and propagation checkpoint ---
+    def _scratch_folder(self, name: str) -> Path:
+        """scratch/<name>, made if needed; the scratch folder itself is the attempt's (made and
+        removed by the driver), and a task never brings it back."""
+        folder = self.path / SCRATCH / name
+        if not folder.is_dir():
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                pass
+            except FileNotFoundError:
+                self._fence()
+                raise
+            durable.sync_folder(folder.parent)
+        return folder
+
     def _scratch_file(self, name: str, chunk: int) -> Path:
         return self.path / SCRATCH / name / f"{chunk}.npz"
 
@@ -217,6 +314,8 @@ class Store:
 
     def write_scratch(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray,
                       pending: np.ndarray) -> None:
+        self._fence()
+        self._scratch_folder(name)
         _save_atomically(self._scratch_file(name, chunk), outcome=outcome, remoteness=remoteness, pending=pending)
 
     def read_scratch(self, name: str, outcome: np.ndarray, remoteness: np.ndarray, pending: np.ndarray) -> None:
@@ -225,16 +324,27 @@ class Store:
         plan = self.plan.tier(name)
         for chunk in range(plan.n_chunks):
             start, stop = plan.chunk_bounds(chunk)
-            path = self._scratch_file(name, chunk)
-            try:  # an .npz is a zip: a changed byte fails its CRC or its structure
-                with np.load(path) as data:
-                    outcome[start:stop] = data["outcome"]
-                    remoteness[start:stop] = data["remoteness"]
-                    pending[start:stop] = data["pending"]
-            except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
-                path.unlink(missing_ok=True)  # a first pass is recomputed when its file is missing
-                raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz "
-                                   "(removed: rerun solve to recompute it)", exc) from None
+            try:
+                outcome[start:stop], remoteness[start:stop], pending[start:stop] = self._first_pass(name, chunk)
+            except DamagedStore as exc:
+                self._scratch_file(name, chunk).unlink(missing_ok=True)  # a missing first pass is recomputed
+                raise DamagedStore(f"{exc}; removed: rerun solve to recompute it") from None
+
+    def _first_pass(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(outcome, remoteness, pending) of a chunk's first-pass file.
+
+        :raises DamagedStore: it cannot be read, or its arrays are not the chunk's."""
+        length = self.plan.tier(name).chunk_length(chunk)
+        try:  # an .npz is a zip: a changed byte fails its CRC or its structure
+            with np.load(self._scratch_file(name, chunk), allow_pickle=False) as data:
+                arrays = tuple(data[key] for key in ("outcome", "remoteness", "pending"))
+        except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
+            raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
+                               exc) from None
+        if any(array.shape != (length,) for array in arrays):
+            raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
+                               why="arrays of the wrong length")
+        return arrays
 
     def _checkpoint_file(self, group: tuple[str, ...]) -> Path:
         return self.path / SCRATCH / group[0] / "propagation.npz"
@@ -242,6 +352,8 @@ class Store:
     def write_checkpoint(self, group: tuple[str, ...], level: int, highest: int, outcome: np.ndarray,
                          remoteness: np.ndarray, pending: np.ndarray) -> None:
         """Save a loopy group's propagation state as it stands before `level` (replacing the last)."""
+        self._fence()
+        self._scratch_folder(group[0])
         _save_atomically(self._checkpoint_file(group), group=np.array(group), level=level, highest=highest,
                          outcome=outcome, remoteness=remoteness, pending=pending)
 
@@ -251,37 +363,59 @@ class Store:
         target = self._checkpoint_file(group)
         if not target.is_file():
             return None
-        size = sum(self.plan.tier(name).size for name in group)
-        try:  # an .npz is a zip: a changed byte fails its CRC or its structure
-            with np.load(target) as data:
-                state = (tuple(data["group"].tolist()), int(data["level"]), int(data["highest"]),
-                         data["outcome"], data["remoteness"], data["pending"])
-        except Exception:  # whatever numpy or zipfile raise on a damaged file: start over
-            state = None
-        if state is None or state[0] != group or any(len(array) != size for array in state[3:]):
+        try:
+            return self._checkpoint_state(group)
+        except DamagedStore:
             target.unlink(missing_ok=True)  # damaged or another group's: propagation starts again
             return None
+
+    def _checkpoint_state(self, group: tuple[str, ...]) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray]:
+        """The group's checkpoint file, read. :raises DamagedStore: it cannot be read, or it is
+        not a checkpoint of this group."""
+        size = sum(self.plan.tier(name).size for name in group)
+        what = f"tier {group[0]}: the propagation checkpoint {SCRATCH}/{group[0]}/propagation.npz"
+        try:  # an .npz is a zip: a changed byte fails its CRC or its structure
+            with np.load(self._checkpoint_file(group), allow_pickle=False) as data:
+                state = (tuple(data["group"].tolist()), int(data["level"]), int(data["highest"]),
+                         data["outcome"], data["remoteness"], data["pending"])
+        except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
+            raise self.damaged(what, exc) from None
+        if state[0] != group or any(array.shape != (size,) for array in state[3:]):
+            raise self.damaged(what, why="not this group's")
         return state[1:]
 
+    def scratch_damage(self) -> list[str]:
+        """One line for each first-pass file or propagation checkpoint of an unfinished solve
+        that a rerun could not use (read only: `verify`); a rerun recomputes what they held."""
+        found = []
+        for step in self.plan.steps:
+            if not step.loopy:
+                continue
+            for name in step.tiers:
+                for chunk, present in enumerate(self.settled_chunks(name)):
+                    if present:
+                        try:
+                            self._first_pass(name, chunk)
+                        except DamagedStore as exc:
+                            found.append(str(exc))
+            if self._checkpoint_file(step.tiers).is_file():
+                try:
+                    self._checkpoint_state(step.tiers)
+                except DamagedStore as exc:
+                    found.append(str(exc))
+        return found
+
     def delete_scratch(self, name: str) -> None:
-        """Drop a solved tier's first pass (driver only: no task writes there any more)."""
+        """Drop a solved tier's first pass (driver only: no task writes there any more). The
+        scratch folder itself goes at `end_attempt`: until then a worker may write another
+        group's first pass into it at any moment."""
         shutil.rmtree(self.path / SCRATCH / name, ignore_errors=True)
 
-    def remove_scratch_folder(self) -> None:
-        """Remove the emptied scratch folder, leaving the store as if solved in one go. Driver
-        only, once no task runs: until then a worker may write another group's first pass
-        into it at any moment (checking it empty, then removing it, raced with such a write)."""
-        try:
-            (self.path / SCRATCH).rmdir()
-        except OSError as exc:
-            if exc.errno not in (errno.ENOENT, errno.ENOTEMPTY):  # not there, or a stale writer's
-                raise
-
     def remove_partial_writes(self) -> None:
-        """Delete temporary files a killed writer left (zarr writes `*.partial` files and
-        renames them into place). Only the driver calls this, before any task runs:
-        a running writer's temporary file must not be touched."""
-        for leftover in self.path.rglob("*.partial"):
+        """Delete temporary files killed writers left (every write goes to a `*.partial` file
+        renamed into place). Driver only, when no task of its attempt runs: a task of an
+        earlier attempt that loses its temporary file fails, which fences it too."""
+        for leftover in self.path.rglob(f"*{durable.PARTIAL}"):
             leftover.unlink(missing_ok=True)
 
     @property
@@ -318,23 +452,49 @@ class Store:
             self._opened[name] = (arrays[0], arrays[1])
         return self._opened[name]
 
-    def write_chunk(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray) -> str:
-        """Write one chunk's values; returns its checksum. Chunk tasks call this."""
+    def write_chunk(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray) -> dict[str, str]:
+        """Write one chunk's values (on the disk when this returns); returns the `checksum` of
+        its values and the `stored` digest of its files for its record. Chunk tasks call this.
+
+        :raises Superseded: the store's solve attempt is no longer current."""
         if not self.writable:
             raise StoreError(f"store {str(self.path)!r} is open read-only")
+        self._fence()
         start, stop = self.plan.tier(name).chunk_bounds(chunk)
         packed = packing.pack(outcome)
         outcome_array, remoteness_array = self._arrays(name)
         outcome_array[start // 4: start // 4 + packed.size] = packed
         remoteness_array[start:stop] = remoteness
-        return chunk_checksum(packed, remoteness)
+        return {"checksum": chunk_checksum(packed, remoteness), "stored": stored_digest(self._chunk_files(name, chunk))}
+
+    def _chunk_files(self, name: str, chunk: int) -> list[bytes | None]:
+        """The bytes of a chunk's files as stored (None where zarr wrote none)."""
+        files = []
+        for array in ARRAYS:
+            try:
+                files.append((self.path / "tiers" / name / array / "c" / str(chunk)).read_bytes())
+            except FileNotFoundError:
+                files.append(None)
+            except OSError as exc:
+                raise self.damaged(f"tier {name} chunk {chunk}: its file {array}/c/{chunk}", exc) from None
+        return files
+
+    def check_stored(self, name: str, chunk: int) -> None:
+        """A recorded chunk's files must be byte for byte those its record's digest describes.
+
+        :raises DamagedStore: naming the tier and chunk."""
+        record = self.record(name).chunks[chunk]
+        if record is not None and stored_digest(self._chunk_files(name, chunk)) != record["stored"]:
+            raise self.damaged(f"tier {name} chunk {chunk}: its data", why="its files are not the ones recorded")
 
     def read_chunk_raw(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray]:
         """A chunk's stored packed outcome bytes and remoteness, as on disk.
 
-        :raises DamagedStore: a stored chunk cannot be decoded."""
+        :raises DamagedStore: a recorded chunk's files are not those recorded, or a stored chunk
+            cannot be decoded."""
         start, stop = self.plan.tier(name).chunk_bounds(chunk)
         outcome_array, remoteness_array = self._arrays(name)
+        self.check_stored(name, chunk)
         try:
             return (outcome_array[start // 4: packing.packed_length(stop)],
                     remoteness_array[start:stop])
@@ -344,8 +504,11 @@ class Store:
     def read_tier(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Unpacked outcome codes and remoteness of a whole tier.
 
-        :raises DamagedStore: a stored chunk cannot be decoded (the first such is named)."""
+        :raises DamagedStore: a recorded chunk's files are not those recorded, or a stored chunk
+            cannot be decoded (the first such is named)."""
         outcome_array, remoteness_array = self._arrays(name)
+        for chunk in range(self.plan.tier(name).n_chunks):
+            self.check_stored(name, chunk)
         try:
             return packing.unpack(outcome_array[:], self.plan.tier(name).size), remoteness_array[:]
         except Exception:  # whatever the codecs raise on damaged bytes: find the chunk
@@ -404,12 +567,14 @@ class Store:
 
 
 def _open_group(path: Path, *, writable: bool) -> zarr.Group:
+    """The store's root group; written through `durable.DurableLocalStore` when writable."""
     if not path.exists():
         raise StoreError(f"no store at {str(path)!r}")
     if not (path / "zarr.json").is_file():
         raise StoreError(f"{str(path)!r} is not a retrograde store (no zarr.json)")
     try:
-        return zarr.open_group(store=LocalStore(path, read_only=not writable), mode="r+" if writable else "r")
+        local = durable.DurableLocalStore(path) if writable else LocalStore(path, read_only=True)
+        return zarr.open_group(store=local, mode="r+" if writable else "r")
     except OSError as exc:
         raise StoreError(f"{str(path)!r} cannot be read ({exc})") from None
     except Exception as exc:  # whatever zarr or json raise on a damaged document
@@ -418,23 +583,20 @@ def _open_group(path: Path, *, writable: bool) -> zarr.Group:
                            f"{first})") from None
 
 
-def open_store(path: str | os.PathLike, *, mode: str = "r") -> Store:
-    """Open an existing store, read-only ("r") or for solving ("r+").
+def open_store(path: str | os.PathLike, *, mode: str = "r", attempt: str | None = None) -> Store:
+    """Open an existing store, read-only ("r") or for solving ("r+"); a solve task passes
+    its driver's `attempt` (see `Store.begin_attempt`).
 
     :raises StoreError: no store, not a retrograde store, or another format.
     """
     path = Path(path)
     writable = mode == "r+"
-    return Store(path, _open_group(path, writable=writable), writable=writable)
+    return Store(path, _open_group(path, writable=writable), writable=writable, attempt=attempt)
 
 
 def _save_atomically(target: Path, **arrays: Any) -> None:
-    """Write an .npz file under a temporary name and rename it into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f"{target.stem}.{uuid.uuid4().hex}.partial")
-    with open(partial, "wb") as f:
-        np.savez(f, **arrays)
-    os.replace(partial, target)
+    """Write an .npz file whole or not at all, on the disk when this returns (never a pickle)."""
+    durable.write_atomically(target, lambda file: np.savez(file, **arrays))
 
 
 def _document(metadata: GroupMetadata | ArrayV3Metadata) -> bytes:
@@ -443,11 +605,11 @@ def _document(metadata: GroupMetadata | ArrayV3Metadata) -> bytes:
 
 
 def _is_chunk_record(record: Any) -> bool:
-    """A chunk record as `record_chunk` writes it: counts and a 32-hex-digit checksum."""
-    return (isinstance(record, dict) and set(record) == {"win", "loss", "draw", "checksum"}
+    """A chunk record as `record_chunk` writes it: counts and two 32-hex-digit digests."""
+    return (isinstance(record, dict) and set(record) == set(CHUNK_RECORD)
             and all(type(record[key]) is int and record[key] >= 0 for key in ("win", "loss", "draw"))
-            and isinstance(record["checksum"], str) and len(record["checksum"]) == 32
-            and all(c in "0123456789abcdef" for c in record["checksum"]))
+            and all(isinstance(record[key], str) and len(record[key]) == 32
+                    and all(c in "0123456789abcdef" for c in record[key]) for key in ("checksum", "stored")))
 
 
 @lru_cache(maxsize=8)
@@ -503,11 +665,28 @@ def create_store(path: str | os.PathLike, plan: Plan) -> Store:
         raise StoreError(f"{str(path)!r} exists and is not a retrograde store")
     if not path.parent.is_dir():
         raise StoreError(f"cannot create store {str(path)!r}: folder {str(path.parent)!r} does not exist")
-    for stale in path.parent.glob(f".{path.name}.planning-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    staging = path.parent / f".{path.name}.planning-{uuid.uuid4().hex}"
-    list(zarr.create_hierarchy(store=LocalStore(staging), nodes=_hierarchy(plan)))
+    host, prefix = socket.gethostname(), f".{path.name}.planning-"
+    for stale in path.parent.glob(f"{prefix}*"):
+        if _abandoned(stale.name[len(prefix):].rsplit("-", 2), host):
+            shutil.rmtree(stale, ignore_errors=True)
+    staging = path.parent / f"{prefix}{host}-{os.getpid()}-{uuid.uuid4().hex}"
+    list(zarr.create_hierarchy(store=durable.DurableLocalStore(staging), nodes=_hierarchy(plan)))
     if path.exists():
         path.rmdir()
     os.rename(staging, path)
+    durable.sync_folder(path.parent)
     return open_store(path, mode="r+")
+
+
+def _abandoned(owner: list[str], host: str) -> bool:
+    """Whether a staging folder's creator, (host, pid, id) from its name, is a process of this
+    host that has ended: only then is the folder left over (another run may be planning)."""
+    if len(owner) != 3 or owner[0] != host or not owner[1].isdigit():
+        return False
+    try:
+        os.kill(int(owner[1]), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False

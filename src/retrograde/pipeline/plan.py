@@ -13,7 +13,7 @@ from typing import Any
 from retrograde.errors import BadOption
 from retrograde.games import Game, Tier
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: Positions per chunk by default: 1 Mi positions is ~3 MiB of outcome+remoteness.
 DEFAULT_CHUNK_SIZE = 1 << 20
 
@@ -82,6 +82,13 @@ class Plan:
         for step in self.steps:
             waves.setdefault(step.wave, []).append(step)
         return [waves[w] for w in sorted(waves)]
+
+    def extends(self, other: Plan) -> bool:
+        """Whether this plan is `other` with more tiers solved after its own (e.g. a Quixo
+        --down-to lower than `other`'s): a store of `other` can be deepened to it."""
+        return (self.game == other.game and self.chunk_size == other.chunk_size and self.format == other.format
+                and self.remoteness_dtype == other.remoteness_dtype and len(self.tiers) > len(other.tiers)
+                and self.tiers[:len(other.tiers)] == other.tiers and self.steps[:len(other.steps)] == other.steps)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -18,13 +18,14 @@ from retrograde.errors import DamagedStore, StoreError
 from retrograde.games import Game
 from retrograde.pipeline.estimate import Estimate, check_fits, estimate, this_machine
 from retrograde.pipeline.executors import Task, barrier
-from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
+from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.tasks import checkpoint_seconds, propagate_group, settle_chunk, solve_chunk, verify_chunk
 
 
-def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> bool:
-    """Check, without writing, that `store_path` is free or holds this plan; True if a store exists.
+def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Plan | None:
+    """Check, without writing, that `store_path` is free, holds this plan, or holds a plan
+    this one extends (a store to deepen); the plan of the store to solve, None if none exists.
 
     :raises StoreError: the path holds a store of another game, options or chunking.
     :raises RetrogradeError: RETROGRADE_CHECKPOINT_SECONDS is not a number of seconds.
@@ -34,14 +35,17 @@ def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = N
     if not path.exists() or (path.is_dir() and not any(path.iterdir())):
         if not path.parent.is_dir():
             raise StoreError(f"cannot create store {str(path)!r}: folder {str(path.parent)!r} does not exist")
-        return False
+        return None
     with open_store(path) as store:
-        if store.plan.game != game.name or store.plan.params != game.params:
-            raise StoreError(f"store {str(path)!r} holds {store.game.describe()}, not {game.describe()}")
         if chunk_size is not None and store.plan.chunk_size != chunk_size:
             raise StoreError(f"store {str(path)!r} was planned with --chunk-size {store.plan.chunk_size}, "
                              f"not {chunk_size}")
-    return True
+        if store.plan.game == game.name and store.plan.params == game.params:
+            return store.plan
+        wanted = make_plan(game, chunk_size=store.plan.chunk_size)
+        if not wanted.extends(store.plan):
+            raise StoreError(f"store {str(path)!r} holds {store.game.describe()}, not {game.describe()}")
+        return wanted
 
 
 def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = None, workers: int | None = None,
@@ -51,9 +55,10 @@ def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = 
 
     :raises BadOption: the solve does not fit (one line: the estimate and how to go on).
     """
-    if check_plan(game, store_path, chunk_size=chunk_size):
+    plan = check_plan(game, store_path, chunk_size=chunk_size)
+    if plan:
         with open_store(store_path) as store:
-            plan, done = store.plan, positions_done(store)
+            done = positions_done(store)
     else:
         plan, done = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE), 0
     found = estimate(plan, workers=workers, done_positions=done)
@@ -65,12 +70,13 @@ def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = 
 
 
 def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Store:
-    """Create the store for `game`, or reopen it (for solving) if it holds the same plan."""
-    if check_plan(game, store_path, chunk_size=chunk_size):
-        store = open_store(store_path, mode="r+")
-        store.remove_partial_writes()
-        return store
-    return create_store(store_path, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE))
+    """Create the store for `game`, or reopen it (for solving) if it holds the same plan, or
+    deepen it if `game` adds tiers to its plan (Quixo with a lower --down-to)."""
+    plan = check_plan(game, store_path, chunk_size=chunk_size)
+    if plan is None:
+        return create_store(store_path, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE))
+    store = open_store(store_path, mode="r+")
+    return store if store.plan == plan else store.deepen(plan)
 
 
 def solve_tasks(store: Store) -> list[Task]:
@@ -78,7 +84,7 @@ def solve_tasks(store: Store) -> list[Task]:
 
     A loop-free tier is one task per unrecorded chunk. A loopy group is one first-pass
     task per chunk without a scratch file, then one task propagating through the group."""
-    path = store.location
+    path, attempt = store.location, store.attempt
     checkpoint_every = checkpoint_seconds()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
     barriers: dict[tuple[str, ...], str] = {}
@@ -94,12 +100,12 @@ def solve_tasks(store: Store) -> list[Task]:
                 continue
             first_pass = []
             for name in step.tiers:
-                first_pass.extend(Task(f"settle-{name}-{c}", settle_chunk, (path, step.tiers, name, c), after,
+                first_pass.extend(Task(f"settle-{name}-{c}", settle_chunk, (path, attempt, step.tiers, name, c), after,
                                        store.plan.tier(name).chunk_length(c))
                                   for c, done in enumerate(store.settled_chunks(name)) if not done)
             tasks.extend(first_pass)
             keys = [f"propagate-{'-'.join(step.tiers)}"]
-            tasks.append(Task(keys[0], propagate_group, (path, step.tiers, checkpoint_every),
+            tasks.append(Task(keys[0], propagate_group, (path, attempt, step.tiers, checkpoint_every),
                               after + tuple(task.key for task in first_pass),
                               sum(store.plan.tier(name).size for name in step.tiers)))
         else:
@@ -108,7 +114,7 @@ def solve_tasks(store: Store) -> list[Task]:
             if not chunks:
                 continue
             keys = [f"solve-{name}-{c}" for c in chunks]
-            tasks.extend(Task(key, solve_chunk, (path, name, c), after, store.plan.tier(name).chunk_length(c))
+            tasks.extend(Task(key, solve_chunk, (path, attempt, name, c), after, store.plan.tier(name).chunk_length(c))
                          for key, c in zip(keys, chunks))
         barriers[step.tiers] = f"solved-{'-'.join(step.tiers)}"
         tasks.append(Task(barriers[step.tiers], barrier, (), tuple(keys)))
@@ -118,19 +124,21 @@ def solve_tasks(store: Store) -> list[Task]:
 def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
     """Solve every step not yet solved; each step starts as soon as the steps it reads are done.
 
-    The driver records each chunk as its task reports it, drops a loopy group's
-    scratch files once its values are recorded, and the scratch folder after the last task.
+    The driver starts a new attempt (which fences out tasks an earlier, killed driver left
+    running), records each chunk as its task reports it, drops a loopy group's scratch
+    files once its values are recorded, and ends the attempt after the last task.
     """
     progress = Progress("solve", store.plan.positions, quiet=quiet, done=positions_done(store))
+    store.begin_attempt()
     for task, result in executor.run(solve_tasks(store)):
         for summary in result or ():
             if store.record(summary["tier"]).chunks[summary["chunk"]] is None:
                 store.record_chunk(summary["tier"], summary["chunk"], summary)
                 progress.advance(summary["positions"], f"tier {summary['tier']}")
         if task.fn is propagate_group:
-            for name in task.args[1]:
+            for name in task.args[2]:
                 store.delete_scratch(name)
-    store.remove_scratch_folder()
+    store.end_attempt()
     progress.finish("done")
 
 
@@ -177,9 +185,9 @@ class VerifyResult:
 
 def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult:
     """Recompute every stored position from the rules and its children; check checksums,
-    counts and every document; a damaged tier's record leaves its chunks unchecked (it and
-    the tiers reading it are reported, not checked)."""
-    result = VerifyResult()
+    counts, every document and an unfinished solve's scratch files; a damaged tier's record
+    leaves its chunks unchecked (it and the tiers reading it are reported, not checked)."""
+    result = VerifyResult(damaged=store.scratch_damage())
     done, damaged = set(), set()
     for tier in store.plan.tiers:
         try:

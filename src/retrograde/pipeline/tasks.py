@@ -1,9 +1,12 @@
 """Tasks: what one worker does for one chunk of a tier (or, for a loopy group's
 propagation, for the whole group).
 
-A task takes the store's absolute path and names its tiers and chunk, opens the
-store itself and returns small summaries; it knows nothing about dask, so the same
-function runs in-process and on any cluster that shares the store's file system.
+A task takes the store's absolute path, its driver's solve attempt, and names its
+tiers and chunk; it opens the store itself and returns small summaries. It knows
+nothing about dask, so the same function runs in-process and on any cluster that
+shares the store's file system. Before it writes, the store checks that the attempt
+is still the current one (`Store.begin_attempt`): a task left running on a cluster by
+a killed driver writes nothing once a newer solve started.
 """
 
 from __future__ import annotations
@@ -88,7 +91,8 @@ def _describe(store: Store, tier_name: str, index: int) -> str:
     return f"{tier_name}[{index}]" + ("" if position is None else f" {store.game.format(position)!r}")
 
 
-def _summary(tier_name: str, chunk: int, outcome: np.ndarray, checksum: str) -> dict[str, Any]:
+def _summary(tier_name: str, chunk: int, outcome: np.ndarray, written: dict[str, str]) -> dict[str, Any]:
+    """A written chunk's record for the driver: counts, and `written`'s checksum and stored digest."""
     return {
         "tier": tier_name,
         "chunk": chunk,
@@ -96,20 +100,20 @@ def _summary(tier_name: str, chunk: int, outcome: np.ndarray, checksum: str) -> 
         "win": int(np.count_nonzero(outcome == oc.WIN)),
         "loss": int(np.count_nonzero(outcome == oc.LOSS)),
         "draw": int(np.count_nonzero(outcome == oc.DRAW)),
-        "checksum": checksum,
+        **written,
     }
 
 
-def solve_chunk(store_path: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
+def solve_chunk(store_path: str, attempt: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
     """Solve one chunk of a loop-free tier whose child tiers are solved; write it; return its counts."""
-    with open_store(store_path, mode="r+") as store:
+    with open_store(store_path, mode="r+", attempt=attempt) as store:
         start, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk, recorded=False)
         bad = np.flatnonzero(faults)
         if bad.size:
             raise StoreError(f"store {store_path!r}: position {_describe(store, tier_name, start + int(bad[0]))} "
                              f"{FAULTS[int(faults[bad[0]])]}")
-        checksum = store.write_chunk(tier_name, chunk, outcome, remoteness)
-    return [_summary(tier_name, chunk, outcome, checksum)]
+        written = store.write_chunk(tier_name, chunk, outcome, remoteness)
+    return [_summary(tier_name, chunk, outcome, written)]
 
 
 def _group_layout(store: Store, tier_names: tuple[str, ...]):
@@ -121,12 +125,12 @@ def _group_layout(store: Store, tier_names: tuple[str, ...]):
     return tiers, offsets, size
 
 
-def settle_chunk(store_path: str, tier_names: tuple[str, ...], tier_name: str, chunk: int) -> list:
+def settle_chunk(store_path: str, attempt: str, tier_names: tuple[str, ...], tier_name: str, chunk: int) -> list:
     """First pass over one chunk of a loopy group's tier (see `solvers.loopy`): terminal
     values, values from the already solved tiers it leads out to, and counts of children
     inside the group. Written to a scratch file of the chunk (its presence records it);
     chunks run in parallel."""
-    with open_store(store_path, mode="r+") as store:
+    with open_store(store_path, mode="r+", attempt=attempt) as store:
         _, _, size = _group_layout(store, tier_names)
         tier = store.game.tier(tier_name)
         outside = tuple(c for c in tier.children if c not in tier_names)
@@ -142,14 +146,15 @@ def settle_chunk(store_path: str, tier_names: tuple[str, ...], tier_name: str, c
             last = min(first + BATCH, stop)
             expansion = store.game.expand(tier, first, last, offsets, group=tier_names, out=buffers)
             if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out_outcome,
-                                         out_remoteness, first - start, outcome, remoteness, pending):
+                                         out_remoteness, first - start, outcome, remoteness, pending,
+                                         describe=lambda i: _describe(store, tier_name, start + i)):
                 raise StoreError(f"store {store_path!r}: a position of {tier_name} has no moves but is "
                                  f"not terminal, or has an unsolved child")
         store.write_scratch(tier_name, chunk, outcome, remoteness, pending)
     return []  # nothing for the driver to record: the scratch file is the record
 
 
-def propagate_group(store_path: str, tier_names: tuple[str, ...],
+def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
                     checkpoint_every: float = CHECKPOINT_SECONDS) -> list[dict[str, Any]]:
     """Second pass of a loopy group, after every chunk's first pass: settle positions level
     by level (increasing remoteness) from their children inside the group; what is left is
@@ -161,7 +166,7 @@ def propagate_group(store_path: str, tier_names: tuple[str, ...],
     levels is saved to scratch; a rerun after a kill goes on from there (same bytes: the levels
     after a checkpoint depend on nothing else).
     """
-    with open_store(store_path, mode="r+") as store:
+    with open_store(store_path, mode="r+", attempt=attempt) as store:
         game = store.game
         tiers, group_offsets, size = _group_layout(store, tier_names)
         dtype = np.dtype(store.plan.remoteness_dtype)
@@ -181,6 +186,11 @@ def propagate_group(store_path: str, tier_names: tuple[str, ...],
             highest = int(remoteness[settled].max(initial=0))
         buffer = np.empty((min(BATCH, size), game.max_moves), dtype=np.int64)
         saved = time.monotonic()
+
+        def describe(index: int) -> str:  # a position by its index in the group's arrays
+            tier = next(tier for tier in reversed(tiers) if group_offsets[tier.name] <= index)
+            return _describe(store, tier.name, index - group_offsets[tier.name])
+
         while level <= highest:
             for tier in tiers:
                 base = group_offsets[tier.name]
@@ -188,9 +198,9 @@ def propagate_group(store_path: str, tier_names: tuple[str, ...],
                 for first in range(0, found.size, BATCH):
                     batch = found[first:first + BATCH]
                     parents = game.parents(tier, batch, group_offsets, out=buffer)
-                    highest = max(highest, loopy.propagate(level, outcome[base + batch], parents,
-                                                           outcome, remoteness, pending))
-            if highest >= np.iinfo(dtype).max:
+                    highest = max(highest, loopy.propagate(level, outcome[base + batch], parents, outcome,
+                                                           remoteness, pending, describe=describe))
+            if highest > np.iinfo(dtype).max:  # a backstop: the kernels stop before a value wraps
                 raise StoreError(f"store {store_path!r}: {FAULTS[OVERFLOW]} in group {' '.join(tier_names)}")
             level += 1
             if level <= highest and time.monotonic() - saved >= checkpoint_every:
@@ -203,8 +213,8 @@ def propagate_group(store_path: str, tier_names: tuple[str, ...],
             for chunk in range(plan.n_chunks):
                 start, stop = plan.chunk_bounds(chunk)
                 part = slice(group_offsets[tier.name] + start, group_offsets[tier.name] + stop)
-                checksum = store.write_chunk(tier.name, chunk, outcome[part], remoteness[part])
-                summaries.append(_summary(tier.name, chunk, outcome[part], checksum))
+                written = store.write_chunk(tier.name, chunk, outcome[part], remoteness[part])
+                summaries.append(_summary(tier.name, chunk, outcome[part], written))
     return summaries
 
 
@@ -234,7 +244,7 @@ def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
             for i in bad[:EXAMPLES]
         ]
         checksum_ok = record is not None and record["checksum"] == chunk_checksum(packed, stored_remoteness)
-        counts = _summary(tier_name, chunk, stored_outcome, "")
+        counts = _summary(tier_name, chunk, stored_outcome, {})
         damaged = []
         if record is not None and any(record[key] != counts[key] for key in ("win", "loss", "draw")):
             damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its record counts "
