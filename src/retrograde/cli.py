@@ -2,13 +2,18 @@
 so that quick commands (probe, status, games) never load numba or dask.
 
 Every expected failure (bad option, position or store) ends as one line on
-stderr and a non-zero exit status: 2 for usage errors, 1 otherwise.
+stderr and a non-zero exit status: 2 for usage errors, 1 otherwise, and 74 when the system
+refuses a file operation (disk full, read-only file system, permission denied, a path through
+a file): `OS_ERROR_EXIT`.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
+import re
 import signal
 import sys
 import time
@@ -19,8 +24,16 @@ import click
 from retrograde.errors import BadOption, RetrogradeError
 
 
+def _one_line(message: str) -> str:
+    """`message` as one printable line: newlines become spaces, and the other characters that
+    would break or garble the line (carriage returns, line and record separators, control
+    characters, a lone surrogate from a non-UTF-8 argument) their escapes, as repr writes them."""
+    return "".join(char if char.isprintable() else " " if char == "\n" else char.encode("unicode_escape").decode()
+                   for char in message)
+
+
 def _fail(message: str, code: int) -> None:
-    click.echo(f"retrograde: error: {message}", err=True)
+    click.echo(f"retrograde: error: {_one_line(message)}", err=True)
     sys.exit(code)
 
 
@@ -63,6 +76,44 @@ def _stopped(argv: list[str], why: str, code: int) -> None:
     _fail(why + (f"; {AFTER_STOP[command]}" if command in AFTER_STOP else ""), code)
 
 
+#: Exit status when the system refuses a file operation (sysexits' EX_IOERR): distinct from
+#: usage errors (2) and from damage `verify` finds (1), since the cure is outside the store.
+OS_ERROR_EXIT = 74
+
+#: Causes said in words of their own (the others: the system's own words, lower-cased).
+_OS_CAUSES = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
+              errno.EROFS: "read-only file system", errno.EACCES: "permission denied",
+              errno.EPERM: "operation not permitted", errno.ENOTDIR: "a part of the path is a file, not a folder",
+              errno.EISDIR: "is a folder, not a file", errno.ENOENT: "no such file or folder",
+              errno.EMFILE: "too many open files", errno.ENAMETOOLONG: "file name too long"}
+
+#: What to do next, by cause, for commands that keep their progress (`AFTER_STOP`).
+_OS_NEXT = {errno.ENOSPC: "free some space", errno.EDQUOT: "free some space"}
+
+
+def _os_error_line(exc: OSError, argv: list[str]) -> str:
+    """One line for a file operation the system refused: the cause, the path (zarr's and our
+    temporary `*.partial` files named as the file they were to become, else the --store or --out
+    the command was given) and, for a full disk, how to go on."""
+    cause = _OS_CAUSES.get(exc.errno) or ((exc.strerror or str(exc)).strip().split("\n")[0].lower()
+                                          or type(exc).__name__)
+    path = exc.filename if isinstance(exc.filename, str) else (
+        os.fsdecode(exc.filename) if isinstance(exc.filename, bytes) else None)
+    if path is not None:
+        path = re.sub(r"\.[0-9a-f]{32}\.partial$", "", path)
+        where = repr(path)
+    else:
+        given = [argv[k + 1] for k, arg in enumerate(argv[:-1]) if arg in ("--store", "--out")]
+        given += [arg.split("=", 1)[1] for arg in argv if arg.startswith(("--store=", "--out="))]
+        where = f"under {given[0]!r}" if given else ""
+    line = f"{cause}: {where}" if path is not None else f"{cause} {where}".strip()
+    if exc.errno in _OS_NEXT:
+        command = next((arg for arg in argv if not arg.startswith("-")), "")
+        resumes = AFTER_STOP.get(command, "").endswith("to resume")
+        line += f"; {_OS_NEXT[exc.errno]}, then rerun the same command" + (" to resume" if resumes else "")
+    return line
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning expected errors into one line and an exit status."""
     argv = sys.argv[1:] if argv is None else argv
@@ -78,12 +129,16 @@ def main(argv: list[str] | None = None) -> None:
     except Terminated as exc:
         _stopped(argv, f"stopped by {exc}", 128 + exc.signum)
     except click.ClickException as exc:
-        _fail(exc.format_message().replace("\n", " "), exc.exit_code)
+        _fail(exc.format_message(), exc.exit_code)
     except RetrogradeError as exc:
         _fail(str(exc), exc.exit_code)
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(1)
+    except OSError as exc:  # disk full, read-only, permission denied, a path through a file
+        # zarr's I/O loop logs each of its failed writes again when it drops them: one line is the rule
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
+        _fail(_os_error_line(exc, argv), OS_ERROR_EXIT)
     sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -351,7 +406,7 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
 @click.option("--human", type=click.Choice(["first", "second"]), default="first", show_default=True,
               help="Whether you move first or second.")
 @click.option("--from", "start", default=None, metavar="POSITION", help="Start from this position.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the agent's tie-breaks.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the agent's tie-breaks.")
 @click.option("--max-plies", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Stop the game after this many plies and show the position's stored value "
                    "(games with cycles can go on forever).")
@@ -388,7 +443,7 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
 @click.option("--positions", type=int, default=None,
               help="Positions measured for move quality: from a store 20,000 (all of them if it holds fewer, "
                    "else a sample per tier); with --game 300, shared by the tiers.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of agents, samples and openings.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of agents, samples and openings.")
 @click.option("--max-plies", type=int, default=None, metavar="P",
               help="Games still going after P plies count as draws (default: 200 for Quixo, "
                    "whose games can go on for ever; beyond any game's end otherwise).")
@@ -433,7 +488,7 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
 @click.option("--game", "game_text", default=None, metavar="GAME",
               help="The game without a store, as 'retrograde games' names it: 'quixo --size 4'.")
 @click.option("--games", type=int, default=100, show_default=True, help="Games in each seat.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the agents.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the agents.")
 @click.option("--from", "start", default=None, metavar="POSITION", help="Start from this position.")
 @click.option("--max-plies", type=int, default=None, metavar="P",
               help="Games still going after P plies count as draws (default: 200 for Quixo).")
@@ -484,7 +539,7 @@ AFTER_STOP["train"] = "rerun the same command to resume"
               help="The game as on the command line, quoted: 'quixo --size 4', 'nim --heaps 1,3,5,7 --misere'.")
 @click.option("--out", required=True, type=click.Path(), metavar="PATH",
               help="The artifact to write: a .json for ga, an .npz for rl (checkpoints go to PATH.partial/).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the whole training.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the whole training.")
 @click.option("--store", "store_path", default=None, type=click.Path(),
               help="A solved store of the same game: measure the learning curve exactly (value-kept share).")
 @click.option("--quiet", is_flag=True, help="No progress lines.")

@@ -97,6 +97,9 @@ def parse_spec(text: str) -> AgentSpec:
         key, value = key.strip().lower(), _unwrap(value.strip())
         if not equals or not key:
             raise BadAgent(f"agent spec {raw!r}: {piece.strip()!r} is not key=value")
+        if not _NAME.match(key):  # 'fallback(minimax:depth=2' would not read back as written
+            raise BadAgent(f"agent spec {raw!r}: {key!r} is not an option name (write key=value, a value "
+                           "that is a spec with options in parentheses)")
         if not value:
             raise BadAgent(f"agent spec {raw!r}: {key}= has no value")
         if key in options:
@@ -164,8 +167,12 @@ class Option:
                 raise bad(f"must be one of {', '.join(self.choices)}")
             return value.lower()
         if self.kind == "file":
-            path = Path(value).expanduser()
-            if not path.is_file():
+            try:  # `~user` of no user, a name too long, a NUL: no such file either
+                path = Path(value).expanduser()
+                found = path.is_file()
+            except (OSError, RuntimeError, ValueError):
+                found = False
+            if not found:
                 raise bad("no such file")
             return path
         if self.kind == "agent":

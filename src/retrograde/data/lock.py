@@ -19,6 +19,16 @@ from pathlib import Path
 from retrograde.errors import StoreError
 
 
+def missing_folder(path: Path, what: str) -> str | None:
+    """Why `what` cannot be created at `path` because of its folder (None if the folder is there)."""
+    folder = path.parent
+    if folder.is_dir():
+        return None
+    if folder.exists():
+        return f"cannot create {what} {str(path)!r}: {str(folder)!r} is a file, not a folder"
+    return f"cannot create {what} {str(path)!r}: folder {str(folder)!r} does not exist"
+
+
 def lock_path(store_path: str | os.PathLike) -> Path:
     """The lock file of a store (or any output): beside it, so that it exists before the output."""
     path = Path(store_path)
@@ -34,8 +44,8 @@ def writer_lock(store_path: str | os.PathLike, what: str = "store") -> Iterator[
         folder it goes in does not exist.
     """
     path, lock = Path(store_path), lock_path(store_path)
-    if not path.parent.is_dir():
-        raise StoreError(f"cannot create {what} {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    if why := missing_folder(path, what):
+        raise StoreError(why)
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:

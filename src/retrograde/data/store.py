@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import socket
+import time
 import uuid
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -35,6 +36,7 @@ from zarr.core.metadata import ArrayV3Metadata
 from zarr.storage import LocalStore, MemoryStore
 
 from retrograde.data import durable, packing
+from retrograde.data.lock import missing_folder
 from retrograde.errors import DamagedStore, MissingTierError, StoreError, Superseded
 from retrograde.games import Game, make_game
 from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan, make_plan
@@ -162,8 +164,11 @@ class Store:
         return f"<Store {str(self.path)!r} {self.game.describe()}>"
 
     # --- metadata ---------------------------------------------------------------------
-    def damaged(self, what: str, exc: BaseException | None = None, why: str = "") -> DamagedStore:
-        """The error for a part of the store that cannot be read or disagrees with the plan."""
+    def damaged(self, what: str, exc: BaseException | None = None, why: str = "") -> Exception:
+        """The error for a part of the store that cannot be read or disagrees with the plan (a
+        file the user may not read is no damage: its PermissionError is returned as it is)."""
+        if isinstance(exc, PermissionError):
+            return exc
         if exc is not None:
             why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         return DamagedStore(f"store {str(self.path)!r}: {what} is damaged" + (f" ({why})" if why else ""))
@@ -487,14 +492,16 @@ class Store:
         if record is not None and stored_digest(self._chunk_files(name, chunk)) != record["stored"]:
             raise self.damaged(f"tier {name} chunk {chunk}: its data", why="its files are not the ones recorded")
 
-    def read_chunk_raw(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray]:
-        """A chunk's stored packed outcome bytes and remoteness, as on disk.
+    def read_chunk_raw(self, name: str, chunk: int, *, checked: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """A chunk's stored packed outcome bytes and remoteness, as on disk; `checked=False`
+        leaves the stored digest to the caller (verify, which then checks the values too).
 
         :raises DamagedStore: a recorded chunk's files are not those recorded, or a stored chunk
             cannot be decoded."""
         start, stop = self.plan.tier(name).chunk_bounds(chunk)
         outcome_array, remoteness_array = self._arrays(name)
-        self.check_stored(name, chunk)
+        if checked:
+            self.check_stored(name, chunk)
         try:
             return (outcome_array[start // 4: packing.packed_length(stop)],
                     remoteness_array[start:stop])
@@ -663,19 +670,34 @@ def create_store(path: str | os.PathLike, plan: Plan) -> Store:
     path = Path(path)
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise StoreError(f"{str(path)!r} exists and is not a retrograde store")
-    if not path.parent.is_dir():
-        raise StoreError(f"cannot create store {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    if why := missing_folder(path, "store"):
+        raise StoreError(why)
     host, prefix = socket.gethostname(), f".{path.name}.planning-"
     for stale in path.parent.glob(f"{prefix}*"):
         if _abandoned(stale.name[len(prefix):].rsplit("-", 2), host):
             shutil.rmtree(stale, ignore_errors=True)
     staging = path.parent / f"{prefix}{host}-{os.getpid()}-{uuid.uuid4().hex}"
-    list(zarr.create_hierarchy(store=durable.DurableLocalStore(staging), nodes=_hierarchy(plan)))
+    try:
+        list(zarr.create_hierarchy(store=durable.DurableLocalStore(staging), nodes=_hierarchy(plan)))
+    except BaseException:  # a full disk, a kill: leave nothing (the staging folder takes room)
+        _remove_folder(staging)
+        raise
     if path.exists():
         path.rmdir()
     os.rename(staging, path)
     durable.sync_folder(path.parent)
     return open_store(path, mode="r+")
+
+
+def _remove_folder(folder: Path, seconds: float = 5.0) -> None:
+    """Remove a folder that writes still in flight may add to (zarr goes on with a hierarchy's
+    other writes after the first one fails): again until it stays gone, for up to `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        shutil.rmtree(folder, ignore_errors=True)
+        time.sleep(0.05)
+        if not folder.exists() or time.monotonic() > deadline:
+            return
 
 
 def _abandoned(owner: list[str], host: str) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from retrograde.data.lock import missing_folder
 from retrograde.data.store import SOLVED, Store, create_store, open_store
 from retrograde.errors import DamagedStore, StoreError
 from retrograde.games import Game
@@ -33,8 +34,8 @@ def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = N
     checkpoint_seconds()
     path = Path(store_path)
     if not path.exists() or (path.is_dir() and not any(path.iterdir())):
-        if not path.parent.is_dir():
-            raise StoreError(f"cannot create store {str(path)!r}: folder {str(path.parent)!r} does not exist")
+        if why := missing_folder(path, "store"):
+            raise StoreError(why)
         return None
     with open_store(path) as store:
         if chunk_size is not None and store.plan.chunk_size != chunk_size:

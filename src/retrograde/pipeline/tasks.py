@@ -225,13 +225,18 @@ def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
     in `damaged`, never raised."""
     with open_store(store_path) as store:
         start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+        damaged = []
         try:
             record = store.record(tier_name).chunks[chunk]
-            packed, stored_remoteness = store.read_chunk_raw(tier_name, chunk)
+            try:
+                store.check_stored(tier_name, chunk)
+            except DamagedStore as exc:  # reported; its values are still checked, position by position
+                damaged.append(str(exc))
+            packed, stored_remoteness = store.read_chunk_raw(tier_name, chunk, checked=False)
             _, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
         except DamagedStore as exc:
             return {"tier": tier_name, "chunk": chunk, "positions": 0, "wrong": 0, "examples": [],
-                    "checksum_ok": True, "damaged": [str(exc)]}
+                    "checksum_ok": True, "damaged": [*damaged, str(exc)]}
         stored_outcome = packing.unpack(packed, stop - start)
         decided = (outcome == oc.WIN) | (outcome == oc.LOSS)
         wrong = ((stored_outcome != outcome) | (faults != 0) | (decided & (stored_remoteness != remoteness))
@@ -245,7 +250,6 @@ def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
         ]
         checksum_ok = record is not None and record["checksum"] == chunk_checksum(packed, stored_remoteness)
         counts = _summary(tier_name, chunk, stored_outcome, {})
-        damaged = []
         if record is not None and any(record[key] != counts[key] for key in ("win", "loss", "draw")):
             damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its record counts "
                            f"{record['win']}/{record['loss']}/{record['draw']} won/lost/drawn positions, the "

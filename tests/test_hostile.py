@@ -1,0 +1,361 @@
+"""A hostile environment (issue 11, point 6): a full disk, a read-only store or folder, a user
+without write permission, and a store path that runs through a file. Whatever happens, the
+command says one line (`retrograde: error: ...`), exits non-zero (74, `cli.OS_ERROR_EXIT`,
+when the system refused a file operation), prints no traceback and corrupts nothing: the
+store is either absent or opens, `status` calls it incomplete and `verify` finds no damage;
+and once space or permission is given back, the same command resumes and ends with the bytes
+of an uninterrupted solve. Reading (status, verify, probe, play, validate's store)
+needs no write access at all.
+
+A full disk is a small tmpfs mounted by the test and made bigger with `mount -o remount`;
+a read-only folder a read-only bind mount; both need root (skipped otherwise). A user
+without permission is root without CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_FOWNER
+(dropped from the child's capability bounding set before it starts Python): the file
+permission checks of an ordinary user, here where the interpreter lives under /root (0700)
+so that `nobody` could not even start it; as a non-root user the commands run as they are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_same_store, store_bytes
+from processes import assert_one_error_line, run
+from retrograde.cli import OS_ERROR_EXIT
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+# --- a small disk ---------------------------------------------------------------------------------
+def _mount(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["mount", *args], capture_output=True, text=True)
+
+
+@contextlib.contextmanager
+def small_disk(folder: Path, size: int):
+    """A tmpfs of `size` bytes mounted at `folder` (skips the test where mounting is not
+    permitted); unmounted afterwards whatever happens."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command")
+    mounted = _mount("-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(folder))
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        if subprocess.run(["umount", str(folder)], capture_output=True).returncode:
+            subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def grow(folder: Path, size: int) -> None:
+    """Give the tmpfs at `folder` more room (space freed)."""
+    grown = _mount("-o", f"remount,size={size}", str(folder))
+    assert grown.returncode == 0, grown.stderr
+
+
+def pages(store: Path) -> int:
+    """Pages a store takes on a tmpfs: each file rounds up to whole pages."""
+    return sum(-(-p.stat().st_size // PAGE) for p in store.rglob("*") if p.is_file())
+
+
+def solve_args(game: list[str], store: Path, *, force: bool = False) -> list[str]:
+    return ["solve", *game, "--store", str(store), "--workers", "0", "--quiet", *(["--force"] if force else [])]
+
+
+def assert_not_corrupted(store: Path) -> str:
+    """The store left by a failed solve is absent, or opens with `status` (incomplete) and
+    `verify` finds nothing wrong in what it holds; no lock or temporary file is left. Returns
+    "absent" or "partial"."""
+    folder = store.parent
+    assert not (folder / f".{store.name}.lock").exists(), "the writer lock outlived its run"
+    if not store.exists():
+        return "absent"
+    assert not list(store.rglob("*.partial")), "a failed write left its temporary file"
+    status = run(["status", "--store", str(store), "--json"])
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["complete"] is False
+    verify = run(["verify", "--store", str(store), "--workers", "0", "--quiet"])
+    assert verify.returncode == 3, f"verify exit {verify.returncode}:\n{verify.stdout}\n{verify.stderr}"
+    assert "Traceback" not in verify.stderr
+    return "partial"
+
+
+DISK_FULL = ("no space left on device", "free some space, then rerun the same command to resume")
+
+
+@pytest.mark.parametrize("game,reference,stops", [
+    # tic-tac-toe: an empty store is 32 one-page documents of the 49 files a solved one has
+    (["tictactoe"], ("tictactoe", None), {0.1: "absent", 0.8: "partial"}),
+    # 3x3 Quixo: 167 documents of 263 files; loopy groups write first passes and checkpoints too
+    (["quixo", "--size", "3"], ("quixo", {"size": 3}), {0.85: "partial"}),
+])
+def test_a_full_disk_stops_a_solve_in_one_line_and_the_rerun_resumes(solved, tmp_path, game, reference, stops):
+    """Disks of a fraction of the pages the finished store takes: the solve stops at the plan
+    (no store) or part-way, says so in one line (exit 74), leaves a store that opens and
+    verifies, and the same command, rerun once there is room, ends with the bytes of a
+    normal solve."""
+    expected = solved(*reference)
+    seen = {}
+    for fraction in stops:
+        disk = tmp_path / f"disk-{fraction}"
+        with small_disk(disk, max(2, int(pages(expected) * fraction)) * PAGE):
+            store = disk / "s.zarr"
+            failed = run(solve_args(game, store, force=True))  # the estimate counts bytes, not pages
+            assert failed.returncode == OS_ERROR_EXIT, failed.stderr
+            assert_one_error_line(failed.stderr, *DISK_FULL)
+            seen[fraction] = assert_not_corrupted(store)
+            grow(disk, 64 * 2**20)
+            again = run(solve_args(game, store))
+            assert again.returncode == 0, again.stderr
+            assert_same_store(store, expected, f"resumed after a full disk ({fraction:.0%} of the room)")
+            assert sorted(p.name for p in disk.iterdir()) == ["s.zarr"], "leftovers beside the store"
+    assert seen == stops, "where the solve stopped"
+
+
+def test_a_full_disk_at_the_plan_leaves_nothing_behind(tmp_path):
+    with small_disk(tmp_path / "disk", 4 * PAGE) as disk:
+        refused = run(solve_args(["tictactoe"], disk / "s.zarr"))  # the estimate sees the disk is too small
+        assert refused.returncode == 2
+        assert_one_error_line(refused.stderr, "of disk", "pass --force")
+        failed = run(solve_args(["tictactoe"], disk / "s.zarr", force=True))
+        assert failed.returncode == OS_ERROR_EXIT
+        assert_one_error_line(failed.stderr, *DISK_FULL)
+        assert list(disk.iterdir()) == [], sorted(p.name for p in disk.iterdir())
+
+
+def test_a_full_disk_stops_training_and_a_report_in_one_line(solved, tmp_path):
+    """`train` (its checkpoints and artifact) and `validate` (its report) on a full disk: one
+    line each, no traceback; the training resumes once there is room."""
+    with small_disk(tmp_path / "disk", 2 * PAGE) as disk:
+        (disk / "filler").write_bytes(b"x" * PAGE)  # about one page left
+        args = ["train", "rl:episodes=300,every=100", "--game", "tictactoe", "--out", str(disk / "rl.npz"),
+                "--seed", "1", "--quiet"]
+        failed = run(args)
+        assert failed.returncode == OS_ERROR_EXIT, failed.stderr
+        assert_one_error_line(failed.stderr, *DISK_FULL)
+        report = run(["validate", "--store", str(solved("tictactoe")), "--out", str(disk / "report"),
+                      "--agents", "random", "--games", "1", "--positions", "20", "--quiet"])
+        assert report.returncode != 0
+        assert_one_error_line(report.stderr, "report")
+        assert "o space left on device" in report.stderr
+        grow(disk, 64 * 2**20)
+        assert run(args).returncode == 0
+        assert (disk / "rl.npz").is_file()
+
+
+# --- read-only ----------------------------------------------------------------------------------
+@contextlib.contextmanager
+def read_only_view(source: Path, view: Path):
+    """`source` seen read-only at `view` (a read-only bind mount: binds root too); skips where
+    bind mounts are not permitted."""
+    view.mkdir(parents=True, exist_ok=True)
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command")
+    bound = _mount("--bind", str(source), str(view))
+    if bound.returncode:
+        pytest.skip(f"cannot bind-mount here: {bound.stderr.strip()}")
+    try:
+        remounted = _mount("-o", "remount,ro,bind", str(view))
+        if remounted.returncode:
+            pytest.skip(f"cannot make a bind mount read-only here: {remounted.stderr.strip()}")
+        yield view
+    finally:
+        if subprocess.run(["umount", str(view)], capture_output=True).returncode:
+            subprocess.run(["umount", "-l", str(view)], capture_output=True)
+
+
+def partial_store(path: Path, game: tuple[str, dict | None] = ("tictactoe", None), tasks: int = 4) -> Path:
+    """A store whose solve stopped after `tasks` chunk tasks."""
+    from retrograde.games import make_game
+    from retrograde.pipeline.stages import plan_stage, solve_stage
+
+    class Stop(Exception):
+        pass
+
+    class StopAfter:
+        def run(self, todo):
+            for done, task in enumerate(todo):
+                if done == tasks:
+                    raise Stop
+                yield task, task.fn(*task.args)
+
+    with contextlib.suppress(Stop), plan_stage(make_game(*game), path) as store:
+        solve_stage(store, StopAfter(), quiet=True)
+    return path
+
+
+def reading_commands(store: Path, out: Path, *, complete: bool, games: bool) -> list[list[str]]:
+    """Commands that only read the store (their outputs elsewhere): status, verify, probe, and
+    with `games` play and validate (agents reading the store)."""
+    position = "x../.o./... x" if complete else "xxo/oox/xo. x"  # a partial store: tiers k9, k8
+    commands = [["status", "--store", str(store), "--json"], ["verify", "--store", str(store), "--workers", "0",
+                                                              "--quiet"],
+                ["probe", "--store", str(store), "--json", position]]
+    if games and complete:
+        commands += [["play", "--store", str(store), "--max-plies", "2"],
+                     ["validate", "--store", str(store), "--out", str(out / "report"), "--agents", "lookup,random",
+                      "--games", "1", "--positions", "50", "--quiet"]]
+    return commands
+
+
+def assert_reads_work(store: Path, out: Path, *, complete: bool, games: bool = False,
+                      command_prefix: list[str] | None = None) -> None:
+    before = store_bytes(store)
+    for args in reading_commands(store, out, complete=complete, games=games):
+        result = run(args, command=command_prefix)
+        expected = 3 if args[0] == "verify" and not complete else 0
+        assert result.returncode == expected, f"{args}: exit {result.returncode}\n{result.stderr}"
+        assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    assert store_bytes(store) == before
+
+
+def test_a_read_only_store_is_read_but_never_written(solved, tmp_path):
+    """On a read-only file system: status, verify, probe, play and validate read the
+    store as usual; solving into it, resuming it or creating a store there is one line naming
+    the read-only file system (exit 74); nothing changes, and the partial store resumes to the
+    normal bytes once it is writable again."""
+    source = tmp_path / "rw"
+    source.mkdir()
+    shutil.copytree(solved("tictactoe"), source / "done.zarr")
+    partial_store(source / "part.zarr")
+    with read_only_view(source, tmp_path / "ro") as view:
+        assert_reads_work(view / "done.zarr", tmp_path, complete=True, games=True)
+        assert_reads_work(view / "part.zarr", tmp_path, complete=False)
+        before = {name: store_bytes(view / name) for name in ("done.zarr", "part.zarr")}
+        for name in ("part.zarr", "new.zarr"):
+            failed = run(solve_args(["tictactoe"], view / name))
+            assert failed.returncode == OS_ERROR_EXIT, failed.stderr
+            assert_one_error_line(failed.stderr, "read-only file system", str(view))
+        assert {name: store_bytes(view / name) for name in before} == before
+        assert not (view / "new.zarr").exists()
+    resumed = run(solve_args(["tictactoe"], source / "part.zarr"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert_same_store(source / "part.zarr", solved("tictactoe"), "resumed once writable")
+
+
+# --- permission denied ----------------------------------------------------------------------------
+#: Runs ARGV with CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_FOWNER gone from the capability
+#: bounding set (PR_CAPBSET_DROP), so that the exec'd program checks file permissions as an
+#: ordinary owner does; exit 99 where dropping them is not permitted.
+_WITHOUT_DAC = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for cap in (1, 2, 3):
+    if libc.prctl(24, cap, 0, 0, 0):
+        sys.exit(99)
+os.execv(sys.argv[1], sys.argv[1:])
+"""
+
+
+@pytest.fixture(scope="module")
+def unprivileged(tmp_path_factory) -> list[str] | None:
+    """The command prefix that runs the CLI without the power to override file permissions
+    (None: this user has none already); skips where that cannot be arranged."""
+    if os.geteuid() != 0:
+        return None
+    probe = tmp_path_factory.mktemp("probe")
+    locked = probe / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        tried = subprocess.run([sys.executable, "-c", _WITHOUT_DAC, "/bin/sh", "-c", f": > '{locked}/x'"],
+                               capture_output=True)
+    finally:
+        locked.chmod(0o755)
+    if tried.returncode in (0, 99):
+        pytest.skip("cannot drop root's power to override file permissions here")
+    return [sys.executable, "-c", _WITHOUT_DAC, sys.executable, "-m", "retrograde"]
+
+
+def make_read_only(path: Path) -> None:
+    for where in [path, *path.rglob("*")] if path.is_dir() else [path]:
+        where.chmod(where.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def make_writable(path: Path) -> None:
+    for where in [path, *path.rglob("*")] if path.is_dir() else [path]:
+        where.chmod(where.stat().st_mode | stat.S_IWUSR)
+
+
+def test_without_write_permission_reads_work_and_writes_fail_in_one_line(solved, tmp_path, unprivileged):
+    """A folder and stores the user may read but not write: reading works; solving (a new
+    store, resuming a partial one) is one line naming the permission denied (exit 74) and
+    changes nothing; a partial store in a writable folder whose own files are read-only
+    fails the same way, and resumes to the normal bytes once writable."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    shutil.copytree(solved("tictactoe"), folder / "done.zarr")
+    partial_store(folder / "part.zarr")
+    own = tmp_path / "own"
+    own.mkdir()
+    partial_store(own / "part.zarr")
+    make_read_only(folder)
+    make_read_only(own / "part.zarr")
+    try:
+        assert_reads_work(folder / "done.zarr", tmp_path, complete=True, command_prefix=unprivileged)
+        assert_reads_work(folder / "part.zarr", tmp_path, complete=False, command_prefix=unprivileged)
+        before = {path: store_bytes(path) for path in (folder / "done.zarr", folder / "part.zarr", own / "part.zarr")}
+        for store in (folder / "part.zarr", folder / "new.zarr", own / "part.zarr"):
+            failed = run(solve_args(["tictactoe"], store), command=unprivileged)
+            assert failed.returncode == OS_ERROR_EXIT, failed.stderr
+            assert_one_error_line(failed.stderr, "permission denied")
+        assert {path: store_bytes(path) for path in before} == before
+        assert sorted(p.name for p in own.iterdir()) == ["part.zarr"], "a lock or staging folder was left"
+    finally:
+        make_writable(folder)
+        make_writable(own / "part.zarr")
+    resumed = run(solve_args(["tictactoe"], own / "part.zarr"), command=unprivileged)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_same_store(own / "part.zarr", solved("tictactoe"), "resumed once writable")
+
+
+def test_an_unreadable_store_file_is_permission_denied_not_damage(solved, tmp_path, unprivileged):
+    store = tmp_path / "t.zarr"
+    shutil.copytree(solved("tictactoe"), store)
+    (store / "tiers" / "k3" / "zarr.json").chmod(0)
+    try:
+        for args in (["status", "--store", str(store)], ["verify", "--store", str(store), "--workers", "0", "--quiet"]):
+            failed = run(args, command=unprivileged)
+            assert failed.returncode == OS_ERROR_EXIT, failed.stdout + failed.stderr
+            assert_one_error_line(failed.stderr, "permission denied", "k3")
+    finally:
+        (store / "tiers" / "k3" / "zarr.json").chmod(0o644)
+
+
+# --- a path through a file ------------------------------------------------------------------------
+def test_a_store_path_through_a_file_is_one_line(tmp_path):
+    """`--store FILE` and `--store FILE/x.zarr` (and an output under a file) are one line and
+    touch nothing; a file is never taken for a folder."""
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine\n")
+    cases = [
+        (solve_args(["tictactoe"], afile), "not a retrograde store"),
+        (solve_args(["tictactoe"], afile / "x.zarr"), str(afile)),
+        (["status", "--store", str(afile)], "not a retrograde store"),
+        (["verify", "--store", str(afile / "x.zarr")], "no store"),
+        (["probe", "--store", str(afile / "x.zarr"), "x../.o./..."], "no store"),
+        (["train", "rl:episodes=5", "--game", "tictactoe", "--out", str(afile / "rl.npz")], str(afile)),
+    ]
+    for args, needle in cases:
+        failed = run(args)
+        assert failed.returncode not in (0, None), args
+        assert_one_error_line(failed.stderr, needle)
+    assert afile.read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_a_parent_that_is_a_file_is_called_a_file(tmp_path):
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine\n")
+    failed = run(solve_args(["tictactoe"], afile / "x.zarr"))
+    assert_one_error_line(failed.stderr, "not a folder")
