@@ -27,7 +27,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from common import folder_bytes, measure, report
+from common import folder_bytes, measure, print_options, report
 
 WORKERS = 2
 AGENTS = "lookup,random,greedy,minimax:depth=2,minimax:depth=3,mcts:iterations=500"
@@ -54,12 +54,13 @@ def bench_validate(store: Path, folder: Path) -> None:
     result = measure(["validate", "--store", str(store), "--out", str(out), "--agents", AGENTS,
                       "--games", str(GAMES), "--workers", str(WORKERS), "--seed", "0"])
     written = json.loads((out / "report.json").read_text())
+    timings = json.loads((out / "timings.json").read_text())  # wall-clock figures: kept out of the report
     games = sum(entry["games"] for entry in written["tournaments"])
     report("validate quixo4", {
         "workers": WORKERS, "agents": len(written["agents"]), "games_per_pairing": GAMES,
         "games_played": games, "positions_measured": written["move_quality_sample"]["positions"],
         "wall_s": result["wall"], "peak_rss_bytes": result["peak_rss"],
-        **{f"{stage}": seconds for stage, seconds in written["timings"].items()},
+        **{f"{stage}": seconds for stage, seconds in timings["stages"].items()},
     })
 
 
@@ -104,6 +105,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("run", "validate", "quixo5", "stalls"))
     parser.add_argument("--store", type=Path, help="a solved 4x4 store for validate (default: run's)")
     args = parser.parse_args()
+    print_options(args, workers=WORKERS, agents=AGENTS, games=GAMES, agents_5x5=AGENTS_5X5, games_5x5=GAMES_5X5,
+                  stall_games=STALL_GAMES)
     with tempfile.TemporaryDirectory(prefix="retrograde-downstream-") as tmp:
         folder = Path(tmp)
         store = args.store

@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from common import report
+from common import print_options, report
 
 WORKERS = 2
 
@@ -66,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10, help="4x4 solves from fresh stores (default 10)")
     options = parser.parse_args()
+    print_options(options, workers=f"4x4 solves: {WORKERS}; run tictactoe: its default (in-process)")
     figures: dict = {"workers": WORKERS, "repeat": options.repeat}
     with tempfile.TemporaryDirectory(prefix="retrograde-first-contact-") as scratch:
         base = Path(scratch)

@@ -9,17 +9,20 @@ process, as a user would.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import tempfile
 from pathlib import Path
 
-from common import folder_bytes, measure, report
+from common import folder_bytes, measure, print_options, report
 
 NIM = ["nim", "--heaps", "1,3,5,7,9,11,13", "--max-take", "4"]
 NIM_POSITIONS = 2 * 4 * 6 * 8 * 10 * 12 * 14
 
 
 def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    print_options(options, workers="run tictactoe: its default (in-process); solve nim: 0 and 2, each measured")
     figures: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import report
+from common import print_options, report
 
 FIRST_SEARCH = """
 import time
@@ -76,6 +76,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=30)
     parser.add_argument("--store", type=Path, default=Path("/tmp/q4.zarr"), help="a solved 4x4 Quixo store")
     options = parser.parse_args()
+    print_options(options, workers="none: one search at a time in this process (one core)")
 
     from retrograde.agents.registry import build_agent
     from retrograde.games import make_game

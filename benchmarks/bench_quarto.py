@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from common import folder_bytes, measure, report
+from common import folder_bytes, measure, print_options, report
 
 from retrograde.games.quarto.game import Quarto, random_position
 from retrograde.games.quarto.symmetry import stabiliser_order
@@ -115,14 +116,14 @@ def bench_run(workers: int | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run = measure(["run", "quarto", "--out", tmp, "--quiet", *(["--workers", str(workers)] if workers else [])])
         written = json.loads((Path(tmp) / "quarto" / "report" / "report.json").read_text())
+        timings = json.loads((Path(tmp) / "quarto" / "report" / "timings.json").read_text())
     sample = written["move_quality_sample"]
     figures: dict = {"wall s": run["wall"], "peak RSS MB": round(run["peak_rss"] / 2**20),
-                     **{f"validate {stage}": seconds for stage, seconds in written["timings"].items()},
+                     **{f"validate {stage}": seconds for stage, seconds in timings["stages"].items()},
                      "positions": sample["positions"], "baseline games sampled": sample["games"],
                      "games played": sum(entry["games"] for entry in written["tournaments"])}
-    for tier, entry in sample["per_tier"].items():
-        figures[f"{tier}: exact search s a position, mean / max"] = \
-            f"{entry['ruler_seconds_mean']} / {entry['ruler_seconds_max']}"
+    for tier, entry in timings["search_s_a_position"].items():
+        figures[f"{tier}: exact search s a position, mean / max"] = f"{entry['mean']} / {entry['max']}"
     for spec, entry in written["agents"].items():
         blunders = entry["blunders"]
         figures[f"{spec.replace(tmp, 'OUT')}: value kept, placement / piece blunders"] = (
@@ -144,6 +145,9 @@ def main() -> None:
                         help="only play the seeds' pairings, N games a seat")
     parser.add_argument("--run", action="store_true", help="only time `retrograde run quarto`")
     options = parser.parse_args()
+    print_options(options, workers_used=options.workers if options.workers is not None else
+                  "each command's default: a LocalCluster of one worker a core (here "
+                  f"{os.cpu_count()}) from 4 million positions, else in-process")
     if options.run:
         bench_run(options.workers)
         return

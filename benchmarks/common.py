@@ -1,10 +1,13 @@
-"""Helpers for benchmark scripts: run a CLI command as a user would and measure it."""
+"""Helpers for benchmark scripts: run a CLI command as a user would and measure it, print the
+options a script runs with, start and SIGKILL process groups, compare folders byte for byte."""
 
 from __future__ import annotations
 
 import json
 import os
 import platform
+import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -38,6 +41,109 @@ def folder_bytes(path: Path) -> int:
 
 def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def versions() -> str:
+    """The versions that shape the figures: retrograde's commit (and whether its tree has changes)
+    and the libraries doing the work."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for package in ("numba", "numpy", "zarr", "dask", "distributed"):
+        try:
+            found.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            pass
+    import retrograde
+
+    source = Path(retrograde.__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "-C", str(source), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+        changed = subprocess.run(["git", "-C", str(source), "status", "--porcelain", "--", "."],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+        commit += " with uncommitted changes" if changed else ""
+    except (OSError, subprocess.CalledProcessError):
+        commit = "not a git checkout"
+    return f"retrograde {source} ({commit}); " + ", ".join(found)
+
+
+def print_options(options, **extra) -> None:
+    """Print how the script was run, before any figure: the command line, every option's value
+    (an argparse Namespace or a dict; defaults included) with `extra` (e.g. the worker count a
+    script fixes), the machine and the versions. Every figure in BENCHMARKS.md comes from a run
+    whose header this is."""
+    values = dict(vars(options) if not isinstance(options, dict) else options, **extra)
+    command = shlex.join([Path(sys.executable).name, *sys.argv])
+    print(f"# command: {command}")
+    print("# options: " + json.dumps({key: str(value) if isinstance(value, Path) else value
+                                      for key, value in values.items()}, sort_keys=True))
+    print(f"# machine: {machine()}, {time.strftime('%Y-%m-%d %H:%M')}, load average "
+          + " ".join(f"{load:.1f}" for load in os.getloadavg()))
+    print(f"# versions: {versions()}", flush=True)
+
+
+# --- process groups and byte-for-byte comparison (kill benchmarks) ----------------------------
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+def start_group(args: list[str], *, stdout: Path, stderr: Path, env: dict[str, str] | None = None,
+                cwd: Path | None = None) -> subprocess.Popen:
+    """Start `python -m retrograde ARGS` in a session (process group) of its own, output to files,
+    no input. End it with `kill_group` (a LocalCluster's worker processes are in its group)."""
+    with open(stdout, "wb") as out, open(stderr, "wb") as err:
+        return subprocess.Popen([sys.executable, "-m", "retrograde", *args], stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+
+
+def kill_group(proc: subprocess.Popen, timeout: float = 60) -> None:
+    """SIGKILL every process of `proc`'s group, reap `proc` and wait until no member is left."""
+    deadline = time.monotonic() + timeout
+    while group_members(proc.pid):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if proc.poll() is None:
+            try:
+                proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+        if time.monotonic() > deadline:
+            raise SystemExit(f"processes {group_members(proc.pid)} of group {proc.pid} survived SIGKILL")
+        time.sleep(0.05)
+    proc.poll()
+
+
+def tree_bytes(path: Path, *, ignore: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """Every file under `path` (relative path -> bytes), but those named in `ignore`."""
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(Path(path).rglob("*"))
+            if p.is_file() and p.name not in ignore}
+
+
+def tree_difference(actual: Path, expected: Path, *, ignore: tuple[str, ...] = ()) -> str | None:
+    """None when both folders hold the same files with the same bytes (files named in `ignore`
+    left out), else what differs, in a line."""
+    got, want = tree_bytes(actual, ignore=ignore), tree_bytes(expected, ignore=ignore)
+    if sorted(got) != sorted(want):
+        return (f"files differ: only in {str(actual)!r} {sorted(set(got) - set(want))[:5]}, "
+                f"only in {str(expected)!r} {sorted(set(want) - set(got))[:5]}")
+    differing = [name for name in want if got[name] != want[name]]
+    return f"{len(differing)} files differ in content, e.g. {differing[:5]}" if differing else None
 
 
 def report(name: str, figures: dict) -> None:
