@@ -355,7 +355,7 @@ def quixo_target(work: Path, options, reference: Path, seconds: float, startup: 
 
     def events(done: float) -> dict[str, float]:
         if not store.exists():  # a chain's first run (or a run after a kill before the plan was in place)
-            return {"planning": 0.25, "start-up": 0.15}
+            return {"planning": 0.25, "start-up": 0.15, "end of the work": 0.05}
         return {"start-up": 0.1, "first pass": 0.2, "checkpoint": 0.2, "end of the work": 0.1}
 
     def compare() -> str | None:
