@@ -145,9 +145,10 @@ def test_a_full_disk_stops_training_and_a_report_in_one_line(solved, tmp_path):
         assert_one_error_line(failed.stderr, *DISK_FULL)
         report = run(["validate", "--store", str(solved("tictactoe")), "--out", str(disk / "report"),
                       "--agents", "random", "--games", "1", "--positions", "20", "--quiet"])
-        assert report.returncode != 0
-        assert_one_error_line(report.stderr, "report")
-        assert "o space left on device" in report.stderr
+        assert report.returncode == OS_ERROR_EXIT, report.stderr
+        assert_one_error_line(report.stderr, "report", DISK_FULL[0])
+        left = sorted(p.name for p in disk.iterdir())  # the training's checkpoints stay, to resume from
+        assert left == ["filler", "rl.npz.partial"], f"a report folder or file was left: {left}"
         grow(disk, 64 * 2**20)
         assert run(args).returncode == 0
         assert (disk / "rl.npz").is_file()
@@ -309,6 +310,12 @@ def test_without_write_permission_reads_work_and_writes_fail_in_one_line(solved,
             failed = run(solve_args(["tictactoe"], store), command=unprivileged)
             assert failed.returncode == OS_ERROR_EXIT, failed.stderr
             assert_one_error_line(failed.stderr, "permission denied")
+        for args in (["train", "rl:episodes=5", "--game", "tictactoe", "--out", str(folder / "rl.npz")],
+                     ["validate", "--store", str(folder / "done.zarr"), "--out", str(folder / "report"),
+                      "--agents", "random", "--games", "1", "--positions", "5", "--quiet"]):
+            failed = run(args, command=unprivileged)
+            assert failed.returncode == OS_ERROR_EXIT, failed.stderr
+            assert_one_error_line(failed.stderr, "permission denied", str(folder))
         assert {path: store_bytes(path) for path in before} == before
         assert sorted(p.name for p in own.iterdir()) == ["part.zarr"], "a lock or staging folder was left"
     finally:

@@ -280,7 +280,7 @@ def test_kills_inside_loopy_groups_resume_to_identical_bytes(tmp_path, monkeypat
     from processes import kill_group, run, start
 
     monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # kills land between checkpoints too
-    args = ["solve", "quixo", "--size", "4", "--down-to", "13", "--chunk-size", "65536", "--workers", "0",
+    args = ["solve", "quixo", "--size", "4", "--down-to", "14", "--chunk-size", "32768", "--workers", "0",
             "--quiet", "--store"]
     warm = run(["solve", "quixo", "--size", "3", "--quiet", "--store", str(tmp_path / "warm.zarr")])
     assert warm.returncode == 0  # kernels compiled: the timed run below is what the kills see

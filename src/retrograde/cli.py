@@ -94,7 +94,7 @@ _OS_NEXT = {errno.ENOSPC: "free some space", errno.EDQUOT: "free some space"}
 def _os_error_line(exc: OSError, argv: list[str]) -> str:
     """One line for a file operation the system refused: the cause, the path (zarr's and our
     temporary `*.partial` files named as the file they were to become, else the --store or --out
-    the command was given) and, for a full disk, how to go on."""
+    the command was given, --out first) and, for a full disk, how to go on."""
     cause = _OS_CAUSES.get(exc.errno) or ((exc.strerror or str(exc)).strip().split("\n")[0].lower()
                                           or type(exc).__name__)
     path = exc.filename if isinstance(exc.filename, str) else (
@@ -103,8 +103,9 @@ def _os_error_line(exc: OSError, argv: list[str]) -> str:
         path = re.sub(r"\.[0-9a-f]{32}\.partial$", "", path)
         where = repr(path)
     else:
-        given = [argv[k + 1] for k, arg in enumerate(argv[:-1]) if arg in ("--store", "--out")]
-        given += [arg.split("=", 1)[1] for arg in argv if arg.startswith(("--store=", "--out="))]
+        given = [value for option in ("--out", "--store")  # a command with both writes its --out
+                 for value in [argv[k + 1] for k, arg in enumerate(argv[:-1]) if arg == option]
+                 + [arg.split("=", 1)[1] for arg in argv if arg.startswith(f"{option}=")]]
         where = f"under {given[0]!r}" if given else ""
     line = f"{cause}: {where}" if path is not None else f"{cause} {where}".strip()
     if exc.errno in _OS_NEXT:

@@ -40,6 +40,11 @@ class MissingTierError(StoreError, KeyError):
         return str(self.args[0])
 
 
+class ClusterError(RetrogradeError):
+    """The local dask cluster could not start (a worker process died or was killed while it
+    was being started): nothing was solved with it, and a rerun resumes."""
+
+
 class BadAgent(RetrogradeError, ValueError):
     """An agent spec names no agent, a parameter it lacks or a bad value, an agent that cannot
     play the game, or a training artifact that is missing, corrupt or of another game."""

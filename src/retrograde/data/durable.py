@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +41,17 @@ def sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def check_writable(folder: Path) -> None:
+    """Raise the OSError the system gives for a new file in `folder` (permission denied, a
+    read-only file system), naming the folder, before any work starts: a file is made and
+    deleted at once, since permission bits tell root nothing about read-only mounts."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(folder)) from None
+
+
 def make_folder(folder: Path) -> None:
     """Create `folder` and any missing parents, each new name flushed in its parent."""
     if folder.is_dir():
@@ -52,10 +64,9 @@ def make_folder(folder: Path) -> None:
     sync_folder(folder.parent)
 
 
-def write_atomically(target: Path, write: Callable[[BinaryIO], object], *, exclusive: bool = False) -> None:
-    """Write `target` whole or not at all: `write(file)` fills a temporary file, which is
-    flushed, renamed into place (with `exclusive`, only if `target` does not exist:
-    FileExistsError), and the folder flushed."""
+def write_partial(target: Path, write: Callable[[BinaryIO], object]) -> Path:
+    """A temporary file beside `target`, filled by `write(file)` and flushed to the disk; its
+    path (removed again if writing fails). Renaming it to `target` publishes it whole."""
     partial = target.with_name(f"{target.name}.{uuid.uuid4().hex}{PARTIAL}")
     try:
         with open(partial, "wb") as file:
@@ -63,6 +74,18 @@ def write_atomically(target: Path, write: Callable[[BinaryIO], object], *, exclu
             if fsync_enabled():
                 file.flush()
                 os.fsync(file.fileno())
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return partial
+
+
+def write_atomically(target: Path, write: Callable[[BinaryIO], object], *, exclusive: bool = False) -> None:
+    """Write `target` whole or not at all: `write(file)` fills a temporary file, which is
+    flushed, renamed into place (with `exclusive`, only if `target` does not exist:
+    FileExistsError), and the folder flushed."""
+    partial = write_partial(target, write)
+    try:
         if exclusive:
             os.link(partial, target)
             os.unlink(partial)

@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import Any
 from collections.abc import Callable, Iterator, Sequence
 
-from retrograde.errors import BadOption
+from retrograde.errors import BadOption, ClusterError
 
 #: Games smaller than this run in-process unless workers are asked for.
 IN_PROCESS_LIMIT = 4_000_000
@@ -231,7 +231,12 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
         clients = []
 
         def connect():
-            clients.append(Client(starting.result()))
+            try:
+                cluster = starting.result()
+            except Exception as exc:  # dask raises what a dying worker process left: any error
+                raise ClusterError(f"the local cluster of {n} worker processes failed to start "
+                                   f"({type(exc).__name__}: {exc}); rerun the command to resume") from None
+            clients.append(Client(cluster))
             return clients[0]
 
         try:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from retrograde.agents.spec import parse_spec
+from retrograde.data.durable import check_writable
 from retrograde.errors import BadAgent, BadOption, RetrogradeError
 from retrograde.games import parse_game
 from retrograde.games.base import Game
@@ -52,8 +53,7 @@ def _check_out(out: Path, suffix: str, learner: str) -> None:
     folder = out.parent
     if not folder.is_dir():
         raise BadOption(f"--out {str(out)!r}: no folder {str(folder)!r}")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise BadOption(f"--out {str(out)!r}: folder {str(folder)!r} is not writable")
+    check_writable(folder)
 
 
 def partial_folder(out: Path) -> Path:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from retrograde.errors import RetrogradeError
+from retrograde.data.durable import make_folder, sync_folder, write_partial
 from retrograde.validation import plots
 
 
@@ -242,16 +242,26 @@ def html_page(report: dict[str, Any]) -> str:
 
 def write_report(out_dir: Path, report: dict[str, Any], timings: dict[str, Any] | None = None) -> None:
     """Create `out_dir` if needed and write the three report files, and `timings` (wall-clock
-    seconds, kept out of `report`) as timings.json when given, each atomically."""
+    seconds, kept out of `report`) as timings.json when given: all of them, or none. Each is
+    written to a temporary name and flushed first; only then are they renamed into place. A
+    refused write (a full disk) removes the temporary files, and the folder if this call made
+    it, and raises the OSError (one line from the CLI)."""
     contents = {"report.json": json.dumps(report, indent=2) + "\n", "report.md": markdown(report),
                 "report.html": html_page(report)}
     if timings is not None:
         contents[TIMINGS] = json.dumps(timings, indent=2) + "\n"
+    made = not out_dir.exists()
+    partials: dict[Path, Path] = {}
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        make_folder(out_dir)
         for name, text in contents.items():
-            partial = out_dir / f".{name}.partial"
-            partial.write_text(text, encoding="utf-8")
-            os.replace(partial, out_dir / name)
-    except OSError as exc:
-        raise RetrogradeError(f"cannot write the report in {str(out_dir)!r}: {exc.strerror or exc}") from None
+            partials[write_partial(out_dir / name, lambda file, text=text: file.write(text.encode()))] = out_dir / name
+    except OSError:
+        for partial in partials:
+            partial.unlink(missing_ok=True)
+        if made and out_dir.is_dir() and not any(out_dir.iterdir()):
+            out_dir.rmdir()
+        raise
+    for partial, target in partials.items():
+        os.replace(partial, target)
+    sync_folder(out_dir)

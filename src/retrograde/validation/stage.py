@@ -5,12 +5,12 @@ all the work is done, and nothing at all when an input is wrong)."""
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from retrograde.agents import build_agent, parse_spec, parse_spec_list
+from retrograde.data.durable import check_writable
 from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary
 from retrograde.data.store import Store, open_store
@@ -46,11 +46,7 @@ def check_out_dir(out_dir: Path) -> None:
     existing = out_dir.absolute()
     while not existing.exists():
         existing = existing.parent
-    try:  # a file made and deleted at once: permission bits do not tell root about read-only mounts
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        raise BadOption(f"--out {str(out_dir)!r}: cannot write in {str(existing)!r} ({exc.strerror})") from None
+    check_writable(existing)
 
 
 def check_agents(specs: list[str], game: Game, store: Store | None) -> list[str]:
