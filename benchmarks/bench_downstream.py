@@ -27,7 +27,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from common import folder_bytes, measure, print_options, report
+from common import folder_bytes, measure, print_options, print_published, report
 
 WORKERS = 2
 AGENTS = "lookup,random,greedy,minimax:depth=2,minimax:depth=3,mcts:iterations=500"
@@ -76,11 +76,14 @@ def bench_quixo5(folder: Path) -> None:
         "games_per_pairing": GAMES_5X5, "games_played": sum(entry["games"] for entry in written["tournaments"]),
         "max_plies": written["max_plies"], "wall_s": result["wall"], "peak_rss_bytes": result["peak_rss"],
     })
-    for row in written["published"]:
-        theirs, ours = row["theirs"], row["ours"]
-        print(f"  {theirs['agent']} vs {theirs['opponent']} ({row['seat']}): seed W/L/D "
-              f"{theirs['win']:.3f}/{theirs['loss']:.3f}/{theirs['draw']:.3f}; ours {row['agent']} vs "
-              f"{row['opponent']}: {ours['win']:.3f}/{ours['loss']:.3f}/{ours['draw']:.3f} of {ours['games']}")
+    print_published(store_game(store), list(written["agents"]), written["tournaments"])
+
+
+def store_game(store: Path):
+    from retrograde.data.store import open_store
+
+    with open_store(store) as opened:
+        return opened.game
 
 
 def bench_stalls(store: Path, folder: Path) -> None:
@@ -98,6 +101,7 @@ def bench_stalls(store: Path, folder: Path) -> None:
             figures[f"as {seat}: win/draw/loss"] = f"{entry[won]}/{entry['draws']}/{entry[lost]}"
             figures[f"as {seat}: mean plies"] = entry["mean_plies"]
         report(f"{lookup} vs minimax:depth=2 on 4x4", figures)
+        print_published(store_game(store), [lookup, "minimax:depth=2"], played["tournaments"])
 
 
 def main() -> None:

@@ -6,6 +6,7 @@
     python benchmarks/bench_quarto.py --stabilisers 200        # symmetry: roots' stabilisers only
     python benchmarks/bench_quarto.py --matches 500            # the seeds' Quarto pairings, N games a seat
     python benchmarks/bench_quarto.py --run                    # `retrograde run quarto` (about 5 minutes)
+    python benchmarks/bench_quarto.py --estimate --empty 11 --workers 2   # what `solve` would need
 
 Each root comes from seeded random play from the empty board without a line
 (`games.quarto.game.random_position`, --seed). Solves run the real CLI from an empty store
@@ -30,8 +31,9 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from common import folder_bytes, measure, print_options, report
+from common import folder_bytes, measure, print_options, print_published, report
 
+from retrograde.games import make_game
 from retrograde.games.quarto.game import Quarto, random_position
 from retrograde.games.quarto.symmetry import stabiliser_order
 
@@ -94,6 +96,7 @@ PAIRINGS = (
 def bench_matches(games: int, seed: int, workers: int | None) -> None:
     """`retrograde match` on each of PAIRINGS: the agent's wins/draws/losses in each seat."""
     figures: dict = {"games per seat": games, "seed": seed}
+    tournaments: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "match.json"
         for agent, opponent in PAIRINGS:
@@ -107,7 +110,9 @@ def bench_matches(games: int, seed: int, workers: int | None) -> None:
                 figures[f"{agent} vs {opponent}, {'first' if first else 'second'}: W/D/L"] = \
                     f"{won}/{entry['draws']}/{lost}"
             figures[f"{agent} vs {opponent}: wall s"] = run["wall"]
+            tournaments.extend(json.loads(out.read_text())["tournaments"])
     report("quarto matches", figures)
+    print_published(make_game("quarto"), sorted({spec for pairing in PAIRINGS for spec in pairing}), tournaments)
 
 
 def bench_run(workers: int | None) -> None:
@@ -144,6 +149,8 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=0, metavar="N",
                         help="only play the seeds' pairings, N games a seat")
     parser.add_argument("--run", action="store_true", help="only time `retrograde run quarto`")
+    parser.add_argument("--estimate", action="store_true",
+                        help="only print the estimate `solve` checks before it starts, for each --empty")
     options = parser.parse_args()
     print_options(options, workers_used=options.workers if options.workers is not None else
                   "each command's default: a LocalCluster of one worker a core (here "
@@ -156,6 +163,21 @@ def main() -> None:
         return
     sizes = options.empty or [8, 9]
     figures: dict = {}
+    if options.estimate:
+        from retrograde.pipeline.estimate import estimate, human_bytes
+        from retrograde.pipeline.plan import make_plan
+
+        for empty in sizes:
+            root = root_text(empty, options.seed, options.squares)
+            plan = make_plan(Quarto(root=root, squares=options.squares))
+            planned = estimate(plan, workers=options.workers)
+            figures[f"{empty} empty ({root}): positions indexed"] = plan.positions
+            figures[f"{empty} empty: largest tier"] = max((tier.size, tier.name) for tier in plan.tiers)
+            figures[f"{empty} empty: peak per worker"] = f"{human_bytes(planned.peak_bytes)} ({planned.peak_task})"
+            figures[f"{empty} empty: memory on {planned.workers} workers"] = human_bytes(planned.memory_needed)
+            figures[f"{empty} empty: estimated time"] = planned.on_workers
+        report("quarto estimates", figures)
+        return
     if options.stabilisers:
         for empty in sizes:
             orders = Counter(stabiliser_order(random_position(empty, seed=seed, squares=options.squares),

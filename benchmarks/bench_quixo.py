@@ -4,12 +4,16 @@
     python benchmarks/bench_quixo.py --down-to 24 # also 5x5 with at least 24 cubes
     python benchmarks/bench_quixo.py --down-to 23 --skip-4x4   # the long 5x5 run
     python benchmarks/bench_quixo.py --workers 0 --repeat 3    # one core, in-process
+    python benchmarks/bench_quixo.py --skip-4x4 --down-to 24 --deepen 25   # deepen 25 -> 24
 
 Solves run the real CLI on a LocalCluster of --workers worker processes (default 2; 0: in
 the driver's process) from an empty store, with a warm numba cache (a tiny 3x3 solve first).
 Peak RSS is the largest single process (driver or worker), from getrusage of the waited process
 tree. Probe latency: single random positions through `values`, first with the store's chunks
 read on first touch, then again over the same positions once every chunk they touch is decoded.
+With --deepen M, each 5x5 --down-to N is also reached the long way: a store solved with
+--down-to M, then deepened by `solve --down-to N` on it (issue 11, point 10); the deepening's wall
+time is printed, and its store must be byte-identical to the one solved with N from the start.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import folder_bytes, measure, print_options, report
+from common import folder_bytes, measure, print_options, report, tree_difference
 
 WORKERS = 2
 
@@ -67,6 +71,8 @@ def main() -> None:
     parser.add_argument("--skip-4x4", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="4x4 solves to run (median, min and max)")
     parser.add_argument("--workers", type=int, default=WORKERS, help="solve --workers (0: in-process, one core)")
+    parser.add_argument("--deepen", type=int, metavar="M",
+                        help="also solve 5x5 --down-to M, then deepen that store to each --down-to")
     options = parser.parse_args()
     print_options(options)
     cores = max(1, options.workers)
@@ -105,6 +111,17 @@ def main() -> None:
             figures[f"5x5 --down-to {down_to} peak RSS MB"] = round(run["peak_rss"] / 2**20)
             figures[f"5x5 --down-to {down_to} store bytes"] = size
             figures[f"5x5 --down-to {down_to} store bits a position"] = round(8 * size / positions, 3)
+            if options.deepen is not None and options.deepen > down_to:
+                deepened = tmp / f"q5-{options.deepen}-{down_to}.zarr"
+                first = solve(["--size", "5", "--down-to", str(options.deepen)], deepened, options.workers)
+                deeper = solve(["--size", "5", "--down-to", str(down_to)], deepened, options.workers)
+                difference = tree_difference(deepened, store)
+                if difference:
+                    raise SystemExit(f"the deepened store differs from the one solved directly: {difference}")
+                key = f"5x5 --down-to {options.deepen} deepened to {down_to}"
+                figures[f"{key}: first solve wall s"] = first["wall"]
+                figures[f"{key}: deepening wall s"] = deeper["wall"]
+                figures[f"{key}: byte-identical to --down-to {down_to} from the start"] = True
     report("quixo", figures)
 
 

@@ -152,3 +152,17 @@ def report(name: str, figures: dict) -> None:
     for key, value in figures.items():
         print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
     print(json.dumps({"benchmark": name, **figures}))
+
+
+def print_published(game, specs: list[str], tournaments: list[dict]) -> None:
+    """The seeds' figures for these agents on this game beside ours, as the validation report
+    sets them (`retrograde.validation.published`): one line each."""
+    from retrograde.validation.published import compare
+
+    def rates(figure: dict) -> str:
+        return "/".join("-" if figure[key] is None else f"{figure[key]:.3f}" for key in ("win", "loss", "draw"))
+
+    for row in compare(game, specs, tournaments):
+        theirs, ours = row["theirs"], row["ours"]
+        print(f"  {theirs['agent']} vs {theirs['opponent']} ({row['seat']}): seed W/L/D {rates(theirs)} "
+              f"({row['source']}); ours {row['agent']} vs {row['opponent']}: {rates(ours)} of {ours['games']}")

@@ -366,3 +366,15 @@ def test_a_parent_that_is_a_file_is_called_a_file(tmp_path):
     afile.write_text("mine\n")
     failed = run(solve_args(["tictactoe"], afile / "x.zarr"))
     assert_one_error_line(failed.stderr, "not a folder")
+
+
+def test_an_empty_path_is_a_usage_error_not_the_current_folder(tmp_path):
+    """`--store ''` or `--out ''` (an unset shell variable) is one line with exit 2, and nothing
+    is written in the current folder."""
+    for args in (["solve", "tictactoe", "--store", "", "--quiet"], ["status", "--store", ""],
+                 ["validate", "--game", "tictactoe", "--out", "", "--agents", "random", "--games", "1"],
+                 ["train", "rl:episodes=5", "--game", "tictactoe", "--out", ""]):
+        failed = run(args, cwd=tmp_path)
+        assert failed.returncode == 2, (args, failed.stderr)
+        assert_one_error_line(failed.stderr, "an empty path")
+    assert list(tmp_path.iterdir()) == []

@@ -37,6 +37,18 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
+class _Path(click.Path):
+    """A path option's value; an empty one (`--store ''`) is a usage error, not the current folder."""
+
+    def convert(self, value, param, ctx):
+        if value == "":
+            self.fail("an empty path", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+PATH = _Path()
+
+
 #: `verify`'s exit status by verdict.
 VERIFY_EXIT = {"ok": 0, "failed": 1, "incomplete": 3}
 
@@ -159,7 +171,7 @@ def cli() -> None:
 
 # --- shared options -------------------------------------------------------------------
 def store_option(fn):
-    return click.option("--store", "store_path", required=True, type=click.Path(),
+    return click.option("--store", "store_path", required=True, type=PATH,
                         help="Path of the zarr store (a folder).")(fn)
 
 
@@ -426,7 +438,7 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
 
 # --- validate / match ---------------------------------------------------------------------
 @cli.command()
-@click.option("--store", "store_path", default=None, type=click.Path(),
+@click.option("--store", "store_path", default=None, type=PATH,
               help="The solved store whose values judge every move.")
 @click.option("--game", "game_text", default=None, metavar="GAME",
               help="Instead of a store, for a game no store holds whole ('quarto'): positions met in games "
@@ -434,7 +446,7 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
 @click.option("--tiers", "tier_text", default=None, metavar="TIER,...",
               help="With --game: the tiers positions are sampled from (default: quarto's p6,p7,p8, "
                    "10 to 8 empty cells).")
-@click.option("--out", "out_dir", required=True, type=click.Path(), metavar="DIR",
+@click.option("--out", "out_dir", required=True, type=PATH, metavar="DIR",
               help="Folder for report.html, report.md and report.json (created if needed).")
 @click.option("--agents", "agent_specs", default=None, metavar="AGENT,...",
               help="Agents to validate, comma-separated NAME[:key=value,...] (default: lookup, random and the baselines "
@@ -484,7 +496,7 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
 @cli.command()
 @click.argument("agent_a", metavar="AGENT_A")
 @click.argument("agent_b", metavar="AGENT_B")
-@click.option("--store", "store_path", default=None, type=click.Path(),
+@click.option("--store", "store_path", default=None, type=PATH,
               help="A solved store: the game, and the values agents such as lookup read.")
 @click.option("--game", "game_text", default=None, metavar="GAME",
               help="The game without a store, as 'retrograde games' names it: 'quixo --size 4'.")
@@ -538,10 +550,10 @@ AFTER_STOP["train"] = "rerun the same command to resume"
 @click.argument("spec", metavar="LEARNER")
 @click.option("--game", "game_text", required=True, metavar="GAME",
               help="The game as on the command line, quoted: 'quixo --size 4', 'nim --heaps 1,3,5,7 --misere'.")
-@click.option("--out", required=True, type=click.Path(), metavar="PATH",
+@click.option("--out", required=True, type=PATH, metavar="PATH",
               help="The artifact to write: a .json for ga, an .npz for rl (checkpoints go to PATH.partial/).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the whole training.")
-@click.option("--store", "store_path", default=None, type=click.Path(),
+@click.option("--store", "store_path", default=None, type=PATH,
               help="A solved store of the same game: measure the learning curve exactly (value-kept share).")
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 def train(spec, game_text, out, seed, store_path, quiet) -> None:
@@ -571,7 +583,7 @@ class WorkflowCommand(click.Command):
 
 @cli.command(cls=WorkflowCommand)
 @click.argument("workflow", required=False)
-@click.option("--out", default=None, type=click.Path(), metavar="DIR",
+@click.option("--out", default=None, type=PATH, metavar="DIR",
               help="Keep the workflow's folder in DIR/WORKFLOW (default: retrograde-out/WORKFLOW).")
 @cluster_options
 def run(workflow, out, workers, scheduler, quiet) -> None:
