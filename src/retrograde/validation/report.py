@@ -244,8 +244,8 @@ def write_report(out_dir: Path, report: dict[str, Any], timings: dict[str, Any] 
     """Create `out_dir` if needed and write the three report files, and `timings` (wall-clock
     seconds, kept out of `report`) as timings.json when given: all of them, or none. Each is
     written to a temporary name and flushed first; only then are they renamed into place. A
-    refused write (a full disk) removes the temporary files, and the folder if this call made
-    it, and raises the OSError (one line from the CLI)."""
+    refused write (a full disk: the CLI's one line, exit 74) or an interrupt removes the
+    temporary files, and the folder if this call made it, before it goes on up."""
     contents = {"report.json": json.dumps(report, indent=2) + "\n", "report.md": markdown(report),
                 "report.html": html_page(report)}
     if timings is not None:
@@ -256,7 +256,7 @@ def write_report(out_dir: Path, report: dict[str, Any], timings: dict[str, Any] 
         make_folder(out_dir)
         for name, text in contents.items():
             partials[write_partial(out_dir / name, lambda file, text=text: file.write(text.encode()))] = out_dir / name
-    except OSError:
+    except BaseException:  # a refused write, or Ctrl-C: no temporary file stays behind
         for partial in partials:
             partial.unlink(missing_ok=True)
         if made and out_dir.is_dir() and not any(out_dir.iterdir()):
