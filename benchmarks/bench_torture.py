@@ -62,7 +62,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import kill_group, print_options, report, start_group, tree_difference
+from common import kill_group, print_options, report, spawned_workers, start_group, tree_difference
 
 PARTS = ("driver", "worker", "train", "validate")
 #: A kill moment is uniform over [0, SPREAD x the run's estimated duration]: some runs finish first.
@@ -374,25 +374,6 @@ def quixo_target(work: Path, options, reference: Path, seconds: float, startup: 
                   complete, compare, reset, keep, events, lambda stdout: store_events(store, stdout))
 
 
-def worker_processes(driver: int) -> list:
-    """The dask worker processes of a LocalCluster the driver `driver` started (multiprocessing
-    spawn children; not the resource tracker)."""
-    import psutil
-
-    try:
-        children = psutil.Process(driver).children()
-    except psutil.Error:
-        return []
-    found = []
-    for child in children:
-        try:
-            if "spawn_main" in " ".join(child.cmdline()) and child.status() != psutil.STATUS_ZOMBIE:
-                found.append(child)
-        except psutil.Error:
-            pass
-    return sorted(found, key=lambda p: p.pid)
-
-
 def worker_torture(work: Path, options, rng: random.Random, reference: Path, seconds: float, env: dict) -> dict:
     """Kill one worker process at a time during whole solves; see the module's docstring."""
     import psutil
@@ -415,7 +396,7 @@ def worker_torture(work: Path, options, rng: random.Random, reference: Path, sec
         try:
             while proc.poll() is None:
                 now = time.monotonic() - began
-                count = len(worker_processes(proc.pid))
+                count = len(spawned_workers(proc.pid))
                 if not alive or alive[-1][1] != count:
                     alive.append((round(now, 1), count))
                 if now > options.hang_seconds:
@@ -423,7 +404,7 @@ def worker_torture(work: Path, options, rng: random.Random, reference: Path, sec
                     break
                 if now >= next_kill and landed < options.worker_kills:
                     tried += 1
-                    workers = worker_processes(proc.pid)
+                    workers = spawned_workers(proc.pid)
                     if workers:
                         victim = rng.choice(workers)
                         try:

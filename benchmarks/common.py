@@ -7,7 +7,6 @@ import json
 import os
 import platform
 import shlex
-import signal
 import subprocess
 import sys
 import time
@@ -84,20 +83,11 @@ def print_options(options, **extra) -> None:
 
 
 # --- process groups and byte-for-byte comparison (kill benchmarks) ----------------------------
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of a process group."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
+# The suite's helpers (tests/processes.py) find and end process groups; benchmarks use the same.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import processes  # noqa: E402 - tests/processes.py
+
+kill_group, spawned_workers = processes.kill_group, processes.spawned_workers
 
 
 def start_group(args: list[str], *, stdout: Path, stderr: Path, env: dict[str, str] | None = None,
@@ -108,25 +98,6 @@ def start_group(args: list[str], *, stdout: Path, stderr: Path, env: dict[str, s
         return subprocess.Popen([sys.executable, "-m", "retrograde", *args], stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
-
-
-def kill_group(proc: subprocess.Popen, timeout: float = 60) -> None:
-    """SIGKILL every process of `proc`'s group, reap `proc` and wait until no member is left."""
-    deadline = time.monotonic() + timeout
-    while group_members(proc.pid):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if proc.poll() is None:
-            try:
-                proc.wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                pass
-        if time.monotonic() > deadline:
-            raise SystemExit(f"processes {group_members(proc.pid)} of group {proc.pid} survived SIGKILL")
-        time.sleep(0.05)
-    proc.poll()
 
 
 def tree_bytes(path: Path, *, ignore: tuple[str, ...] = ()) -> dict[str, bytes]:

@@ -28,6 +28,26 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
+def spawned_workers(driver: int) -> list:
+    """The worker processes of the LocalCluster a driver started, live ones, by pid: its
+    multiprocessing spawn children (the nanny is an object inside the driver, and the
+    resource tracker is no worker)."""
+    import psutil
+
+    try:
+        children = psutil.Process(driver).children()
+    except psutil.Error:
+        return []
+    found = []
+    for child in children:
+        try:
+            if "spawn_main" in " ".join(child.cmdline()) and child.status() != psutil.STATUS_ZOMBIE:
+                found.append(child)
+        except psutil.Error:  # it ended meanwhile
+            pass
+    return sorted(found, key=lambda process: process.pid)
+
+
 def kill_group(proc: subprocess.Popen, timeout: float = 30) -> None:
     """SIGKILL every process of `proc`'s group (its own session), reap `proc` and wait until no
     member of the group is left."""

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_same_store, store_bytes
-from processes import assert_one_error_line, kill_group, run, start
+from processes import assert_one_error_line, kill_group, run, spawned_workers, start
 from retrograde.data.store import open_store
 from retrograde.games import make_game
 from retrograde.pipeline.stages import plan_stage
@@ -341,21 +341,6 @@ def _kill_and_rerun(client, address: str, store, logs) -> int:
     return left_running
 
 
-def _spawned_workers(driver: int) -> list:
-    """The worker processes a driver's LocalCluster is spawning or runs (multiprocessing spawn
-    children; not the resource tracker)."""
-    import psutil
-
-    found = []
-    for child in psutil.Process(driver).children():
-        try:
-            if "spawn_main" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.Error:  # it ended meanwhile
-            pass
-    return found
-
-
 def test_a_worker_killed_while_the_local_cluster_starts_it_ends_the_solve_with_one_line(tmp_path):
     """A worker process SIGKILLed before it joined its LocalCluster makes dask's start fail inside
     the driver: the solve stops with one line saying to rerun (or, had the nanny recovered,
@@ -368,7 +353,7 @@ def test_a_worker_killed_while_the_local_cluster_starts_it_ends_the_solve_with_o
         driver = start(args, stdout=out, stderr=err)
     try:
         deadline = time.monotonic() + 60
-        while not (workers := _spawned_workers(driver.pid)):
+        while not (workers := spawned_workers(driver.pid)):
             assert driver.poll() is None, "the solve ended before it spawned a worker"
             assert time.monotonic() < deadline, "no worker process was spawned"
             time.sleep(0.01)

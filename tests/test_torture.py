@@ -24,10 +24,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import psutil
-
 from conftest import NIM, assert_same_store, store_bytes
-from processes import assert_one_error_line, kill_group, log_paths, run, start
+from processes import assert_one_error_line, kill_group, log_paths, run, spawned_workers, start
 from retrograde.data.store import open_store
 
 
@@ -64,23 +62,6 @@ class Run:
     @property
     def stderr(self) -> str:
         return self.err.read_text(errors="replace")
-
-
-def workers_of(driver: int) -> list[psutil.Process]:
-    """The dask worker processes of the LocalCluster a driver started (multiprocessing spawn
-    children; the nanny is an object inside the driver, the resource tracker is no worker)."""
-    try:
-        children = psutil.Process(driver).children()
-    except psutil.Error:
-        return []
-    found = []
-    for child in children:
-        try:
-            if "spawn_main" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.Error:
-            pass
-    return sorted(found, key=lambda p: p.pid)
 
 
 def files(store: Path, pattern: str) -> dict[str, int]:
@@ -124,7 +105,7 @@ def test_a_local_cluster_solve_killed_at_seeded_moments_ends_byte_identical(solv
     try:
         assert solve.until(lambda: bool(files(store, "scratch/*/[0-9]*.npz") or files(store, "tiers/*/*/c/*")))
         time.sleep(rng.uniform(0.0, 0.3))
-        workers = workers_of(solve.proc.pid)
+        workers = spawned_workers(solve.proc.pid)
         assert workers, "no worker process to kill"
         rng.choice(workers).send_signal(signal.SIGKILL)
         if solve.until(lambda: bool(files(store, "scratch/*/propagation.npz"))):
