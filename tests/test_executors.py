@@ -284,29 +284,32 @@ def test_the_dask_executor_runs_each_task_after_what_it_waits_for_on_a_free_thre
     assert len({pid for _, _, pid in runs.values()}) <= 2 and os.getpid() not in {pid for _, _, pid in runs.values()}
 
 
-#: 4x4 Quixo with 13 or more cubes on the board: long enough first passes and propagations (a few
-#: seconds each) that tasks are running on the cluster when its driver is killed.
+#: 4x4 Quixo with 13 or more cubes on the board, whose largest loopy group (m6o7 + m7o6, 1.9 million
+#: positions) takes its propagation task a second or more: the driver is killed as that task starts.
 FENCED = ("quixo", "--size", "4", "--down-to", "13")
+LONG_TASK = "propagate-m6o7-m7o6-"
 
 
-def _executing(client) -> int:
-    """Tasks running in the workers' threads: those of a released (cancelled) key too, which
-    the scheduler has forgotten but Python cannot stop."""
-    return sum(client.run(lambda dask_worker: len(dask_worker.active_threads)).values())
+def _running(client) -> list[str]:
+    """Keys of the tasks running in the workers' threads: those of a released (cancelled) key
+    too, which the scheduler has forgotten but Python cannot stop."""
+    return [key for keys in client.run(lambda dask_worker: list(dask_worker.active_threads.values())).values()
+            for key in keys]
 
 
 def test_a_driver_killed_on_a_remote_cluster_leaves_tasks_that_cannot_spoil_the_rerun(cluster, tmp_path):
     """Killing a driver leaves its running tasks at work on the cluster's workers. A rerun at once
     starts a new attempt, which fences them out (tests/test_fencing.py shows it task by task); once
-    every worker is idle, the store holds exactly the bytes of an uninterrupted solve. On a loaded
-    machine the tasks seen running may end before the kill lands, so the scenario is tried up to
-    three times, each on a fresh store, until one kill leaves tasks running."""
+    every worker is idle, the store holds exactly the bytes of an uninterrupted solve. The kill
+    lands just after the largest group's propagation started, so that task is still running
+    when the rerun begins; should a loaded machine finish it first all the same, the scenario
+    is tried again on a fresh store, up to three times."""
     from distributed import Client
 
     reference = tmp_path / "reference.zarr"
     result = run(["solve", *FENCED, "--store", str(reference), "--workers", "0", "--quiet"])
     assert result.returncode == 0, result.stderr
-    left_running = 0
+    left_running = []
     with Client(cluster.address, timeout="60s") as client:
         for attempt in range(3):
             store = tmp_path / f"remote-{attempt}.zarr"
@@ -317,25 +320,29 @@ def test_a_driver_killed_on_a_remote_cluster_leaves_tasks_that_cannot_spoil_the_
     assert left_running, "no kill left a task running: nothing was fenced"
 
 
-def _kill_and_rerun(client, address: str, store, logs) -> int:
-    """Kill a remote solve's driver while both workers run its tasks, rerun it at once and wait
-    until the workers are idle; return how many tasks were still running just after the kill."""
+def _kill_and_rerun(client, address: str, store, logs) -> list[str]:
+    """Kill a remote solve's driver just after its LONG_TASK started, rerun it at once and
+    wait until the workers are idle; return the tasks still running just after the kill."""
     args = ["solve", *FENCED, "--store", str(store), "--scheduler", address, "--quiet"]
     with open(f"{logs}.out", "wb") as out, open(f"{logs}.err", "wb") as err:
         driver = start(args, stdout=out, stderr=err)
     try:
-        deadline = time.monotonic() + 120
-        while not (_executing(client) == 2 and any(store.glob("scratch/*/*.npz"))):
-            assert driver.poll() is None, "the solve ended before tasks could be left running"
-            assert time.monotonic() < deadline, "no moment with both workers busy"
-            time.sleep(0.05)
+        deadline, seen = time.monotonic() + 120, set()
+        while True:
+            running = set(_running(client))
+            if any(key.startswith(LONG_TASK) for key in running - seen):
+                break
+            seen = running
+            assert driver.poll() is None, f"the solve ended before {LONG_TASK}* was seen starting"
+            assert time.monotonic() < deadline, f"{LONG_TASK}* was never seen starting"
+            time.sleep(0.02)
     finally:
         kill_group(driver)  # the driver only: the cluster's workers run on
-    left_running = _executing(client)
+    left_running = _running(client)
     rerun = run(args)
     assert rerun.returncode == 0, rerun.stderr
     deadline = time.monotonic() + 120
-    while _executing(client):
+    while _running(client):
         assert time.monotonic() < deadline, "the killed driver's tasks never ended"
         time.sleep(0.1)
     return left_running
