@@ -207,6 +207,22 @@ def test_rl_agent_plays_the_highest_q_of_its_artifact(tmp_path):
         assert values[[m for m, _ in moves].index(move)] == values.max()
 
 
+def test_rl_tables_span_the_whole_game_whatever_part_of_it_an_instance_holds(tmp_path):
+    """--down-to says how much of Quixo a store holds, not how it is played: rl trains on such an
+    instance (play from the start meets every tier), learns what it learns on the whole game, and
+    an artifact of either plays the other."""
+    whole, part = "quixo --size 3", "quixo --size 3 --down-to 7"
+    for name, game in (("whole.npz", whole), ("part.npz", part)):
+        result = run_cli("train", "rl:episodes=10", "--game", game, "--out", name, "--seed", "1", cwd=tmp_path)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    with np.load(tmp_path / "whole.npz") as trained_whole, np.load(tmp_path / "part.npz") as trained_part:
+        np.testing.assert_array_equal(trained_whole["q"], trained_part["q"])
+    for name, game in (("whole.npz", part), ("part.npz", whole)):
+        result = run_cli("match", f"rl:params={name}", "random", "--game", game, "--games", "2", cwd=tmp_path)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+        assert f"rl:params={name} (first) vs random" in result.stdout
+
+
 def test_linear_rl_and_ga_train_on_4x4_quixo_and_their_agents_play(tmp_path):
     game = make_game("quixo", {"size": 4})
     rl = train("rl:episodes=20,opponent=random", game, tmp_path / "q.npz", seed=1)

@@ -3,7 +3,10 @@
 Q(position, move) comes from one of two models, chosen by the game:
 
 * `TabularQ` (nim, tic-tac-toe, 3x3 Quixo): one row per indexed position (tier offset plus
-  the index `game.locate` gives), one column per move in `game.moves` order;
+  the index `game.locate` gives), one column per move in `game.moves` order; the rows span every
+  tier of the game's rules, also where the instance holds fewer (`quixo --down-to`: a store's
+  extent, not the game's), so that play from the start finds its positions and one artifact
+  serves every such instance;
 * `LinearQ` (4x4 and 5x5 Quixo, too many positions for a table): a linear function of the
   board features after the move (`features`), plus a bias; a move that ends the game is
   worth its reward exactly (+1 a win, -1 a loss).
@@ -28,7 +31,8 @@ from retrograde.agents.base import Agent
 from retrograde.games.quixo.features import QuixoFeatures, best_index
 from retrograde.agents.spec import Option
 from retrograde.errors import BadAgent
-from retrograde.games.base import Game, Position
+from retrograde.games import make_game
+from retrograde.games.base import Game, Position, Tier
 from retrograde.games.quarto.board import encode, move_of
 from retrograde.games.quarto.features import FILLS, NO_RESULT, WINS, QuartoPlacements
 from retrograde.training.artifact import load_artifact
@@ -48,7 +52,7 @@ class TabularQ:
         self.game = game
         self.offsets: dict[str, int] = {}
         rows = 0
-        for tier in game.tiers():
+        for tier in self.tiers(game):
             self.offsets[tier.name] = rows
             rows += tier.size
         shape = (rows, game.max_moves)
@@ -57,9 +61,14 @@ class TabularQ:
         self.q = np.zeros(shape, dtype=np.float32) if q is None else q.astype(np.float32)
 
     @staticmethod
+    def tiers(game: Game) -> tuple[Tier, ...]:
+        """The tiers a table spans: every tier of the game `game`'s rules play, whatever part of it `game` holds."""
+        return make_game(game.name, game.rules).tiers()
+
+    @staticmethod
     def refusal(game: Game) -> str | None:
         """Why a table does not fit `game` (None if it does)."""
-        entries = sum(tier.size for tier in game.tiers()) * game.max_moves
+        entries = sum(tier.size for tier in TabularQ.tiers(game)) * game.max_moves
         if entries > MAX_TABLE_ENTRIES:
             return f"a Q table would hold {entries:,} entries (at most {MAX_TABLE_ENTRIES:,})"
         return None

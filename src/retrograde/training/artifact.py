@@ -2,6 +2,9 @@
 
 A `ga` artifact is a JSON document; an `rl` artifact an .npz of plain arrays whose JSON
 metadata sits in a 0-d string array `metadata` (np.load(allow_pickle=False) reads both).
+The metadata's learning curve (`CURVE`) has one point per checkpoint: the units trained so far
+under the learner's unit (`UNITS`), the learner's figures for the block, and with a solved store
+the share of value-keeping moves (`VALUE_KEPT`); `curve_point` writes a point, `measured_curve` reads them.
 Files are written under a temporary name and renamed into place, and .npz members carry a
 fixed timestamp, so that the same training gives the same bytes.
 """
@@ -22,9 +25,35 @@ from retrograde.games.base import Game
 
 FORMAT = "retrograde-training"
 VERSION = 1
+#: The metadata key of the learning curve.
+CURVE = "learning_curve"
+#: What each learner's training counts: the key of a curve point's units trained so far.
+UNITS = {"ga": "generations", "rl": "episodes"}
+#: The key of a curve point's share of value-keeping moves (only where a store measured it).
+VALUE_KEPT = "value_kept"
+
+
 def game_identity(game: Game) -> dict[str, Any]:
     """The game an artifact plays, as recorded in it: name and the parameters of its rules."""
     return json.loads(json.dumps({"name": game.name, "params": game.rules}))
+
+
+def curve_point(learner: str, done: int, figures: dict[str, float], value_kept: float | None) -> dict[str, float]:
+    """A learning-curve point: `done` units trained, the learner's `figures` for the block, and the
+    value kept measured on a store (None: not measured)."""
+    point = {UNITS[learner]: done, **figures}
+    if value_kept is not None:
+        point[VALUE_KEPT] = value_kept
+    return point
+
+
+def measured_curve(metadata: Any) -> list[tuple[float, float]]:
+    """(units trained, value kept) of each point of an artifact's learning curve that a store measured;
+    ValueError, KeyError or TypeError if `metadata` is not a training artifact's."""
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+        raise ValueError("not a training artifact")
+    unit = UNITS[metadata["learner"]]
+    return [(float(point[unit]), float(point[VALUE_KEPT])) for point in metadata[CURVE] if VALUE_KEPT in point]
 
 
 def _replace_atomically(target: Path, write) -> None:
@@ -57,6 +86,18 @@ def save_npz(target: Path, arrays: dict[str, np.ndarray], metadata: dict[str, An
                     np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
 
     _replace_atomically(target, write)
+
+
+def read_metadata(path: Path) -> Any:
+    """The metadata of an artifact or checkpoint, without its arrays: a .json file's document, an
+    .npz's `metadata` member (ValueError and OSError on anything else)."""
+    if path.suffix == ".json":
+        return json.loads(path.read_text())
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return json.loads(str(data["metadata"]))
+    except (zipfile.BadZipFile, KeyError) as exc:
+        raise ValueError(str(exc)) from None
 
 
 def load_npz(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

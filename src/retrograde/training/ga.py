@@ -40,7 +40,6 @@ def default_opponents(game) -> str:
 
 class GaLearner(Learner):
     name = "ga"
-    unit = "generations"
     suffix = ".json"
     options = (
         Option("population", "individuals kept each generation (mu)", 20, low=2),

@@ -18,6 +18,7 @@ from retrograde.agents.spec import AgentSpec, Option
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
 from retrograde.pipeline.progress import Progress
+from retrograde.training.artifact import UNITS
 
 
 def typed_options(spec: AgentSpec, declared: tuple[Option, ...]) -> dict[str, Any]:
@@ -36,8 +37,6 @@ class Learner(ABC):
     """A training algorithm for one game; `settings` are its typed options."""
 
     name: ClassVar[str]
-    #: What one unit of training is, for progress and the learning curve.
-    unit: ClassVar[str]
     #: The artifact's file suffix.
     suffix: ClassVar[str]
     options: ClassVar[tuple[Option, ...]]
@@ -46,6 +45,11 @@ class Learner(ABC):
         self.game = game
         self.settings = settings
         self.store = store
+
+    @property
+    def unit(self) -> str:
+        """What one unit of training is (generations, episodes), for progress and the learning curve."""
+        return UNITS[self.name]
 
     @property
     @abstractmethod

@@ -42,7 +42,6 @@ REPORT_PIECES = "seed002"
 
 class RlLearner(Learner):
     name = "rl"
-    unit = "episodes"
     suffix = ".npz"
     options = (
         Option("episodes", "training games", 20_000, low=1),

@@ -66,7 +66,7 @@ def _finished(out: Path, run: dict[str, Any]) -> bool:
     if not out.is_file():
         return False
     try:
-        metadata = json.loads(out.read_text()) if out.suffix == ".json" else artifact.load_npz(out)[1]
+        metadata = artifact.read_metadata(out)
     except (OSError, ValueError, EOFError):
         return False
     return isinstance(metadata, dict) and metadata.get("run") == run
@@ -111,22 +111,21 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, sto
             learner.start(rng)
         while done < learner.total:
             stop = min(done + every, learner.total)
-            point = {learner.unit: stop, **learner.run(done, stop, rng, progress)}
-            if sample is not None:
-                point["value_kept"] = sample.value_kept(learner.player(seed))
-            curve.append(point)
+            figures = learner.run(done, stop, rng, progress)
+            kept = None if sample is None else sample.value_kept(learner.player(seed))
+            curve.append(artifact.curve_point(learner.name, stop, figures, kept))
             done = stop
             partial.mkdir(exist_ok=True)
             artifact.save_npz(partial / CHECKPOINT, learner.state(),
                               {"run": run, "done": done, "curve": curve, "rng": rng.bit_generator.state})
         metadata = {"format": artifact.FORMAT, "version": artifact.VERSION, "learner": learner.name,
                     "game": artifact.game_identity(game), "seed": seed, "settings": run["settings"],
-                    "run": run, "learning_curve": curve}
+                    "run": run, artifact.CURVE: curve}
         learner.write(out, metadata)
         shutil.rmtree(partial, ignore_errors=True)
-        last = curve[-1]
+        kept = curve[-1].get(artifact.VALUE_KEPT)
         progress.finish(f"{learner.total:,} {learner.unit}" +
-                        (f", value kept {last['value_kept']:.3f}" if "value_kept" in last else "") + f", wrote {out}")
+                        (f", value kept {kept:.3f}" if kept is not None else "") + f", wrote {out}")
     return out
 
 

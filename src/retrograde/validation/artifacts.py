@@ -1,48 +1,29 @@
 """Learning curves recorded in training artifacts that agent specs name.
 
-An agent option of kind "file" names an artifact (json or npz); one holding a
-"learning_curve" of {"step", "value_kept"} points (json), or an (n, 2) array of step and
-value kept (npz), gives the curve. Anything else is skipped: a curve is optional.
+An agent option of kind "file" names an artifact; the points of its learning curve that a store
+measured (`training.artifact.measured_curve`) give the report's {"step", "value_kept"} points, the
+step being the units trained (generations, episodes). Anything else is skipped: a curve is optional.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
 from retrograde.agents import agent_class, parse_spec
 from retrograde.errors import BadAgent
-
-
-def _points(raw) -> list[dict[str, float]] | None:
-    try:
-        if isinstance(raw, np.ndarray):
-            array = np.asarray(raw, dtype=float)
-            if array.ndim != 2 or array.shape[1] != 2:
-                return None
-            points = [{"step": float(s), "value_kept": float(v)} for s, v in array.tolist()]
-        else:
-            points = [{"step": float(p["step"]), "value_kept": float(p["value_kept"])} for p in raw]
-    except (TypeError, ValueError, KeyError):
-        return None
-    finite = [p for p in points if np.isfinite(p["step"]) and 0 <= p["value_kept"] <= 1]
-    return finite or None
+from retrograde.training.artifact import measured_curve, read_metadata
 
 
 def read_curve(path: Path) -> list[dict[str, float]] | None:
     """The learning curve an artifact holds, or None."""
     try:
-        if path.suffix == ".json":
-            data = json.loads(path.read_text())
-            return _points(data.get("learning_curve")) if isinstance(data, dict) else None
-        if path.suffix == ".npz":
-            with np.load(path, allow_pickle=False) as data:
-                return _points(data["learning_curve"]) if "learning_curve" in data.files else None
-    except (OSError, ValueError, KeyError, UnicodeDecodeError):
+        points = measured_curve(read_metadata(path))
+    except (OSError, ValueError, KeyError, TypeError, EOFError):  # JSON, zip and unicode errors are ValueErrors
         return None
-    return None
+    kept = [{"step": step, "value_kept": value} for step, value in points if np.isfinite(step) and 0 <= value <= 1]
+    return kept or None
 
 
 def learning_curves(specs: list[str]) -> dict[str, list[dict[str, float]]]:
