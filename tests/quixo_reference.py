@@ -58,6 +58,29 @@ def size_of(board: str) -> int:
     return size_of_cells(len(board))
 
 
+def images(board: str) -> list[str]:
+    """The board under the 8 symmetries of the square: 4 quarter turns, each also mirrored."""
+    n = size_of(board)
+    grid = [board[r * n:(r + 1) * n] for r in range(n)]
+    found = []
+    for _ in range(4):
+        grid = ["".join(grid[n - 1 - r][c] for r in range(n)) for c in range(n)]  # a quarter turn
+        found += ["".join(grid), "".join(row[::-1] for row in grid)]
+    return found
+
+
+def masks(board: str) -> tuple[int, int]:
+    """(x mask, o mask): bit i set where cell i holds that symbol."""
+    return (sum(1 << i for i, cell in enumerate(board) if cell == "x"),
+            sum(1 << i for i, cell in enumerate(board) if cell == "o"))
+
+
+def representative(board: str) -> str:
+    """The image a store keeps for the board's class (x to move): the least (x mask, o mask)
+    pair, as docs/STORE.md defines it."""
+    return min(images(board), key=masks)
+
+
 def cell_name(n: int, row: int, column: int) -> str:
     return COLUMNS[column] + str(row + 1)
 

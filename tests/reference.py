@@ -184,6 +184,22 @@ def ttt_from_masks(xs: int, os: int) -> str:
     return "".join("x" if xs >> c & 1 else "o" if os >> c & 1 else "." for c in range(9))
 
 
+def ttt_images(board: str) -> set[str]:
+    """The board under the 8 symmetries of the square (4 quarter turns, each also mirrored)."""
+    grid = [board[r * 3:r * 3 + 3] for r in range(3)]
+    found = set()
+    for _ in range(4):
+        grid = ["".join(grid[2 - r][c] for r in range(3)) for c in range(3)]  # a quarter turn
+        found |= {"".join(grid), "".join(row[::-1] for row in grid)}
+    return found
+
+
+def ttt_representative(board: str) -> str:
+    """The image a store keeps for the board's class: the least (x mask, o mask) pair, as
+    docs/STORE.md defines it."""
+    return min(ttt_images(board), key=ttt_to_masks)
+
+
 # --------------------------------------------------------------------------------------
 # The generic combine rule, over plain lists
 # --------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import quixo_reference as qref
 from conftest import run_cli
 from retrograde import outcome as oc
 from retrograde.agents import build_agent
@@ -82,22 +83,41 @@ def test_kernels_match_the_rules_on_random_boards(case):
     tier = game.tier(name)
     partner, outside = tier.children[0], (tier.children[1] if len(tier.children) > 1 else None)
     offsets = np.array([0, 10**12][: len(tier.children)], dtype=np.int64)
+    stored = _stored(position)
+    # Any other member of the class is a hole: the store keeps the representative's index.
+    if game.locate(stored)[1] != index:
+        assert int(game.expand(tier, index, index + 1, offsets).primitive[0]) == oc.ILLEGAL
+        index = game.locate(stored)[1]
     expansion = game.expand(tier, index, index + 1, offsets)
     assert int(expansion.primitive[0]) == game.primitive(position)
     got = Counter((partner if ref < 10**12 else outside, ref % 10**12)
                   for ref in expansion.children[0].tolist() if ref >= 0)
-    assert got == Counter(game.locate(child) for _, child in game.moves(position))
-    # The loopy group's first pass: partner children only counted, or given by value if terminal.
+    assert got == Counter(game.locate(_stored(child)) for _, child in game.moves(stored))
+    # The loopy group's first pass: partner children only counted (once per stored child), or
+    # given by value if terminal.
     first_pass = game.expand(tier, index, index + 1, offsets, group=(name, partner))
     row = first_pass.children[0].tolist()
     row = [IN_GROUP if 0 <= ref < 10**12 else ref for ref in (row[:row.index(-1)] if -1 in row else row)]
-    assert Counter(row) == Counter(first_pass_references(game, tier, (name, partner), offsets, position))
-    # The parents kernel: every in-group parent, once per move edge.
+    assert Counter(row) == Counter(first_pass_references(game, tier, (name, partner), offsets, stored))
+    # The parents kernel: every in-group parent with a move into the position's class, once.
     parents = game.parents(tier, np.array([index]), {name: 0, partner: 0} if partner != name else {name: 0})
-    for ref, count in Counter(r for r in parents[0].tolist() if r >= 0).items():
-        parent = game.position_at(game.tier(partner), ref)
-        if not game.primitive(parent):
-            assert sum(game.locate(c) == (name, index) for _, c in game.moves(parent)) == count
+    named = Counter(r for r in parents[0].tolist() if r >= 0)
+    assert set(named.values()) <= {1}
+    expected = set()
+    for parent_index in range(game.tier(partner).size) if size == 3 else named:
+        parent = game.position_at(game.tier(partner), parent_index)
+        if _stored(parent) == parent and not game.primitive(parent) and \
+                any(game.locate(_stored(child)) == (name, index) for _, child in game.moves(parent)):
+            expected.add(parent_index)
+    assert {i for i in named if not game.primitive(game.position_at(game.tier(partner), i))} == expected
+
+
+def _stored(position):
+    """The member of the position's symmetry class a store keeps, by tests/quixo_reference.py's rule."""
+    cells, side = position
+    board = cells if side == "x" else qref.swap(cells)
+    kept = qref.representative(board)
+    return (kept if side == "x" else qref.swap(kept)), side
 
 
 # --- solved stores ------------------------------------------------------------------------

@@ -5,7 +5,9 @@ import hashlib
 import io
 import os
 import random
+import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 import zarr
 
 import retrograde
+from conftest import run_cli, store_bytes
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "STORE.md"
 NIM = {"heaps": [1, 3, 5, 7]}
@@ -56,6 +59,15 @@ def mirrored(text: str) -> str:
     return text.translate(str.maketrans("xo", "ox"))
 
 
+def turned(text: str) -> str:
+    """The position's board a quarter turn round, then mirrored: a board that shares the position's
+    value but, unless it is symmetric, is kept at another index (its class's representative)."""
+    board, *side = text.split()
+    rows = board.split("/")
+    turn = ["".join(rows[len(rows) - 1 - r][c] for r in range(len(rows)))[::-1] for c in range(len(rows))]
+    return " ".join(["/".join(turn), *side])
+
+
 CASES = [("nim", NIM, "1,3,5,7", ("s16", "0", "loss", "16")),
          ("tictactoe", None, "xx./oo./... x", ("k4", "2", "win", "1")),
          ("quixo", QUIXO3, ".../.../... x", ("m0o0", "0", "win", "7"))]
@@ -71,13 +83,15 @@ def test_recipe_runs_alone_with_zarr_and_numpy(solved, game, params, position, e
 
 
 @pytest.mark.parametrize(("game", "params", "per_tier"), [
-    ("nim", NIM, 10), ("nim", {"heaps": [3, 4, 2], "max_take": 2}, 10), ("tictactoe", None, 10),
-    ("quixo", QUIXO3, 3)])  # 55 tiers
+    ("nim", NIM, 10), ("nim", {"heaps": [3, 4, 2], "max_take": 2}, 10), ("tictactoe", None, 40),
+    ("quixo", QUIXO3, 6)])  # 55 tiers
 def test_recipe_agrees_with_the_api_in_every_tier(solved, monkeypatch, game, params, per_tier):
     path = solved(game, params)
     code = recipe(game)
     with retrograde.open_store(path) as store:
         positions = sample_positions(store, per_tier, seed=1)
+        if game != "nim":  # the symmetric images of the stored boards, read at their representatives
+            positions += [turned(text) for text in positions]
         if game == "quixo":
             positions += [mirrored(text) for text in positions]
         assert len(positions) > 30
@@ -98,7 +112,7 @@ def test_recipe_rank_matches_the_game(solved, monkeypatch):
 def test_store_layout_matches_doc(solved):
     root = zarr.open_group(str(solved("nim", NIM, chunk_size=8)), mode="r")
     plan = root.attrs["retrograde"]["plan"]
-    assert plan["format"] == 2 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
+    assert plan["format"] == 3 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
     for tier in plan["tiers"]:
         group = root[f"tiers/{tier['name']}"]
         assert group["outcome"].dtype == "uint8" and group["outcome"].shape == (-(-tier["size"] // 4),)
@@ -117,3 +131,25 @@ def test_store_layout_matches_doc(solved):
                 digest.update(len(file.read_bytes()).to_bytes(8, "little") + file.read_bytes()
                               if file.exists() else b"-")
             assert record["stored"] == digest.hexdigest(), (tier["name"], chunk)
+
+
+@pytest.mark.parametrize("command", [("status",), ("probe", "1,3,5,7"), ("verify",),
+                                     ("solve", "nim", "--heaps", "1,3,5,7")], ids=lambda command: command[0])
+def test_a_store_of_an_older_format_is_refused_in_one_line(tmp_path, solved, command):
+    """A format 2 store (every board kept, before symmetry classes) is refused by every command, in
+    one line that says what to do, and is left as it was."""
+    path = tmp_path / "old.zarr"
+    shutil.copytree(solved("nim", NIM), path)
+    document = path / "zarr.json"
+    metadata = json.loads(document.read_text())
+    metadata["attributes"]["retrograde"]["plan"]["format"] = 2
+    document.write_text(json.dumps(metadata))
+    before = store_bytes(path)
+    name, *rest = command
+    result = run_cli(name, *rest[:1] if name == "solve" else (), "--store", str(path),
+                     *(rest[1:] if name == "solve" else rest))
+    assert result.returncode not in (0, 2) and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"retrograde: error: store {str(path)!r} has format 2; this version reads format 3 only: "
+        f"solve the game again into a new store"], result.stderr
+    assert store_bytes(path) == before

@@ -184,42 +184,49 @@ def test_ttt_tiers_cover_all_marks(ttt):
         assert t.size == math.comb(9, (k + 1) // 2) * math.comb(9 - (k + 1) // 2, k // 2)
 
 
-def test_ttt_reachable_counts_by_marks(ttt_tiers):
-    counts = [int(np.count_nonzero(ttt_tiers[k][0])) for k in range(10)]
-    assert counts == BY_MARKS
-    assert sum(counts) == 5478
+def test_ttt_reachable_counts_by_marks(ttt, ttt_tiers, reachable):
+    """Each tier's recorded counts cover every reachable board (a representative counts its
+    whole class); the store holds one board per class: 765 for the 5,478 (FACTS.md)."""
+    recorded = [sum(ttt.record(f"k{k}").count(key) for key in ("win", "loss", "draw")) for k in range(10)]
+    assert recorded == BY_MARKS and sum(recorded) == 5478
+    kept = [int(np.count_nonzero(ttt_tiers[k][0])) for k in range(10)]
+    classes = Counter(9 - board.count(".") for board in {ref.ttt_representative(b) for b in reachable})
+    assert kept == [classes[k] for k in range(10)] and sum(kept) == 765
 
 
-def test_ttt_stored_positions_are_exactly_the_reachable_ones(ttt_tiers, reachable):
+def test_ttt_stored_positions_are_exactly_the_reachable_representatives(ttt_tiers, reachable):
+    """Values are stored at the representatives of reachable boards (by the reference's own
+    symmetry rule), every other index is a hole."""
+    representatives = {ref.ttt_representative(b) for b in reachable}
     stored = set()
-    holes = 0
     for k, (codes, _, positions) in ttt_tiers.items():
         for index, position in enumerate(positions):
-            if position is None:
-                holes += 1
+            kept = position is not None and ref.ttt_from_masks(*position) in representatives
+            if not kept:
                 assert codes[index] == oc.UNDECIDED, f"hole k{k}[{index}] stores {codes[index]}"
             else:
                 assert codes[index] in (oc.WIN, oc.LOSS, oc.DRAW), f"k{k}[{index}] {position}"
                 assert bin(position[0] | position[1]).count("1") == k
                 stored.add(ref.ttt_from_masks(*position))
-    assert stored == reachable
-    assert holes == sum(len(p) for _, _, p in ttt_tiers.values()) - 5478
+    assert stored == representatives
 
 
 def test_ttt_terminal_counts_from_store(ttt_tiers):
-    # Terminal: a loss at remoteness 0 (the previous mover made a line) or a full-board draw.
+    # Terminal: a loss at remoteness 0 (the previous mover made a line) or a full-board draw; a
+    # stored board stands for its class (the reference's images).
     x_won = o_won = draws = 0
     for k, (codes, remoteness, positions) in ttt_tiers.items():
         lost_now = (codes == oc.LOSS) & (remoteness == 0)
-        if k % 2:  # x made the last move
-            x_won += int(np.count_nonzero(lost_now))
-        else:
-            o_won += int(np.count_nonzero(lost_now))
-        if k == 9:
-            draws += int(np.count_nonzero(codes == oc.DRAW))
-        # Only terminal positions have remoteness 0 among decided ones, and those have no moves.
-        for index in np.flatnonzero(lost_now):
+        for index in np.flatnonzero(lost_now | (codes == oc.DRAW) & (k == 9)):
             board = ref.ttt_from_masks(*positions[index])
+            count = len(ref.ttt_images(board))
+            if not lost_now[index]:
+                draws += count
+            elif k % 2:  # x made the last move
+                x_won += count
+            else:
+                o_won += count
+            # Only terminal positions have remoteness 0 among decided ones, and those have no moves.
             assert ref.ttt_is_terminal(board) and not ref.ttt_successors(board)
     assert (x_won, o_won, draws) == (626, 316, 16)
     assert x_won + o_won + draws == 958
@@ -254,12 +261,12 @@ def test_ttt_every_value_matches_minimax(ttt, ttt_tiers, reachable):
     for board, position, value in zip(boards, positions, probed):
         o, r = ref.ttt_value(board)
         assert value == Value(o, None if o == ref.DRAW else r), (board, value, (o, r))
-        # The whole-tier read agrees with the probe path.
+        # The whole-tier read at the board's representative agrees with the probe path.
         k = 9 - board.count(".")
-        tier, index = ttt.game.locate(position)
+        tier, index = ttt.game.locate(ref.ttt_to_masks(ref.ttt_representative(board)))
         assert tier == f"k{k}"
         codes, remoteness, tier_positions = ttt_tiers[k]
-        assert tier_positions[index] == position
+        assert tier_positions[index] == ref.ttt_to_masks(ref.ttt_representative(board))
         assert int(codes[index]) == o
         if o != ref.DRAW:
             assert int(remoteness[index]) == r
@@ -281,8 +288,8 @@ def test_ttt_chunked_solve_matches_reference(solved, reachable):
             o, r = ref.ttt_value(board)
             assert value == Value(o, None if o == ref.DRAW else r), board
         for tier in store.game.tiers():
-            codes, _ = store.read_tier(tier.name)
-            assert int(np.count_nonzero(codes)) == BY_MARKS[tier.key[0]]
+            record = store.record(tier.name)
+            assert sum(record.count(key) for key in ("win", "loss", "draw")) == BY_MARKS[tier.key[0]]
     finally:
         store.close()
 

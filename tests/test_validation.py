@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections import deque
+from collections import Counter, deque
 
 import numpy as np
 import pytest
+
+import quixo_reference as qref
+import reference as ref
 
 from retrograde import outcome as oc
 from retrograde.agents import build_agent
@@ -20,6 +23,8 @@ from retrograde.data.probing import values
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor, open_executor
 from retrograde.pipeline.stages import plan_stage
+from retrograde.training import train
+from retrograde.training.artifact import read_metadata
 from retrograde.validation import play_match, validate
 from retrograde.validation.artifacts import read_curve
 from retrograde.validation.published import compare
@@ -73,10 +78,16 @@ def test_random_agent_keeps_values_as_often_as_theory_says(open_solved):
 
     result = measure(store, ["random"], positions=100_000, seed=11, executor=InProcessExecutor(), quiet=True)
     quality = result["agents"]["random"]["move_quality"]
-    assert quality["positions"] == len(positions) == 4520  # every non-terminal reachable position
-    for measured, q in ((quality["value_kept"], keep), (quality["win_kept"], keep[won])):
-        sigma = math.sqrt((q * (1 - q)).sum()) / len(q)
-        assert abs(measured - q.mean()) < 5 * sigma, (measured, q.mean(), sigma)
+    # The store keeps one position per symmetry class; each measured one stands for its class, whose
+    # members share its share of kept values (the reference's own symmetry rule groups them).
+    representative = np.array([ref.ttt_representative(ref.ttt_from_masks(*p)) for p in positions])
+    assert quality["positions"] == len(set(representative)) == 627 and len(positions) == 4520
+    for measured, where in ((quality["value_kept"], np.ones(len(keep), dtype=bool)), (quality["win_kept"], won)):
+        kept = dict(zip(representative[where], keep[where]))
+        size = Counter(representative[where])
+        q, w = np.array(list(kept.values())), np.array([size[r] for r in kept])
+        sigma = math.sqrt((w ** 2 * q * (1 - q)).sum()) / w.sum()
+        assert abs(measured - keep[where].mean()) < 5 * sigma, (measured, keep[where].mean(), sigma)
     assert quality["draw_kept"] < 1 and quality["mean_remoteness_lost"] > 0
 
 
@@ -88,7 +99,16 @@ def test_large_stores_are_sampled_per_tier(open_solved):
     for t, name in enumerate(selection.tiers):
         assert (selection.tier_of == t).sum() == min(selection.candidates[name], max(
             MIN_PER_TIER, int(1_000 * selection.candidates[name] / sum(selection.candidates.values()))))
-    assert abs(selection.weight.sum() - sum(selection.candidates.values())) < 1e-6 * selection.weight.sum()
+    # A sampled position stands for its symmetry class (the reference's images), times the stored
+    # positions of its tier per sampled one; the weights estimate the game's non-terminal boards.
+    for t, name in enumerate(selection.tiers):
+        rows = selection.tier_of == t
+        per = selection.candidates[name] / max(int(rows.sum()), 1)
+        for index, weight in zip(selection.index[rows].tolist(), selection.weight[rows].tolist()):
+            board = qref.normalised(store.game.format(store.game.position_at(store.game.tier(name), index)))
+            assert weight == pytest.approx(len(set(qref.images(board))) * per)
+    boards = sum(qref.terminal_value(board) is None for board in qref.all_boards(3))
+    assert abs(selection.weight.sum() - boards) < 0.1 * boards
     again = select_positions(store, 1_000, seed=5)
     assert np.array_equal(again.index, selection.index) and np.array_equal(again.tier_of, selection.tier_of)
 
@@ -199,15 +219,55 @@ def test_published_figures_are_set_beside_ours_by_seat():
     assert compare(make_game("nim", NIM), ["rules:rule=smallest-min", "random"], [rules]) == []
 
 
+def test_report_holds_the_learning_curves_train_writes(solved, tmp_path):
+    """Artifacts `train` wrote with a store and checkpoints: the report draws their curves, the
+    step being the units trained (generations, episodes), the value kept as measured then."""
+    store = solved("nim", NIM)
+    ga = train("ga:population=3,offspring=3,generations=3,games=2,every=1", "nim --heaps 1,3,5,7",
+               tmp_path / "ga.json", seed=1, store=store)
+    rl = train("rl:episodes=300,every=100", "nim --heaps 1,3,5,7", tmp_path / "rl.npz", seed=1, store=store)
+    unmeasured = train("rl:episodes=20,every=10", "nim --heaps 1,3,5,7", tmp_path / "bare.npz", seed=1)
+    specs = [f"ga:params={ga}", f"rl:params={rl}", f"rl:params={unmeasured}"]
+    report = validate(store, tmp_path / "report", ",".join(["random", *specs]), games=2, positions=200, seed=1,
+                      quiet=True)
+    curves = json.loads((tmp_path / "report" / "report.json").read_text())["learning_curves"]
+    assert curves == json.loads(json.dumps(report["learning_curves"]))
+    steps = {specs[0]: ("generations", [1, 2, 3]), specs[1]: ("episodes", [100, 200, 300])}
+    assert list(curves) == list(steps)  # an artifact trained without a store has no curve
+    for (spec, (unit, expected)), path in zip(steps.items(), (ga, rl)):
+        written = read_metadata(path)["learning_curve"]
+        assert [point[unit] for point in written] == expected
+        assert curves[spec] == [{"step": point[unit], "value_kept": point["value_kept"]} for point in written]
+    assert 'alt="Learning curves"' in (tmp_path / "report" / "report.html").read_text()
+
+
 def test_learning_curves_are_read_defensively(tmp_path):
-    good = tmp_path / "agent.json"
-    good.write_text(json.dumps({"learning_curve": [{"step": 0, "value_kept": 0.5}, {"step": 10, "value_kept": 0.7}]}))
-    assert read_curve(good) == [{"step": 0.0, "value_kept": 0.5}, {"step": 10.0, "value_kept": 0.7}]
-    np.savez(tmp_path / "agent.npz", learning_curve=np.array([[1, 0.25], [2, 0.5]]))
-    assert read_curve(tmp_path / "agent.npz") == [{"step": 1.0, "value_kept": 0.25}, {"step": 2.0, "value_kept": 0.5}]
-    for text in ("not json", json.dumps({"learning_curve": [{"step": "x"}]}), json.dumps([1, 2])):
+    point = {"generations": 1, "best_fitness": 0.5, "value_kept": 0.5}
+    document = {"format": "retrograde-training", "learner": "ga", "learning_curve": [point]}
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(document))
+    assert read_curve(good) == [{"step": 1.0, "value_kept": 0.5}]
+    out_of_range = [point, {**point, "generations": 2, "value_kept": 1.5}, {**point, "generations": 3,
+                                                                            "value_kept": float("nan")}]
+    (tmp_path / "latin.json").write_bytes(b"\xff")
+    assert read_curve(tmp_path / "latin.json") is None
+    for text in ("not json", json.dumps([1, 2]), json.dumps({**document, "format": "other"}),
+                 json.dumps({**document, "learner": "xx"}), json.dumps({**document, "learner": ["ga"]}),
+                 json.dumps({**document, "learning_curve": 3}), json.dumps({**document, "learning_curve": [7]}),
+                 json.dumps({**document, "learning_curve": [{"value_kept": 0.5}]}),
+                 json.dumps({**document, "learning_curve": [{**point, "value_kept": "x"}]}),
+                 json.dumps({**document, "learning_curve": [{**point, "value_kept": 2}]})):
         (tmp_path / "bad.json").write_text(text)
-        assert read_curve(tmp_path / "bad.json") is None
+        assert read_curve(tmp_path / "bad.json") is None, text
+    (tmp_path / "mixed.json").write_text(json.dumps({**document, "learning_curve": out_of_range}))
+    assert read_curve(tmp_path / "mixed.json") == [{"step": 1.0, "value_kept": 0.5}]  # bad points are dropped
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    (tmp_path / "array.npz").write_bytes((tmp_path / "array.npy").read_bytes())
+    np.savez(tmp_path / "plain.npz", q=np.zeros(3))
+    (tmp_path / "empty.npz").write_bytes(b"")
+    (tmp_path / "folder.npz").mkdir()
+    for name in ("array.npz", "plain.npz", "empty.npz", "folder.npz", "missing.npz"):
+        assert read_curve(tmp_path / name) is None, name
 
 
 # --- the report and the command ----------------------------------------------------------------

@@ -70,8 +70,10 @@ class Position:
 
     @property
     def index(self) -> int:
-        """The position's index within its tier (docs/STORE.md gives the formulas)."""
-        return self.game.locate(self.state)[1]
+        """Where a store keeps the position's value within its tier (docs/STORE.md gives the
+        formulas): in a game that keeps one position per symmetry class (tic-tac-toe, Quixo),
+        the index of its class's representative, which `position_at` gives back."""
+        return int(self.game.locate_stored([self.state])[1][0])
 
 
 class ValueResult(NamedTuple):
@@ -179,8 +181,9 @@ class SolvedStore:
         return Position(self.game, self.game.initial_position)
 
     def position_at(self, tier: str, index: int) -> Position | None:
-        """The position at an index of a tier (None where the index holds no position).
-        Quixo stores positions from the mover's view: they come back with x to move.
+        """The position at an index of a tier (None where the index holds no position, or holds
+        a board whose symmetry class is kept at another index). Quixo stores positions from the
+        mover's view: they come back with x to move.
 
         :raises MissingTierError: the store has no such tier.
         :raises IndexError: the index is outside the tier.
@@ -194,7 +197,9 @@ class SolvedStore:
             raise IndexError(f"store {str(self.path)!r}: index {index} is outside tier {tier} "
                              f"(size {tier_spec.size})")
         state = self.game.position_at(self.game.tier(tier), int(index))
-        return None if state is None else Position(self.game, state)
+        if state is None or int(self.game.locate_stored([state])[1][0]) != index:
+            return None  # no position, or a symmetric board whose class is kept at another index
+        return Position(self.game, state)
 
     # --- values -----------------------------------------------------------------------
     def probe(self, position: str | Position) -> ProbeResult:

@@ -57,7 +57,7 @@ class Analysis:
 
 def _stored(store: Store, positions: list[Position]) -> tuple[np.ndarray, np.ndarray]:
     """Outcome codes and remoteness of legal positions, read tier by tier."""
-    names, indices = store.game.locate_many(positions)
+    names, indices = store.game.locate_stored(positions)
     codes = np.zeros(len(positions), dtype=np.int8)
     remoteness = np.zeros(len(positions), dtype=np.int64)
     tiers, first, tier_of = np.unique(names, return_index=True, return_inverse=True)

@@ -131,8 +131,8 @@ class Store:
         if not isinstance(meta, dict) or "plan" not in meta:
             raise StoreError(f"{str(path)!r} is not a retrograde store")
         if meta["plan"].get("format") != FORMAT_VERSION:
-            raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; "
-                             f"this version reads format {FORMAT_VERSION}")
+            raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; this version reads "
+                             f"format {FORMAT_VERSION} only: solve the game again into a new store")
         try:
             self.plan = Plan.from_json(meta["plan"])
             self.game: Game = make_game(self.plan.game, self.plan.params)

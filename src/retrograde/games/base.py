@@ -9,6 +9,10 @@ Each game gives two views of its rules:
   kernels are tested against;
 * a numba kernel behind `expand`, which turns a chunk of indices into terminal
   outcomes and child references (array work, no Python loop per position).
+
+A game may fold symmetric positions together: a store then keeps one position per
+symmetry class, its `representative`, and the kernels refer to children and parents by
+their representatives' indices; every other index is a hole.
 """
 
 from __future__ import annotations
@@ -173,6 +177,22 @@ class Game(ABC):
         located = [self.locate(position) for position in positions]
         return (np.array([name for name, _ in located], dtype=str),
                 np.array([index for _, index in located], dtype=np.int64))
+
+    def representative(self, position: Position) -> Position:
+        """The member of the position's symmetry class that a store keeps (the one at the least
+        index of its tier). Games that fold symmetric positions together override it (and
+        `locate_stored`, `orbit_sizes`, and their kernels); the others keep every position."""
+        return position
+
+    def locate_stored(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+        """Where a store keeps each position's value: `locate_many` of their representatives."""
+        return self.locate_many([self.representative(position) for position in positions])
+
+    def orbit_sizes(self, tier: Tier, start: int, stop: int, outcome: np.ndarray) -> np.ndarray | None:
+        """How many positions each index start..stop-1 of `tier` stands for, given the chunk's
+        solved `outcome`s: its symmetry class's size at a representative, 0 at a hole. None:
+        every index stands for itself (a game that keeps every position)."""
+        return None
 
     @abstractmethod
     def position_at(self, tier: Tier, index: int) -> Position | None:

@@ -4,10 +4,12 @@ On sampled positions of every tier it checks that indices round-trip, that the
 notation round-trips, that every move lands in a declared child tier on a legal
 position, that terminal positions have no moves, that `locate_many` agrees with
 `locate`, and that the numba expand kernel agrees with the plain-Python rules.
-For loopy games it also checks the parents kernel: every parent it names has that
-many moves into the position, and every move inside a loopy group is found again
-from the child's side; and the expand kernel in a group's first pass, where children
-inside the group are only counted (or given by value, if the game says so).
+A game that folds symmetric positions together must refer to children by their
+representatives and treat every other index as a hole. For loopy games it also checks
+the parents kernel: it names each parent with a move into the position's class once,
+and every move inside a loopy group is found again from the child's side; and the
+expand kernel in a group's first pass, where children inside the group are only
+counted, once per distinct stored child (or given by value, if the game says so).
 """
 
 from __future__ import annotations
@@ -37,11 +39,18 @@ def _references(row: np.ndarray) -> list[int]:
     return refs[: refs.index(-1)] if -1 in refs else refs
 
 
+def _stored_at(game: Game, position) -> tuple[str, int]:
+    """Where a store keeps the position's value (its representative's tier and index)."""
+    names, indices = game.locate_stored([position])
+    return str(names[0]), int(indices[0])
+
+
 def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
     """Return a list of problems found (empty when the game is consistent)."""
     rng = np.random.default_rng(seed)
     problems: list[str] = []
     located: dict = {}  # position -> locate(position), for the locate_many check
+    stored: dict = {}  # position -> where a store keeps it, for the locate_stored check
     tiers = {tier.name: tier for tier in game.tiers()}
     for tier in tiers.values():
         offsets = _child_offsets(tiers, tier)
@@ -59,13 +68,22 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
                 problems.append(f"{where}: locate({text!r}) = {game.locate(position)}")
             if game.parse(text) != position:
                 problems.append(f"{where}: parse(format(p)) != p for {text!r}")
+            stored[position] = game.locate(game.representative(position))
+            if stored[position][0] != tier.name:
+                problems.append(f"{where}: the representative of {text!r} is in tier {stored[position][0]}")
+            if stored[position] != (tier.name, index):  # a symmetric position's hole
+                if expansion.primitive[0] != oc.ILLEGAL:
+                    problems.append(f"{where}: kernel treats a hole (a position not its class's "
+                                    f"representative) as a position")
+                continue
             moves = game.moves(position)
             primitive = game.primitive(position)
             if bool(primitive) == bool(moves):
                 problems.append(f"{where}: {text!r} terminal={primitive} but has {len(moves)} moves")
             expected = []
             for move, child in moves:
-                child_tier, child_index = located[child] = game.locate(child)
+                located[child] = game.locate(child)
+                child_tier, child_index = stored[child] = game.locate(game.representative(child))
                 if child_tier not in tier.children:
                     problems.append(f"{where}: move {move} leads to tier {child_tier}, not a declared child")
                     continue
@@ -76,11 +94,12 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
             if int(expansion.primitive[0]) != primitive or sorted(got) != sorted(expected):
                 problems.append(f"{where}: kernel gives primitive {int(expansion.primitive[0])}, "
                                 f"children {sorted(got)}; rules give {primitive}, {sorted(expected)}")
-    names, indices = game.locate_many(list(located))
-    for position, name, index in zip(located, names.tolist(), indices.tolist()):
-        if (name, index) != located[position]:
-            problems.append(f"{game.name}: locate_many gives {name}[{index}] for {game.format(position)!r}, "
-                            f"locate gives {located[position]}")
+    for method, expected in (("locate_many", located), ("locate_stored", stored)):
+        names, indices = getattr(game, method)(list(expected))
+        for position, name, index in zip(expected, names.tolist(), indices.tolist()):
+            if (name, index) != expected[position]:
+                problems.append(f"{game.name}: {method} gives {name}[{index}] for {game.format(position)!r}, "
+                                f"the rules give {expected[position]}")
     return problems + _check_loopy(game, tiers, samples, rng)
 
 
@@ -97,19 +116,26 @@ def _parents_of(game: Game, tiers: dict[str, Tier], offsets: dict[str, int], nam
 def first_pass_references(game: Game, tier: Tier, group: tuple[str, ...], child_offsets: np.ndarray,
                           position) -> list[int]:
     """The references the expand kernel must give, by the rules, for a position of `tier` in
-    the first pass of loopy group `group` (children inside the group counted or by value)."""
+    the first pass of loopy group `group`: children inside the group counted once per distinct
+    stored child (or by value if terminal), the others by reference."""
     by_value = {oc.WIN: WINNING_CHILD, oc.LOSS: LOSING_CHILD} if game.group_terminals_by_value else {}
-    expected = []
+    expected, inside = [], set()
     for _, child in game.moves(position):
-        name, index = game.locate(child)
-        if name in group:
-            expected.append(by_value.get(game.primitive(child), IN_GROUP))
-        else:
+        name, index = _stored_at(game, child)
+        if name not in group:
             expected.append(int(child_offsets[tier.children.index(name)]) + index)
+        elif game.primitive(child) in by_value:
+            expected.append(by_value[game.primitive(child)])
+        elif (name, index) not in inside:
+            inside.add((name, index))
+            expected.append(IN_GROUP)
     return [LOSING_CHILD] if LOSING_CHILD in expected else expected
 
 
 def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.random.Generator) -> list[str]:
+    """The first pass's references, and the parents kernel against the moves: it must name each
+    non-terminal stored position with a move into the stored position's class exactly once, and
+    no other (the one count a win's propagation takes off, matching the first pass's count)."""
     from retrograde.pipeline.plan import plan_steps
 
     problems: list[str] = []
@@ -127,8 +153,8 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
             for index in _sample(tier, max(1, samples // 4), rng):
                 where = f"{game.name} {name}[{index}]"
                 position = game.position_at(tier, index)
-                if position is None:
-                    continue
+                if position is None or _stored_at(game, position) != (name, index):
+                    continue  # a hole
                 if not game.primitive(position):
                     row = _references(game.expand(tier, index, index + 1, child_offsets, group=step.tiers).children[0])
                     got = [IN_GROUP if any(lo <= ref < hi for lo, hi in in_group) else ref for ref in row]
@@ -140,14 +166,15 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
                     parent = game.position_at(tiers[parent_tier], parent_index)
                     if parent is None or game.primitive(parent):
                         continue  # never expanded by the solver
-                    into = sum(game.locate(child) == (name, index) for _, child in game.moves(parent))
-                    if into != count:
+                    into = any(_stored_at(game, child) == (name, index) for _, child in game.moves(parent))
+                    if count != 1 or not into or _stored_at(game, parent) != (parent_tier, parent_index):
                         problems.append(f"{where}: parents kernel names {parent_tier}[{parent_index}] "
-                                        f"{count} times; it has {into} moves into the position")
-                edges = Counter(game.locate(child) for _, child in game.moves(position))
-                for (child_tier, child_index), count in edges.items():
+                                        f"{count} times; it {'has' if into else 'has no'} move into the position")
+                if game.primitive(position):
+                    continue
+                for child_tier, child_index in {_stored_at(game, child) for _, child in game.moves(position)}:
                     if child_tier in offsets and \
-                            _parents_of(game, tiers, offsets, child_tier, child_index)[(name, index)] != count:
-                        problems.append(f"{where}: {count} moves into {child_tier}[{child_index}] "
-                                        f"not all found by the parents kernel")
+                            _parents_of(game, tiers, offsets, child_tier, child_index)[(name, index)] != 1:
+                        problems.append(f"{where}: its move into {child_tier}[{child_index}] is not found once "
+                                        f"by the parents kernel")
     return problems

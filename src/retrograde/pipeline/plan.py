@@ -13,7 +13,9 @@ from typing import Any
 from retrograde.errors import BadOption
 from retrograde.games import Game, Tier
 
-FORMAT_VERSION = 2
+#: The store format (docs/STORE.md). 2: chunk records carry a digest of the stored files.
+#: 3: a game with symmetries keeps one position per symmetry class (Quixo, tic-tac-toe).
+FORMAT_VERSION = 3
 #: Positions per chunk by default: 1 Mi positions is ~3 MiB of outcome+remoteness.
 DEFAULT_CHUNK_SIZE = 1 << 20
 

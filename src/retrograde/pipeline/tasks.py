@@ -91,17 +91,20 @@ def _describe(store: Store, tier_name: str, index: int) -> str:
     return f"{tier_name}[{index}]" + ("" if position is None else f" {store.game.format(position)!r}")
 
 
-def _summary(tier_name: str, chunk: int, outcome: np.ndarray, written: dict[str, str]) -> dict[str, Any]:
-    """A written chunk's record for the driver: counts, and `written`'s checksum and stored digest."""
-    return {
-        "tier": tier_name,
-        "chunk": chunk,
-        "positions": int(outcome.size),
-        "win": int(np.count_nonzero(outcome == oc.WIN)),
-        "loss": int(np.count_nonzero(outcome == oc.LOSS)),
-        "draw": int(np.count_nonzero(outcome == oc.DRAW)),
-        **written,
-    }
+def _summary(store: Store, tier_name: str, chunk: int, outcome: np.ndarray,
+             written: dict[str, str]) -> dict[str, Any]:
+    """A written chunk's record for the driver: the indices it holds, the positions of each value
+    it stands for (a representative counts its whole symmetry class), and `written`'s checksum
+    and stored digest."""
+    start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+    sizes = store.game.orbit_sizes(store.game.tier(tier_name), start, stop, outcome)
+
+    def count(code: int) -> int:
+        hits = outcome == code
+        return int(np.count_nonzero(hits) if sizes is None else sizes[hits].sum(dtype=np.int64))
+
+    return {"tier": tier_name, "chunk": chunk, "positions": int(outcome.size),
+            "win": count(oc.WIN), "loss": count(oc.LOSS), "draw": count(oc.DRAW), **written}
 
 
 def solve_chunk(store_path: str, attempt: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
@@ -113,7 +116,7 @@ def solve_chunk(store_path: str, attempt: str, tier_name: str, chunk: int) -> li
             raise StoreError(f"store {store_path!r}: position {_describe(store, tier_name, start + int(bad[0]))} "
                              f"{FAULTS[int(faults[bad[0]])]}")
         written = store.write_chunk(tier_name, chunk, outcome, remoteness)
-    return [_summary(tier_name, chunk, outcome, written)]
+    return [_summary(store, tier_name, chunk, outcome, written)]
 
 
 def _group_layout(store: Store, tier_names: tuple[str, ...]):
@@ -214,7 +217,7 @@ def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
                 start, stop = plan.chunk_bounds(chunk)
                 part = slice(group_offsets[tier.name] + start, group_offsets[tier.name] + stop)
                 written = store.write_chunk(tier.name, chunk, outcome[part], remoteness[part])
-                summaries.append(_summary(tier.name, chunk, outcome[part], written))
+                summaries.append(_summary(store, tier.name, chunk, outcome[part], written))
     return summaries
 
 
@@ -249,7 +252,7 @@ def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
             for i in bad[:EXAMPLES]
         ]
         checksum_ok = record is not None and record["checksum"] == chunk_checksum(packed, stored_remoteness)
-        counts = _summary(tier_name, chunk, stored_outcome, {})
+        counts = _summary(store, tier_name, chunk, stored_outcome, {})
         if record is not None and any(record[key] != counts[key] for key in ("win", "loss", "draw")):
             damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its record counts "
                            f"{record['win']}/{record['loss']}/{record['draw']} won/lost/drawn positions, the "

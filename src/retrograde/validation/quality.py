@@ -12,9 +12,10 @@ For a position of value v (side to move's view) and the value c its chosen move 
 
 All non-terminal positions are measured when the store holds at most `limit` of them, else a
 seeded sample per tier, proportional to the tier's share and at least `MIN_PER_TIER`; each
-sampled position then stands for `weight` positions of its tier so that the figures estimate
-the whole store's. The work runs as tasks of `CHUNK` positions, all agents in each task (the
-store is read once per chunk), each agent seeded per chunk.
+measured position then stands for `weight` positions of its tier so that the figures estimate
+the whole game's: its symmetry class (a store of tic-tac-toe or Quixo keeps one position of
+each), times the tier's stored positions per sampled one. The work runs as tasks of `CHUNK`
+positions, all agents in each task (the store is read once per chunk), each agent seeded per chunk.
 """
 
 from __future__ import annotations
@@ -64,23 +65,25 @@ def select_positions(store: Store, limit: int, seed: int) -> Selection:
     Terminal wins and losses (remoteness 0) are left out here; terminal draws cannot be told
     from others by their stored value and are dropped by the task that looks at them."""
     tiers = tuple(tier.name for tier in store.plan.tiers)
-    found = []
+    found, classes = [], []  # per tier: the stored candidates, and how many positions each stands for
     for name in tiers:
         codes, remoteness = store.read_tier(name)
         found.append(np.flatnonzero((codes == oc.DRAW) | ((codes != oc.UNDECIDED) & (remoteness > 0))))
+        sizes = store.game.orbit_sizes(store.game.tier(name), 0, codes.size, codes)
+        classes.append(np.ones(found[-1].size) if sizes is None else sizes[found[-1]].astype(np.float64))
     total = sum(len(candidates) for candidates in found)
     exhaustive = total <= limit
     rng = np.random.default_rng(task_seed(seed, "move-quality-sample"))
     tier_of, index, weight = [], [], []
     for t, candidates in enumerate(found):
         if exhaustive:
-            chosen = candidates
+            picked = np.arange(len(candidates))
         else:
             quota = min(len(candidates), max(MIN_PER_TIER, int(limit * len(candidates) / total)))
-            chosen = np.sort(rng.choice(candidates, quota, replace=False)) if quota else candidates[:0]
-        tier_of.append(np.full(len(chosen), t, dtype=np.int32))
-        index.append(chosen.astype(np.int64))
-        weight.append(np.full(len(chosen), len(candidates) / max(len(chosen), 1)))
+            picked = np.sort(rng.choice(len(candidates), quota, replace=False))
+        tier_of.append(np.full(len(picked), t, dtype=np.int32))
+        index.append(candidates[picked].astype(np.int64))
+        weight.append(classes[t][picked] * (len(candidates) / max(len(picked), 1)))
     return Selection(tiers, np.concatenate(tier_of), np.concatenate(index), np.concatenate(weight), exhaustive,
                      {name: len(candidates) for name, candidates in zip(tiers, found)})
 

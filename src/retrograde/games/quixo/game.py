@@ -23,7 +23,7 @@ import numpy as np
 
 from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
-from retrograde.games import ranking
+from retrograde.games import ranking, symmetry
 from retrograde.games.base import Expansion, Game, Param, Tier
 
 SIZES = (3, 4, 5)
@@ -238,8 +238,16 @@ class Quixo(Game):
         return name, ranking.rank_pair(mover, opponent, self.cells)
 
     def locate_many(self, positions):
+        return self._locate_many(positions, stored=False)
+
+    def locate_stored(self, positions):
+        return self._locate_many(positions, stored=True)
+
+    def _locate_many(self, positions, *, stored: bool):
+        """`locate_many`, or with `stored` `locate_stored`, on arrays (the rules for a few positions)."""
         if len(positions) < 16:  # array set-up costs more than the rules for a few positions
-            return super().locate_many(positions)
+            located = super().locate_stored if stored else super().locate_many
+            return located(positions)
         from retrograde.games.ranking_arrays import popcounts, rank_pairs
 
         boards = np.frombuffer("".join(cells for cells, _ in positions).encode("ascii"), dtype=np.uint8)
@@ -248,6 +256,8 @@ class Quixo(Game):
         xs, os = ((boards == ord(symbol)).astype(np.int64) @ weights for symbol in "xo")
         o_to_move = np.fromiter((side == "o" for _, side in positions), dtype=bool, count=len(positions))
         mover, opponent = np.where(o_to_move, os, xs), np.where(o_to_move, xs, os)
+        if stored:
+            mover, opponent = symmetry.representatives(self.size, mover, opponent)
         return self._tier_names[popcounts(mover), popcounts(opponent)], rank_pairs(mover, opponent, self.cells)
 
     @cached_property
@@ -259,9 +269,16 @@ class Quixo(Game):
     def position_at(self, tier, index):
         """The position at an index, shown with x to move (the store holds the mover's view)."""
         a, b = tier.key
-        mover, opponent = ranking.unrank_pair(index, a, b, self.cells)
-        cells = "".join("x" if mover >> i & 1 else "o" if opponent >> i & 1 else "." for i in range(self.cells))
-        return (cells, "x")
+        return self._board(*ranking.unrank_pair(index, a, b, self.cells), "x")
+
+    def _board(self, mover: int, opponent: int, side: str):
+        """The position with these masks of the side to move (`side`) and of the other side."""
+        other = "o" if side == "x" else "x"
+        return ("".join(side if mover >> i & 1 else other if opponent >> i & 1 else "." for i in range(self.cells)),
+                side)
+
+    def representative(self, position):
+        return self._board(*symmetry.representative(self.size, *self._masks(position)), position[1])
 
     # --- kernels ------------------------------------------------------------------
     @cached_property
@@ -277,19 +294,27 @@ class Quixo(Game):
 
         return line_masks(self.size)
 
+    def orbit_sizes(self, tier, start, stop, outcome):
+        from retrograde.games.symmetry_kernels import orbit_sizes
+
+        out = np.empty(stop - start, dtype=np.uint8)
+        orbit_sizes(symmetry.tables(self.size), *tier.key, self.cells, start, stop, outcome, out)
+        return out
+
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games.quixo import kernels
 
         result = Expansion.buffers(stop - start, self.max_moves, out)
         a, b = tier.key
         count_only = tier.children[0] in group
-        kernels.expand(self.size, self.move_table, self.line_masks, a, b, start, stop,
-                             child_offsets, count_only, result.primitive, result.children)
+        kernels.expand(self.size, self.move_table, self.line_masks, symmetry.tables(self.size), a, b, start, stop,
+                       child_offsets, count_only, result.primitive, result.children)
         return result
 
     def parents(self, tier, indices, group_offsets, *, out=None):
-        """In-group parents of positions of `tier`: the moves from the partner tier m{b}o{a}
-        that took an own cube. One reference per move edge, each row ending at -1."""
+        """In-group parents of representatives of `tier`: the representatives in the partner tier
+        m{b}o{a} with a move that took an own cube into the position's class, each once, each row
+        ending at -1."""
         from retrograde.games.quixo import kernels
 
         if out is None:
@@ -297,6 +322,6 @@ class Quixo(Game):
         else:
             parents = out[: len(indices)]
         a, b = tier.key
-        kernels.parents(self.size, self.move_table, a, b, np.asarray(indices, dtype=np.int64),
-                              group_offsets[f"m{b}o{a}"], parents)
+        kernels.parents(self.size, self.move_table, symmetry.tables(self.size), a, b,
+                        np.asarray(indices, dtype=np.int64), group_offsets[f"m{b}o{a}"], parents)
         return parents

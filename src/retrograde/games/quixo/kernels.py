@@ -1,4 +1,5 @@
-"""Numba bitboard kernels for Quixo: moves, un-moves (parents) and chunk expansion.
+"""Numba bitboard kernels for Quixo: moves, un-moves (parents) and chunk expansion, over
+the representatives of the board's symmetry classes (`games.symmetry`).
 
 Cell (r, c) is bit r*N + c. A move (source s, dest e) removes the cube at s, shifts
 the cells from e up to s (e included, s excluded) one step toward s, and puts the
@@ -13,8 +14,9 @@ import numpy as np
 from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD
 from retrograde.games.ranking_arrays import BINOMIAL
 from retrograde.games.ranking_kernels import next_pair, rank_counted, unrank_mask, unsqueeze
+from retrograde.games.symmetry_kernels import is_least, least_image
 from retrograde.jit import njit
-from retrograde.outcome import LOSS, WIN
+from retrograde.outcome import ILLEGAL, LOSS, WIN
 
 SOURCE, DEST, SEG, SHIFT = range(4)
 
@@ -82,40 +84,49 @@ def play(moves, k, mover, opponent):
 
 
 @njit
-def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primitive, children):
+def expand(n, moves, lines, table, a, b, start, stop, child_offsets, count_only, primitive, children):
     """Primitive outcomes and child references of indices start..stop-1 of tier m{a}o{b}.
 
-    child_offsets[0] locates the partner tier m{b}o{a} (own cube taken), [1] the
-    tier m{b}o{a+1} (blank taken). With `count_only` (the partner is in the loopy
-    group being solved), partner children are not ranked: a terminal one is given
-    by value (a move completing an opponent's line as WINNING_CHILD; one completing
-    only the mover's line makes the row the single reference LOSING_CHILD, a win in
-    one), any other as IN_GROUP.
+    Only a symmetry class's representative is a position (`games.symmetry`, `table` its
+    tables); any other index is ILLEGAL (a hole). Children are referenced by their
+    representatives. child_offsets[0] locates the partner tier m{b}o{a} (own cube taken),
+    [1] the tier m{b}o{a+1} (blank taken). With `count_only` (the partner is in the loopy
+    group being solved), partner children are not ranked: a terminal one is given by value
+    (a move completing an opponent's line as WINNING_CHILD; one completing only the
+    mover's line makes the row the single reference LOSING_CHILD, a win in one), any other
+    as IN_GROUP, once per distinct representative (the count the loopy solver keeps, which
+    `parents` matches: it names each distinct parent once).
     """
     cells = n * n
     width = children.shape[1]
     block = BINOMIAL[cells - a, b]
     mover = unrank_mask(start // block, a, cells)
     packed = unrank_mask(start % block, b, cells - a)
+    seen = np.empty(width, dtype=np.int64)  # the row's in-group children so far, as pair keys
     for row in range(stop - start):
         opponent = unsqueeze(packed, mover, cells)
         primitive[row] = 0
         children[row, 0] = -1
-        if has_line(mover, n, lines):
+        if not is_least(table, mover, opponent):
+            primitive[row] = ILLEGAL
+        elif has_line(mover, n, lines):
             primitive[row] = WIN
         elif has_line(opponent, n, lines):
             primitive[row] = LOSS
         else:
             j = 0
+            distinct = 0
             for k in range(moves.shape[0]):
                 s = moves[k, SOURCE]
                 if opponent & s:
                     continue
                 new_mover, new_opponent = play(moves, k, mover, opponent)
                 if not mover & s:
-                    children[row, j] = child_offsets[1] + rank_counted(new_opponent, new_mover, b, a + 1, cells)
+                    child_mover, child_opponent, _ = least_image(table, new_opponent, new_mover)
+                    children[row, j] = child_offsets[1] + rank_counted(child_mover, child_opponent, b, a + 1, cells)
                 elif not count_only:
-                    children[row, j] = child_offsets[0] + rank_counted(new_opponent, new_mover, b, a, cells)
+                    child_mover, child_opponent, _ = least_image(table, new_opponent, new_mover)
+                    children[row, j] = child_offsets[0] + rank_counted(child_mover, child_opponent, b, a, cells)
                 elif has_line(new_opponent, n, lines):
                     children[row, j] = WINNING_CHILD
                 elif has_line(new_mover, n, lines):
@@ -123,6 +134,12 @@ def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primit
                     j = 1
                     break
                 else:
+                    child_mover, child_opponent, _ = least_image(table, new_opponent, new_mover)
+                    key = (child_mover << 32) | child_opponent
+                    if _holds(seen, distinct, key):
+                        continue
+                    seen[distinct] = key
+                    distinct += 1
                     children[row, j] = IN_GROUP
                 j += 1
             if j < width:
@@ -131,8 +148,19 @@ def expand(n, moves, lines, a, b, start, stop, child_offsets, count_only, primit
 
 
 @njit
-def parents(n, moves, a, b, indices, parent_offset, out):
-    """For positions of tier m{a}o{b}, the parents in tier m{b}o{a} (moves that took an own cube).
+def _holds(values, count, value):
+    """Whether values[:count] holds `value`."""
+    for i in range(count):
+        if values[i] == value:
+            return True
+    return False
+
+
+@njit
+def parents(n, moves, table, a, b, indices, parent_offset, out):
+    """For representatives of tier m{a}o{b}, their distinct parents' representatives in tier
+    m{b}o{a} (moves that took an own cube), each named once however many moves lead from it
+    into the position's class.
 
     The child's opponent just moved: the cube it pushed in sits at the move's
     dest. Undoing shifts the segment back and returns that cube to the source.
@@ -154,7 +182,10 @@ def parents(n, moves, a, b, indices, parent_offset, out):
             keep = ~(seg | s)
             parent_mover = (child_opponent & keep) | shifted(child_opponent & moved, -moves[k, SHIFT]) | s
             parent_opponent = (child_mover & keep) | shifted(child_mover & moved, -moves[k, SHIFT])
-            out[row, j] = parent_offset + rank_counted(parent_mover, parent_opponent, b, a, cells)
-            j += 1
+            parent_mover, parent_opponent, _ = least_image(table, parent_mover, parent_opponent)
+            parent = parent_offset + rank_counted(parent_mover, parent_opponent, b, a, cells)
+            if not _holds(out[row], j, parent):
+                out[row, j] = parent
+                j += 1
         if j < out.shape[1]:
             out[row, j] = -1

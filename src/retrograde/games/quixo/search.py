@@ -22,7 +22,9 @@ from retrograde.agents.search.base import (EXPANDED, WIN_SCORE, Search, back_up,
 from retrograde.agents.search.tablebase import UNKNOWN, stored_score
 from retrograde.games.quixo import Quixo
 from retrograde.games.quixo.kernels import SOURCE, has_line, play
+from retrograde.games import symmetry
 from retrograde.games.ranking_kernels import popcount, rank_counted
+from retrograde.games.symmetry_kernels import least_image
 from retrograde.jit import njit
 
 CMAX, INLINE, ZERO = range(3)
@@ -69,11 +71,12 @@ def children(moves, mover, opponent, out):
 
 
 @njit
-def enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, kids, keys, order, frames,
+def enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys, order, frames,
           rng, ply, depth):
     """Score the position states[ply] if it is decided, stored or a leaf (`depth` 0); else expand
     it into kids[ply] (ordered in order[ply]) and return EXPANDED. `ends` are
-    `kernels.line_masks` (for `has_line`), `lines` every line's mask (for evaluations)."""
+    `kernels.line_masks` (for `has_line`), `lines` every line's mask (for evaluations), `symmetries`
+    the symmetry tables (a stored value is read at the position's representative)."""
     mover = states[ply, 0]
     opponent = states[ply, 1]
     if has_line(mover, n, ends):
@@ -85,8 +88,9 @@ def enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, 
     b = popcount(opponent)
     slot = a * (cells + 1) + b
     if ply > 0 and start[slot] >= 0:
-        known = stored_score(packed, remoteness, start, slot, rank_counted(mover, opponent, a, b, cells),
-                             ply, WIN_SCORE)
+        stored_mover, stored_opponent, _ = least_image(symmetries, mover, opponent)
+        known = stored_score(packed, remoteness, start, slot,
+                             rank_counted(stored_mover, stored_opponent, a, b, cells), ply, WIN_SCORE)
         if known != UNKNOWN:
             return known
     if depth == 0:
@@ -104,8 +108,8 @@ def enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, 
 
 
 @njit
-def search(n, moves, ends, lines, evaluation, packed, remoteness, start, mover, opponent, depth, exact, seed,
-           root):
+def search(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, mover, opponent, depth, exact,
+           seed, root):
     """Alpha-beta (negamax) `depth` plies deep from (mover, opponent): root[j] gets the score of
     the j-th move of game.moves (see `next_child`); returns the number of nodes visited."""
     width = moves.shape[0]
@@ -118,8 +122,8 @@ def search(n, moves, ends, lines, evaluation, packed, remoteness, start, mover, 
     states[0, 0] = mover
     states[0, 1] = opponent
     nodes = 1
-    if enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, kids, keys, order, frames,
-             rng, 0, depth) != EXPANDED:
+    if enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys, order,
+             frames, rng, 0, depth) != EXPANDED:
         return nodes
     ply = 0
     while True:
@@ -128,8 +132,8 @@ def search(n, moves, ends, lines, evaluation, packed, remoteness, start, mover, 
             states[ply + 1, 0] = kids[ply, child, NEXT_MOVER]
             states[ply + 1, 1] = kids[ply, child, NEXT_OPPONENT]
             nodes += 1
-            value = enter(n, moves, ends, lines, evaluation, packed, remoteness, start, states, kids, keys, order,
-                          frames, rng, ply + 1, depth - ply - 1)
+            value = enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys,
+                          order, frames, rng, ply + 1, depth - ply - 1)
             ply = take_child(frames, ply, value, root)
         elif ply == 0:
             return nodes
@@ -167,5 +171,6 @@ class QuixoSearch(Search):
 
     def _run(self, position, depth, evaluation, exact, seed, table, scores):
         mover, opponent = self.game._masks(position)
-        return int(search(self.game.size, self.game.move_table, self.game.line_masks, self.lines, evaluation,
-                          *table, mover, opponent, depth, exact, np.uint64(seed), scores))
+        return int(search(self.game.size, self.game.move_table, self.game.line_masks, self.lines,
+                          symmetry.tables(self.game.size), evaluation, *table, mover, opponent, depth, exact,
+                          np.uint64(seed), scores))

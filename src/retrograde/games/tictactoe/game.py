@@ -5,14 +5,18 @@ A tier's index space is every board with those counts (combinatorial ranking,
 see `ranking`); indices of boards that cannot be reached from the empty board
 (both sides have a line, or a line the wrong side made before the last move) are
 kept as holes: their stored outcome stays 0 ("no position") and they are not
-counted. Positions are (x mask, o mask) with bit r*3+c for row r, column c.
+counted. So are the boards that are not their symmetry class's representative
+(`games.symmetry`): a store keeps 765 positions for the 5,478 reachable ones.
+Positions are (x mask, o mask) with bit r*3+c for row r, column c.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from retrograde import outcome
 from retrograde.errors import BadPosition
-from retrograde.games import ranking
+from retrograde.games import ranking, symmetry
 from retrograde.games.base import Expansion, Game, Tier
 
 CELLS = 9
@@ -110,6 +114,17 @@ class TicTacToe(Game):
     def locate(self, position):
         xs, os = position
         return f"k{xs.bit_count() + os.bit_count()}", ranking.rank_pair(xs, os, CELLS)
+
+    def representative(self, position):
+        return symmetry.representative(3, *position)
+
+    def orbit_sizes(self, tier, start, stop, outcome):
+        from retrograde.games.symmetry_kernels import orbit_sizes
+
+        (k,) = tier.key
+        out = np.empty(stop - start, dtype=np.uint8)
+        orbit_sizes(symmetry.tables(3), (k + 1) // 2, k // 2, CELLS, start, stop, outcome, out)
+        return out
 
     def position_at(self, tier, index):
         (k,) = tier.key

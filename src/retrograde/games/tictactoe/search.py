@@ -19,7 +19,8 @@ from retrograde.agents.search.base import (EXPANDED, WIN_SCORE, Search, back_up,
                                            start_node, take_child)
 from retrograde.agents.search.tablebase import UNKNOWN, stored_score
 from retrograde.games.ranking_kernels import popcount, rank_pair
-from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, has_line
+from retrograde.games.symmetry_kernels import least_image
+from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, SYMMETRIES, has_line
 from retrograde.jit import njit
 
 LINES_EVAL, ZERO = range(2)
@@ -59,6 +60,7 @@ def enter(evaluation, packed, remoteness, start, states, kids, keys, order, fram
         if start[marks] >= 0:
             x_to_move = popcount(mover) == popcount(opponent)
             xs, os = (mover, opponent) if x_to_move else (opponent, mover)
+            xs, os, _ = least_image(SYMMETRIES, xs, os)  # the value is stored at the representative
             known = stored_score(packed, remoteness, start, marks, rank_pair(xs, os, CELLS), ply, WIN_SCORE)
             if known != UNKNOWN:
                 return known

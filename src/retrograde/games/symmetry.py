@@ -1,0 +1,85 @@
+"""The 8 symmetries of a square board, for two-colour boards ranked as in `ranking`.
+
+A store keeps one position per symmetry class: the class's *representative*, the image
+with the least index. Colex rank is numeric order, and squeezing by the same first mask
+keeps order, so the least index is the image whose (first mask, second mask) pair is
+least, compared as integers: the representative needs no ranking to find. Every other
+index of the class is a hole (outcome 0).
+
+Symmetry g maps cell (r, c) to its image after g % 4 quarter turns, then a mirror of the
+columns if g >= 4 (g = 0 is the identity). A mask's image is read from byte tables,
+`tables(n)[g, piece, byte]` = the image of the cells of `byte` at bits 8*piece..8*piece+7,
+for masks of up to 32 cells. Plain Python (`representative`) and numpy (`representatives`)
+versions serve probes and batch probes without numba; `symmetry_kernels` holds the numba
+ones for the solver. Tests check all three against a board-string reference of their own.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from retrograde.games.ranking_arrays import PIECES
+
+#: Symmetries of the square: 4 rotations, each with and without a mirror.
+COUNT = 8
+
+
+def cell_maps(n: int) -> list[list[int]]:
+    """maps[g][cell] = where symmetry g sends `cell` of an n x n board."""
+    maps = []
+    for g in range(COUNT):
+        image = []
+        for cell in range(n * n):
+            r, c = divmod(cell, n)
+            for _ in range(g % 4):
+                r, c = c, n - 1 - r  # a quarter turn clockwise
+            if g >= 4:
+                c = n - 1 - c
+            image.append(r * n + c)
+        maps.append(image)
+    return maps
+
+
+@lru_cache(maxsize=None)
+def tables(n: int) -> np.ndarray:
+    """int64[8, PIECES, 256]: the image under each symmetry of each byte of a mask (see module)."""
+    result = np.zeros((COUNT, PIECES, 256), dtype=np.int64)
+    for g, image in enumerate(cell_maps(n)):
+        for cell, target in enumerate(image):
+            piece, bit = divmod(cell, 8)
+            has_bit = (np.arange(256) >> bit) & 1
+            result[g, piece] |= has_bit << target
+    result.setflags(write=False)
+    return result
+
+
+@lru_cache(maxsize=None)
+def _table_lists(n: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    return tuple(tuple(tuple(row) for row in by_piece) for by_piece in tables(n).tolist())
+
+
+def _image(by_piece, mask: int) -> int:
+    image = 0
+    for piece, table in enumerate(by_piece):
+        image |= table[mask >> (8 * piece) & 255]
+    return image
+
+
+def representative(n: int, first: int, second: int) -> tuple[int, int]:
+    """The least (first, second) image of a pair of masks of an n x n board (plain Python)."""
+    return min((_image(by_piece, first), _image(by_piece, second)) for by_piece in _table_lists(n))
+
+
+def representatives(n: int, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`representative` of many pairs (int64 arrays in and out), in array operations."""
+    table = tables(n)
+    best = None
+    for g in range(COUNT):
+        images = [sum(table[g, piece][(masks >> (8 * piece)) & 255] for piece in range(PIECES))
+                  for masks in (first, second)]
+        key = images[0] << 32 | images[1]
+        best = key if best is None else np.minimum(best, key)
+    return best >> 32, best & 0xFFFFFFFF
+

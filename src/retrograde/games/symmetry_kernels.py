@@ -1,0 +1,59 @@
+"""Numba kernels for the symmetries of a square board (see `symmetry`): a mask's image, a
+pair's least image, whether a pair is its class's representative, and class sizes by index.
+`table` is `symmetry.tables(n)`."""
+
+from retrograde.games.ranking_arrays import BINOMIAL
+from retrograde.games.ranking_kernels import next_pair, unrank_mask, unsqueeze
+from retrograde.jit import njit
+
+
+@njit
+def image(table, g, mask):
+    """The image of `mask` under symmetry g."""
+    return table[g, 0, mask & 255] | table[g, 1, (mask >> 8) & 255] | table[g, 2, (mask >> 16) & 255] | \
+        table[g, 3, (mask >> 24) & 255]
+
+
+@njit
+def least_image(table, first, second):
+    """(first, second) of the pair's least image, and how many symmetries map the pair onto it
+    (the order of its stabiliser: its class holds 8 / that many positions). The second mask's
+    image is computed only where the first mask's image does not settle the order."""
+    best_first, best_second = first, second
+    same = 1
+    for g in range(1, table.shape[0]):
+        f = image(table, g, first)
+        if f > best_first:
+            continue
+        s = image(table, g, second)
+        if f < best_first or s < best_second:
+            best_first, best_second = f, s
+            same = 1
+        elif s == best_second:
+            same += 1
+    return best_first, best_second, same
+
+
+@njit
+def is_least(table, first, second):
+    """Whether the pair is its class's representative (no image is less); stops at the first less."""
+    for g in range(1, table.shape[0]):
+        f = image(table, g, first)
+        if f < first or (f == first and image(table, g, second) < second):
+            return False
+    return True
+
+
+@njit
+def orbit_sizes(table, a, b, cells, start, stop, outcome, out):
+    """out[i] = positions that index start+i of class (a, b) stands for in a solved chunk whose
+    outcomes are `outcome`: its class's size at a representative (every one holds a value), 0 at
+    a hole (outcome 0: the class is counted at its representative)."""
+    width = BINOMIAL[cells - a, b]
+    first = unrank_mask(start // width, a, cells)
+    packed = unrank_mask(start % width, b, cells - a)
+    for row in range(stop - start):
+        out[row] = 0
+        if outcome[row] != 0:
+            out[row] = table.shape[0] // least_image(table, first, unsqueeze(packed, first, cells))[2]
+        first, packed = next_pair(first, packed, a, b, cells)
