@@ -73,13 +73,9 @@ def representative(n: int, first: int, second: int) -> tuple[int, int]:
 
 
 def representatives(n: int, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`representative` of many pairs (int64 arrays in and out), in array operations."""
+    """`representative` of many pairs (int64 arrays in and out), in a few array operations."""
     table = tables(n)
-    best = None
-    for g in range(COUNT):
-        images = [sum(table[g, piece][(masks >> (8 * piece)) & 255] for piece in range(PIECES))
-                  for masks in (first, second)]
-        key = images[0] << 32 | images[1]
-        best = key if best is None else np.minimum(best, key)
+    images = [sum(table[:, piece, (masks >> (8 * piece)) & 255] for piece in range(PIECES))  # [g, pair]
+              for masks in (first, second)]
+    best = (images[0] << 32 | images[1]).min(axis=0)
     return best >> 32, best & 0xFFFFFFFF
-
