@@ -3,6 +3,7 @@ figures measured in BENCHMARKS.md, and the refusal of what a machine cannot do."
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -168,3 +169,31 @@ def test_every_game_has_its_measured_rate():
     assert rates[3] == 951_000  # 4x4 Quixo, BENCHMARKS.md
     assert "--down-to N" in GAMES["quixo"].too_big_hint
     assert "--from POSITION" in GAMES["quarto"].too_big_hint
+
+
+def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):
+    """`retrograde plan GAME`: the solve's estimate line and every step's tasks with their peak memory,
+    the largest first; nothing is written. The 5x5 peak is the propagation of m8o9 + m9o8 (SCALING.md)."""
+    from conftest import run_cli
+
+    result = run_cli("plan", "quixo", "--size", "5", "--workers", "8", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    plan = make_plan(make_game("quixo", {"size": 5}))
+    expected = estimate(plan, workers=8)
+    assert (found["positions"], found["peak_bytes"], found["peak_task"], found["workers"]) == \
+        (expected.positions, expected.peak_bytes, "propagation of m8o9 m9o8", 8)
+    tasks = {task["task"]: task["peak_bytes"] for task in found["tasks"]}
+    assert max(tasks.values()) == expected.peak_bytes and len(tasks) == len(found["tasks"])
+    assert {f"first pass of {tier.name}" for tier in plan.tiers} | {"propagation of m8o9 m9o8"} <= set(tasks)
+    text = run_cli("plan", "quixo", "--size", "4", cwd=tmp_path)
+    lines = text.stdout.splitlines()
+    four = estimate(make_plan(make_game("quixo", {"size": 4})), workers=None)
+    assert text.returncode == 0 and lines[0] == f"plan: {four.describe()}"
+    assert lines[2].split()[-4:] == ["propagation", "of", "m5o6", "m6o5"] and len(lines) == 12
+    assert list(tmp_path.iterdir()) == []
+    for bad in (["plan"], ["plan", "chess"], ["plan", "quixo", "--size", "7"],
+                ["plan", "nim", "--heaps", "1,3", "--workers", "-1"]):
+        result = run_cli(*bad, cwd=tmp_path)
+        assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, (bad, result.stderr)
+    assert list(tmp_path.iterdir()) == []

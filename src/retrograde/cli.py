@@ -216,7 +216,10 @@ def agents() -> None:
 
 # --- solve ------------------------------------------------------------------------------
 class GameGroup(click.Group):
-    """`solve GAME`: one subcommand per game, built from the game's parameter list."""
+    """`solve GAME` and `plan GAME`: one subcommand per game, built from the game's parameter list
+    by the group's `command_for(game class)`."""
+
+    command_for = staticmethod(lambda cls: None)
 
     def list_commands(self, ctx):
         from retrograde.games import GAMES
@@ -228,11 +231,11 @@ class GameGroup(click.Group):
 
         if name not in GAMES:
             return None
-        return _solve_command(GAMES[name])
+        return self.command_for(GAMES[name])
 
     def parse_args(self, ctx, args):
         if not args and not ctx.resilient_parsing:  # (shell completion parses partial lines)
-            raise BadOption(f"solve needs a game; known games: {', '.join(self.list_commands(ctx))}")
+            raise BadOption(f"{ctx.info_name} needs a game; known games: {', '.join(self.list_commands(ctx))}")
         return super().parse_args(ctx, args)
 
     def resolve_command(self, ctx, args):
@@ -242,19 +245,38 @@ class GameGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
+def _game(cls, options: dict):
+    """The game instance that a `solve GAME`/`plan GAME` command line names."""
+    from retrograde.games import make_game
+
+    params = {p.name: (p.kind(options[p.name]) if p.kind not in (bool, int) and options[p.name] is not None
+                       else options[p.name]) for p in cls.params_spec}
+    return make_game(cls.name, {k: v for k, v in params.items() if v is not None})
+
+
+def _game_params(cls) -> list[click.Option]:
+    """The game's options, for its `solve`/`plan` subcommand."""
+    return [click.Option([p.option, p.name], is_flag=True, help=p.help)
+            if p.kind is bool else
+            click.Option([p.option, p.name], type=int if p.kind is int else str,
+                         metavar=p.metavar, required=p.required, help=p.help)
+            for p in cls.params_spec]
+
+
+_chunk_size_option = click.option("--chunk-size", type=int, default=None, metavar="N",
+                                  help="Positions per chunk (multiple of 4; fixed when the store is planned).")
+
+
 def _solve_command(cls) -> click.Command:
     def callback(store_path, workers, scheduler, quiet, chunk_size, force, **options):
         from retrograde.data.lock import writer_lock
         from retrograde.data.probing import start_summary
-        from retrograde.games import make_game
         from retrograde.pipeline.executors import open_executor
         from retrograde.pipeline.plan import validate_chunk_size
         from retrograde.pipeline.progress import clock
         from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage
 
-        params = {p.name: (p.kind(options[p.name]) if p.kind not in (bool, int) and options[p.name] is not None
-                           else options[p.name]) for p in cls.params_spec}
-        game = make_game(cls.name, {k: v for k, v in params.items() if v is not None})
+        game = _game(cls, options)
         if chunk_size is not None:
             validate_chunk_size(chunk_size)
         if workers is not None and workers < 0:
@@ -273,15 +295,8 @@ def _solve_command(cls) -> click.Command:
                     done = f"solved in {clock(time.monotonic() - started)}"
                 click.echo(f"{game.describe()}: {start_summary(store)}; {done}, store {store_path}")
 
-    params = [click.Option([p.option, p.name], is_flag=True, help=p.help)
-              if p.kind is bool else
-              click.Option([p.option, p.name], type=int if p.kind is int else str,
-                           metavar=p.metavar, required=p.required, help=p.help)
-              for p in cls.params_spec]
-    command = click.Command(cls.name, callback=callback, params=params, help=cls.summary)
-    for decorate in (store_option, cluster_options,
-                     click.option("--chunk-size", type=int, default=None, metavar="N",
-                                  help="Positions per chunk (multiple of 4; fixed when the store is planned)."),
+    command = click.Command(cls.name, callback=callback, params=_game_params(cls), help=cls.summary)
+    for decorate in (store_option, cluster_options, _chunk_size_option,
                      click.option("--force", is_flag=True,
                                   help="Start even if the estimate says the solve needs more disk, memory "
                                        "or time than this machine has.")):
@@ -289,9 +304,46 @@ def _solve_command(cls) -> click.Command:
     return command
 
 
-@cli.group(cls=GameGroup)
+@cli.group(cls=type("SolveGroup", (GameGroup,), {"command_for": staticmethod(_solve_command)}))
 def solve() -> None:
     """Solve a game instance into a store (resumes a partial solve of the same instance)."""
+
+
+def _plan_command(cls) -> click.Command:
+    def callback(workers, chunk_size, as_json, **options):
+        from retrograde.pipeline.estimate import estimate, human_bytes, task_peaks
+        from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
+
+        if workers is not None and workers < 0:
+            raise BadOption(f"--workers {workers}: must be >= 0")
+        plan = make_plan(_game(cls, options), chunk_size=DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size)
+        found, tasks = estimate(plan, workers=workers), task_peaks(plan)
+        if as_json:
+            click.echo(json.dumps({"game": plan.game, "params": plan.params, "positions": found.positions,
+                                   "disk_bytes": found.disk_bytes, "scratch_bytes": found.scratch_bytes,
+                                   "workers": found.workers, "seconds": round(found.seconds, 1),
+                                   "peak_bytes": found.peak_bytes, "peak_task": found.peak_task,
+                                   "tasks": [{"task": task, "peak_bytes": peak} for peak, task in tasks]}))
+            return
+        click.echo(f"plan: {found.describe()}")
+        click.echo(f"largest tasks, a worker process at its peak (--json lists all {len(tasks):,}):")
+        for peak, task in sorted(tasks, reverse=True)[:10]:
+            click.echo(f"  {human_bytes(peak):>8}  {task}")
+
+    command = click.Command(cls.name, callback=callback, params=_game_params(cls),
+                            help=f"What solving {cls.name} takes, before anything runs: {cls.summary}")
+    for decorate in (_chunk_size_option,
+                     click.option("--workers", type=int, default=None, metavar="N",
+                                  help="Worker processes the time is estimated for (default: one per core)."),
+                     click.option("--json", "as_json", is_flag=True,
+                                  help="Print JSON: the estimate and every kind of task with its peak memory.")):
+        command = decorate(command)
+    return command
+
+
+@cli.group(cls=type("PlanGroup", (GameGroup,), {"command_for": staticmethod(_plan_command)}))
+def plan() -> None:
+    """What a solve takes before anything runs: positions, disk, time, and each task's peak memory."""
 
 
 # --- status / verify ----------------------------------------------------------------------

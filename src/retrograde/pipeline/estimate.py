@@ -123,6 +123,14 @@ def _tasks(plan: Plan, max_moves: int, value: int) -> Iterator[tuple[int, str]]:
                    f"first pass of {name}")
 
 
+def task_peaks(plan: Plan) -> list[tuple[int, str]]:
+    """(peak bytes of one worker process, what) of each step's largest task of each kind, in
+    solve order: what `retrograde plan` lists before anything runs."""
+    game = make_game(plan.game, plan.params)
+    value = 1 + np.dtype(plan.remoteness_dtype).itemsize
+    return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(plan, game.max_moves, value)]
+
+
 def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0) -> Estimate:
     """Estimate solving `plan` with --workers `workers` (None: as `open_executor` picks), of
     which `done_positions` are solved already (a resumed store)."""
@@ -142,9 +150,9 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0) -> Est
             waves.setdefault(step.wave, []).append(sum(plan.tier(name).size for name in step.tiers))
     at_once = max((sum(sorted(sizes, reverse=True)[:processes]) for sizes in waves.values()), default=0)
     scratch = 2 * (value + 1) * at_once
-    peak, task = max(_tasks(plan, game.max_moves, value))
+    peak, task = max(task_peaks(plan))
     to_solve = max(plan.positions - done_positions, 0)
-    return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, PROCESS_BYTES + peak,
+    return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, peak,
                     task, to_solve / (game.solve_rate * processes), processes, game.too_big_hint)
 
 
