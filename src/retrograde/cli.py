@@ -369,6 +369,10 @@ def status(store_path: str, as_json: bool) -> None:
                  f"incomplete: {done:,} of {report['positions']:,} positions solved "
                  f"({100 * done / max(report['positions'], 1):.1f}%), {solved} of {len(tiers)} tiers")
         click.echo(f"{store.game.describe()} in {store_path}: {state}")
+        if not report["complete"]:
+            from retrograde.pipeline.estimate import estimate
+
+            click.echo(f"to finish: {estimate(store.plan, workers=None, done_positions=done).describe()}")
         rows = [(t["name"], t["size"], t["win"] + t["loss"] + t["draw"], t["status"],
                  f"{t['chunks_done']}/{t['chunks']}", t["win"], t["loss"], t["draw"]) for t in tiers]
         rows.append(("total", report["positions"], sum(r[2] for r in rows), "complete" if report["complete"]
