@@ -79,3 +79,13 @@ def representatives(n: int, first: np.ndarray, second: np.ndarray) -> tuple[np.n
               for masks in (first, second)]
     best = (images[0] << 32 | images[1]).min(axis=0)
     return best >> 32, best & 0xFFFFFFFF
+
+
+def class_sizes(n: int, a: int, b: int, start: int, stop: int, outcome: np.ndarray) -> np.ndarray:
+    """How many boards each index start..stop-1 of the class of boards with a first-mask and b
+    second-mask cells stands for, given the chunk's solved `outcome`s (`Game.orbit_sizes`)."""
+    from retrograde.games.symmetry_kernels import orbit_sizes
+
+    out = np.empty(stop - start, dtype=np.uint8)
+    orbit_sizes(tables(n), a, b, n * n, start, stop, outcome, out)
+    return out

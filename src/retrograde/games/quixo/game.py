@@ -300,11 +300,7 @@ class Quixo(Game):
         return line_masks(self.size)
 
     def orbit_sizes(self, tier, start, stop, outcome):
-        from retrograde.games.symmetry_kernels import orbit_sizes
-
-        out = np.empty(stop - start, dtype=np.uint8)
-        orbit_sizes(symmetry.tables(self.size), *tier.key, self.cells, start, stop, outcome, out)
-        return out
+        return symmetry.class_sizes(self.size, *tier.key, start, stop, outcome)
 
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games.quixo import kernels

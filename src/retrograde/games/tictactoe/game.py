@@ -12,8 +12,6 @@ Positions are (x mask, o mask) with bit r*3+c for row r, column c.
 
 from __future__ import annotations
 
-import numpy as np
-
 from retrograde import outcome
 from retrograde.errors import BadPosition
 from retrograde.games import ranking, symmetry
@@ -119,12 +117,8 @@ class TicTacToe(Game):
         return symmetry.representative(3, *position)
 
     def orbit_sizes(self, tier, start, stop, outcome):
-        from retrograde.games.symmetry_kernels import orbit_sizes
-
         (k,) = tier.key
-        out = np.empty(stop - start, dtype=np.uint8)
-        orbit_sizes(symmetry.tables(3), (k + 1) // 2, k // 2, CELLS, start, stop, outcome, out)
-        return out
+        return symmetry.class_sizes(3, (k + 1) // 2, k // 2, start, stop, outcome)
 
     def position_at(self, tier, index):
         (k,) = tier.key
