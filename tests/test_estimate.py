@@ -4,6 +4,7 @@ figures measured in BENCHMARKS.md, and the refusal of what a machine cannot do."
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import pytest
@@ -59,7 +60,7 @@ def test_quixo_against_the_benchmarks():
     assert within(full.disk_bytes, 1_512_191, 2)
     assert within(full.peak_bytes, 348_000_000, 2)
     assert within(full.seconds, 17.0, 1.5)
-    for down_to, disk, peak, seconds in ((24, 11_410_000, 1.053e9, 89.7), (23, 63_245_919, 5.475e9, 801.1)):
+    for down_to, disk, peak, seconds in ((24, 11_410_000, 579e6, 84.8), (23, 63_245_919, 2.318e9, 592.7)):
         part = quixo(5, down_to)
         assert within(part.disk_bytes, disk, 1.5), down_to
         assert within(part.peak_bytes, peak, 1.5), down_to
@@ -67,7 +68,9 @@ def test_quixo_against_the_benchmarks():
 
 
 def test_peak_names_the_largest_task():
-    assert quixo(5).peak_task == "propagation of m8o9 m9o8"  # the largest group (SCALING.md)
+    # The propagation keeps positions only (1 index in 8), so the first pass of the largest tier,
+    # reading the tiers it leads out to whole, is the largest task of the full game (SCALING.md).
+    assert quixo(5).peak_task == "first pass of m8o8"
     assert quixo(5, 24).peak_task == "propagation of m11o13 m13o11"
     # Loop-free games: a chunk reading its child tiers whole; tiny next to the worker process itself.
     ttt = estimate(plan_of("tictactoe"), workers=1)
@@ -81,10 +84,12 @@ def test_time_and_scratch_scale_with_workers():
     one, two = quixo(4, workers=1), quixo(4, workers=2)
     assert one.seconds == pytest.approx(2 * two.seconds)
     assert one.workers == 1 and two.workers == 2
-    # One group in progress with one worker: the largest, first pass and checkpoint, 4 bytes each a position.
-    assert one.scratch_bytes == 2 * 4 * 2 * 2_018_016  # m5o6 + m6o5
+    # One group in progress with one worker: the largest; its first pass (4 bytes an index) and
+    # checkpoint (4 bytes a position).
+    share = make_game("quixo", {"size": 4}).position_share
+    assert one.scratch_bytes == math.ceil((1 + share) * 4 * 2 * 2_018_016)  # m5o6 + m6o5
     assert one.scratch_bytes < two.scratch_bytes < 2 * one.scratch_bytes
-    assert quixo(5, workers=1).scratch_bytes == 8 * 52_586_176_500  # SCALING.md: about 420 GB
+    assert quixo(5, workers=1).scratch_bytes == math.ceil((1 + share) * 4 * 52_586_176_500)  # about 237 GB
     assert estimate(plan_of("tictactoe"), workers=2).scratch_bytes == 0  # no loopy groups
     half = estimate(plan_of("quixo", {"size": 4}), workers=2, done_positions=3**16 // 2)
     assert half.seconds == pytest.approx(two.seconds / 2, rel=1e-6)
@@ -93,8 +98,8 @@ def test_time_and_scratch_scale_with_workers():
 
 def test_describe_is_one_human_line():
     line = quixo(4).describe()
-    assert line == ("43,046,721 positions; about 1.9 MB on disk (+ 55 MB scratch while solving), "
-                    "peak 253 MB per worker (propagation of m5o6 m6o5), about 0:00:17 on 2 workers")
+    assert line == ("43,046,721 positions; about 1.9 MB on disk (+ 31 MB scratch while solving), "
+                    "peak 245 MB per worker (first pass of m5o5), about 0:00:17 on 2 workers")
     resumed = estimate(plan_of("quixo", {"size": 4}), workers=1, done_positions=3**16 - 1000)
     assert "43,046,721 positions (1,000 still to solve);" in resumed.describe()
     assert resumed.describe().endswith("about 0:00:01 on 1 worker")  # never under a second
@@ -108,7 +113,7 @@ def test_full_5x5_is_refused_on_the_project_machine():
     assert "\n" not in line
     assert line.startswith("quixo --size 5: 847,288,609,443 positions need about ")
     assert "of disk (53 GB free at '.')" in line
-    assert "473 GB of memory per worker x 2 workers (propagation of m8o9 m9o8; 25 GB available)" in line
+    assert "316 GB of memory per worker x 2 workers (first pass of m8o8; 25 GB available)" in line
     assert line.endswith("solve part of it with --down-to N (the tiers with at least N cubes) "
                          "or pass --force to start anyway")
     check_fits(quixo(5), store_path="q5.zarr", machine=PROJECT_MACHINE, force=True)
@@ -120,10 +125,10 @@ def test_what_the_project_machine_does_fits(size, down_to):
 
 
 def test_fewer_workers_are_suggested_when_one_fits():
-    with pytest.raises(BadOption, match=r"7\.5 GB of memory per worker x 4 workers .* "
+    with pytest.raises(BadOption, match=r"8\.1 GB of memory per worker x 4 workers .* "
                                         r"--down-to N \(the tiers with at least N cubes\), use --workers 3 "
                                         r"or pass --force to start anyway$"):
-        check_fits(quixo(5, 23, workers=4), store_path="q.zarr", machine=PROJECT_MACHINE)
+        check_fits(quixo(5, 22, workers=4), store_path="q.zarr", machine=PROJECT_MACHINE)
 
 
 def test_tiny_limits_refuse(monkeypatch):
@@ -173,7 +178,7 @@ def test_every_game_has_its_measured_rate():
 
 def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):
     """`retrograde plan GAME`: the solve's estimate line and every step's tasks with their peak memory,
-    the largest first; nothing is written. The 5x5 peak is the propagation of m8o9 + m9o8 (SCALING.md)."""
+    the largest first; nothing is written. The 5x5 peak is the first pass of m8o8 (SCALING.md)."""
     from conftest import run_cli
 
     result = run_cli("plan", "quixo", "--size", "5", "--workers", "8", "--json", cwd=tmp_path)
@@ -182,7 +187,7 @@ def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):
     plan = make_plan(make_game("quixo", {"size": 5}))
     expected = estimate(plan, workers=8)
     assert (found["positions"], found["peak_bytes"], found["peak_task"], found["workers"]) == \
-        (expected.positions, expected.peak_bytes, "propagation of m8o9 m9o8", 8)
+        (expected.positions, expected.peak_bytes, "first pass of m8o8", 8)
     tasks = {task["task"]: task["peak_bytes"] for task in found["tasks"]}
     assert max(tasks.values()) == expected.peak_bytes and len(tasks) == len(found["tasks"])
     assert {f"first pass of {tier.name}" for tier in plan.tiers} | {"propagation of m8o9 m9o8"} <= set(tasks)
@@ -190,7 +195,7 @@ def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):
     lines = text.stdout.splitlines()
     four = estimate(make_plan(make_game("quixo", {"size": 4})), workers=None)
     assert text.returncode == 0 and lines[0] == f"plan: {four.describe()}"
-    assert lines[2].split()[-4:] == ["propagation", "of", "m5o6", "m6o5"] and len(lines) == 12
+    assert lines[2].split()[-4:] == ["first", "pass", "of", "m5o5"] and len(lines) == 12
     assert list(tmp_path.iterdir()) == []
     for bad in (["plan"], ["plan", "chess"], ["plan", "quixo", "--size", "7"],
                 ["plan", "nim", "--heaps", "1,3", "--workers", "-1"]):

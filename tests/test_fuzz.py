@@ -60,7 +60,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 #: Examples per command in the normal suite (about 40 s in all on 2 busy cores, numba caches
 #: warm); benchmarks/bench_fuzz.py runs many more.
 BUDGET = {"parse": 250, "spec": 200, "probe": 60, "status": 20, "verify": 10, "play": 50, "match": 25,
-          "validate": 5, "train": 20, "solve": 25, "run": 20, "games": 10, "agents": 10, "argv": 60}
+          "validate": 5, "train": 20, "solve": 25, "plan": 15, "run": 20, "games": 10, "agents": 10, "argv": 60}
 
 # --- text -------------------------------------------------------------------------------------
 #: Texts that break naive parsers: empty, blanks, NUL, a lone surrogate (a non-UTF-8 byte
@@ -524,11 +524,12 @@ def strategies(sandbox: Sandbox) -> dict[str, st.SearchStrategy]:
     play_lines = st.lists(st.one_of(ttt_moves, moves_for("nim")), max_size=12).map("\n".join)
 
     @st.composite
-    def solve(draw):
+    def game_command(draw, command: str):
+        """`solve GAME ...` (kept tiny by `guard_solve`) or `plan GAME ...` (writes nothing)."""
         name = draw(mostly(st.sampled_from(sorted(GAMES)), st.one_of(st.sampled_from(["", "Nim", "chess", "--help"]),
                                                                      texts(10))))
         if name not in GAMES:
-            return ["solve", name, *draw(st.lists(texts(10), max_size=3))], ""
+            return [command, name, *draw(st.lists(texts(10), max_size=3))], ""
         game_values = {
             "heaps": mostly(st.lists(st.integers(1, 4), min_size=1, max_size=3).map(lambda h: ",".join(map(str, h))),
                             st.one_of(st.lists(st.integers(-1, 9), max_size=5).map(lambda h: ",".join(map(str, h))),
@@ -539,8 +540,8 @@ def strategies(sandbox: Sandbox) -> dict[str, st.SearchStrategy]:
                 st.sampled_from(["0", "-4", "6", "1", "2" * 30]), texts(4))),
             "store_path": mostly(st.sampled_from(["new.zarr", "sub/new.zarr"]), sandbox.store_paths(for_writing=True)),
             **common}
-        argv = draw(argv_from(["solve", name], game_values, often={"root": 8}))
-        return guard_solve(sandbox, argv), ""
+        argv = draw(argv_from([command, name], game_values, often={"root": 8}))
+        return (guard_solve(sandbox, argv) if command == "solve" else argv), ""
 
     stores = mostly(st.sampled_from([sandbox.ttt, sandbox.nim, sandbox.partial]), read_store)
     #: Games to play or train, each with its solved store if the sandbox has one.
@@ -595,7 +596,8 @@ def strategies(sandbox: Sandbox) -> dict[str, st.SearchStrategy]:
             always=("games", "positions", "agent_specs", "store_path"), often={"game_text": 1, "tier_text": 1}),
             no_stdin),
         "train": train(),
-        "solve": solve(),
+        "solve": game_command("solve"),
+        "plan": game_command("plan"),
         "run": st.tuples(argv_from(["run"], {"out": sandbox.out_paths(), **common}, st.lists(workflows, max_size=2)),
                          no_stdin).filter(lambda case: not set(case[0][1:]) & _workflow_names()),
         "games": st.tuples(st.lists(texts(10), max_size=3).map(lambda extra: ["games", *extra]), no_stdin),

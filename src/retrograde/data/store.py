@@ -24,6 +24,7 @@ import uuid
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -323,17 +324,19 @@ class Store:
         self._scratch_folder(name)
         _save_atomically(self._scratch_file(name, chunk), outcome=outcome, remoteness=remoteness, pending=pending)
 
-    def read_scratch(self, name: str, outcome: np.ndarray, remoteness: np.ndarray, pending: np.ndarray) -> None:
-        """Load a loopy tier's first pass into the given arrays (the tier's slice of a group's
-        state), chunk by chunk, so that loading needs no second copy of the group."""
+    def read_scratch(self, name: str) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """A loopy tier's first pass, chunk by chunk: (start, outcome, remoteness, pending), so
+        that a group's state is built without holding its files whole. A damaged file is
+        removed (a rerun recomputes it) and stops the reading with DamagedStore."""
         plan = self.plan.tier(name)
         for chunk in range(plan.n_chunks):
-            start, stop = plan.chunk_bounds(chunk)
+            start, _ = plan.chunk_bounds(chunk)
             try:
-                outcome[start:stop], remoteness[start:stop], pending[start:stop] = self._first_pass(name, chunk)
+                arrays = self._first_pass(name, chunk)
             except DamagedStore as exc:
                 self._scratch_file(name, chunk).unlink(missing_ok=True)  # a missing first pass is recomputed
                 raise DamagedStore(f"{exc}; removed: rerun solve to recompute it") from None
+            yield (start, *arrays)
 
     def _first_pass(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(outcome, remoteness, pending) of a chunk's first-pass file.
@@ -375,8 +378,9 @@ class Store:
             return None
 
     def _checkpoint_state(self, group: tuple[str, ...]) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray]:
-        """The group's checkpoint file, read. :raises DamagedStore: it cannot be read, or it is
-        not a checkpoint of this group."""
+        """The group's checkpoint file, read (its arrays hold the group's positions, numbered
+        densely: `solvers.members`). :raises DamagedStore: it cannot be read, or it is not a
+        checkpoint of this group."""
         size = sum(self.plan.tier(name).size for name in group)
         what = f"tier {group[0]}: the propagation checkpoint {SCRATCH}/{group[0]}/propagation.npz"
         try:  # an .npz is a zip: a changed byte fails its CRC or its structure
@@ -385,7 +389,8 @@ class Store:
                          data["outcome"], data["remoteness"], data["pending"])
         except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
             raise self.damaged(what, exc) from None
-        if state[0] != group or any(array.shape != (size,) for array in state[3:]):
+        if state[0] != group or any(array.ndim != 1 or array.shape != state[3].shape for array in state[3:]) \
+                or state[3].size > size:
             raise self.damaged(what, why="not this group's")
         return state[1:]
 

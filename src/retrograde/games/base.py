@@ -117,6 +117,9 @@ class Game(ABC):
     #: Bytes a position takes in a finished store, measured after compression; None: the
     #: uncompressed size (2 bits of outcome and the remoteness dtype), an upper bound.
     stored_bytes_per_position: ClassVar[float | None] = None
+    #: The share of a tier's indices that hold positions (for the estimate: a loopy group's
+    #: propagation keeps positions only, `solvers.members`); below 1 where a game has holes.
+    position_share: ClassVar[float] = 1.0
     #: How to solve a smaller part of an instance too big for the machine (for the refusal), or "".
     too_big_hint: ClassVar[str] = ""
     #: The tiers `validate --game` samples positions from, for a game no store holds whole

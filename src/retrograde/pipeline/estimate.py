@@ -35,11 +35,12 @@ PROCESS_BYTES = 200_000_000
 #: Copies of a task's child-tier values a worker may hold at once: it keeps the last two sets
 #: it read (tasks._solved_values), and reading a new one holds its tiers and their concatenation.
 CHILD_SET_COPIES = 4
-#: A loopy group's propagation beyond its state, per group position: the masks of its first
-#: settled test (3 bytes), later a level's index lists and heap not given back. Measured in
-#: all (BENCHMARKS.md): 7.26 GB for 811,246,800 positions (5x5 --down-to 23) and 1.34 GB for
-#: 124,807,200 (--down-to 24), 8.7-9.1 bytes a position with the 4 of state and PROCESS_BYTES.
-PROPAGATION_EXTRA_BYTES = 5
+#: A loopy group's propagation beyond its state, per position: the first-pass values gathered
+#: chunk by chunk, then joined (a second copy of the state), a level's index lists and heap not
+#: given back. Measured in all (BENCHMARKS.md, issue 12): 2,318 MB for --down-to 23 (811,246,800
+#: indices, about 101.7 million positions) and 579 MB for --down-to 24, 18.5-19 bytes a position
+#: with the 4 of state, the 2 bits an index numbering them and PROCESS_BYTES.
+PROPAGATION_EXTRA_BYTES = 15
 #: Store files besides the values: a tier's three zarr.json files and its entry in the plan
 #: (1,870-1,950 bytes a tier in the Nim, tic-tac-toe, 3x3 and 4x4 Quixo stores), and a chunk's
 #: record in its tier's attributes (about 130 bytes) with the codec headers of its two files.
@@ -97,9 +98,10 @@ class Estimate:
                 f"peak {human_bytes(self.peak_bytes)} per worker ({self.peak_task}), {self.on_workers}")
 
 
-def _tasks(plan: Plan, max_moves: int, value: int) -> Iterator[tuple[int, str]]:
+def _tasks(plan: Plan, max_moves: int, value: int, share: float) -> Iterator[tuple[int, str]]:
     """(bytes, what) of each step's largest task of each kind, beyond PROCESS_BYTES: the arrays
-    of pipeline/tasks.py, with `value` bytes (outcome code and remoteness) a position."""
+    of pipeline/tasks.py, with `value` bytes (outcome code and remoteness) a position and
+    `share` of the indices positions (`Game.position_share`)."""
     expansion_row = 1 + 8 * max_moves  # terminal code + child references (Expansion.buffers)
 
     def read(names) -> int:
@@ -112,8 +114,10 @@ def _tasks(plan: Plan, max_moves: int, value: int) -> Iterator[tuple[int, str]]:
             yield read(tier.children) + rows * (expansion_row + value + 1), f"chunk of {tier.name}"
             continue
         size = sum(plan.tier(name).size for name in step.tiers)
-        # propagate_group: outcome, remoteness and pending count of the group, temporaries, parents batch
-        yield (size * (value + 1 + PROPAGATION_EXTRA_BYTES) + min(BATCH, size) * 8 * max_moves,
+        positions = math.ceil(size * share)
+        # propagate_group: 2 bits an index to number the positions (solvers.members); outcome,
+        # remoteness and pending count of each position, temporaries; a batch of parents
+        yield (size // 4 + positions * (value + 1 + PROPAGATION_EXTRA_BYTES) + min(BATCH, positions) * 8 * max_moves,
                f"propagation of {' '.join(step.tiers)}")
         for name in step.tiers:  # settle_chunk: the tiers led out to whole, the chunk's state, a batch
             tier = plan.tier(name)
@@ -128,7 +132,7 @@ def task_peaks(plan: Plan) -> list[tuple[int, str]]:
     solve order: what `retrograde plan` lists before anything runs."""
     game = make_game(plan.game, plan.params)
     value = 1 + np.dtype(plan.remoteness_dtype).itemsize
-    return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(plan, game.max_moves, value)]
+    return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(plan, game.max_moves, value, game.position_share)]
 
 
 def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0) -> Estimate:
@@ -141,15 +145,16 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0) -> Est
     per_position = game.stored_bytes_per_position or 0.25 + remoteness  # uncompressed: 2 bits of outcome
     disk = (plan.positions * per_position + len(plan.tiers) * TIER_FILE_BYTES
             + sum(tier.n_chunks for tier in plan.tiers) * CHUNK_FILE_BYTES)
-    # A group being solved has first-pass files and a propagation checkpoint, each holding its
-    # outcome, remoteness and pending count uncompressed. Groups of one wave do not read each
-    # other, so up to one a worker are solved at once: the largest of one wave.
+    # A group being solved has first-pass files of every index and a propagation checkpoint of
+    # its positions, each holding outcome, remoteness and pending count uncompressed. Groups of
+    # one wave do not read each other, so up to one a worker are solved at once: the largest of
+    # one wave.
     waves: dict[int, list[int]] = {}
     for step in plan.steps:
         if step.loopy:
             waves.setdefault(step.wave, []).append(sum(plan.tier(name).size for name in step.tiers))
     at_once = max((sum(sorted(sizes, reverse=True)[:processes]) for sizes in waves.values()), default=0)
-    scratch = 2 * (value + 1) * at_once
+    scratch = math.ceil((1 + game.position_share) * (value + 1) * at_once)
     peak, task = max(task_peaks(plan))
     to_solve = max(plan.positions - done_positions, 0)
     return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, peak,

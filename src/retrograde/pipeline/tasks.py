@@ -24,6 +24,7 @@ from retrograde.data.store import Store, chunk_checksum, open_store
 from retrograde.errors import DamagedStore, RetrogradeError, StoreError
 from retrograde.games.base import Expansion
 from retrograde.solvers import loopy
+from retrograde.solvers.members import Members
 from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
 
 FAULTS = {NO_MOVES: "has no moves but is not terminal", UNDECIDED_CHILD: "has an unsolved child",
@@ -157,51 +158,72 @@ def settle_chunk(store_path: str, attempt: str, tier_names: tuple[str, ...], tie
     return []  # nothing for the driver to record: the scratch file is the record
 
 
+def _first_passes(store: Store, tiers, *, values: bool):
+    """The group's positions (`solvers.members.Members`), marked from its tiers' first-pass files,
+    and with `values` their (outcome, remoteness, pending), numbered densely: a position is a row
+    the first pass gave a value or children inside the group to wait for (a hole has neither)."""
+    members = Members([tier.size for tier in tiers])
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for t, tier in enumerate(tiers):
+        for start, outcome, remoteness, pending in store.read_scratch(tier.name):
+            held = (outcome != 0) | (pending != 0)
+            members.mark(t, start, held)
+            if values:
+                parts.append((outcome[held], remoteness[held], pending[held]))
+    members.number()
+    if not values:
+        return members, None
+    return members, tuple(np.concatenate([part[k] for part in parts]) for k in range(3))
+
+
 def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
                     checkpoint_every: float = CHECKPOINT_SECONDS) -> list[dict[str, Any]]:
     """Second pass of a loopy group, after every chunk's first pass: settle positions level
     by level (increasing remoteness) from their children inside the group; what is left is
     a draw. Writes every chunk of the group's tiers and returns their summaries.
 
-    Working memory: per group position 1 byte of outcome, 1 of pending-children count and
-    the remoteness dtype, plus one batch of parent references (and one chunk while loading).
+    Working memory: per group position (holes left out: `solvers.members`) 1 byte of outcome,
+    1 of pending-children count and the remoteness dtype, 2 bits per group index to number the
+    positions, plus one batch of parent references (and one chunk while loading or writing).
     Once `checkpoint_every` seconds have passed since the last save, the state between two
     levels is saved to scratch; a rerun after a kill goes on from there (same bytes: the levels
     after a checkpoint depend on nothing else).
     """
     with open_store(store_path, mode="r+", attempt=attempt) as store:
         game = store.game
-        tiers, group_offsets, size = _group_layout(store, tier_names)
+        tiers, group_offsets, _ = _group_layout(store, tier_names)
+        group_starts = np.array([group_offsets[tier.name] for tier in tiers], dtype=np.int64)
         dtype = np.dtype(store.plan.remoteness_dtype)
         checkpoint = store.read_checkpoint(tier_names)
+        members, state = _first_passes(store, tiers, values=not checkpoint)
+        if checkpoint and checkpoint[2].size != members.count:  # another solve's: start again
+            members, state = _first_passes(store, tiers, values=True)
+            checkpoint = None
         if checkpoint:
             level, highest, outcome, remoteness, pending = checkpoint
         else:
-            outcome = np.empty(size, dtype=np.uint8)
-            remoteness = np.empty(size, dtype=dtype)
-            pending = np.empty(size, dtype=np.uint8)
-            for tier in tiers:
-                part = slice(group_offsets[tier.name], group_offsets[tier.name] + tier.size)
-                store.read_scratch(tier.name, outcome[part], remoteness[part], pending[part])
+            outcome, remoteness, pending = state
             settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
             # Terminal positions (level 0) need no propagating if their parents took their values.
             level = 1 if game.group_terminals_by_value else 0
             highest = int(remoteness[settled].max(initial=0))
-        buffer = np.empty((min(BATCH, size), game.max_moves), dtype=np.int64)
+        buffer = np.empty((min(BATCH, max(members.count, 1)), game.max_moves), dtype=np.int64)
         saved = time.monotonic()
 
-        def describe(index: int) -> str:  # a position by its index in the group's arrays
-            tier = next(tier for tier in reversed(tiers) if group_offsets[tier.name] <= index)
-            return _describe(store, tier.name, index - group_offsets[tier.name])
+        def describe(dense: int) -> str:  # a position by its dense number
+            t = int(np.searchsorted(members.dense_base, dense, side="right")) - 1
+            index = int(members.to_full(t, np.array([dense], dtype=np.int64))[0])
+            return _describe(store, tiers[t].name, index)
 
         while level <= highest:
-            for tier in tiers:
-                base = group_offsets[tier.name]
-                found = loopy.settled_at(outcome, remoteness, level, base, base + tier.size)
+            for t, tier in enumerate(tiers):
+                base = int(members.dense_base[t])
+                found = loopy.settled_at(outcome, remoteness, level, base, int(members.dense_base[t + 1])) + base
                 for first in range(0, found.size, BATCH):
                     batch = found[first:first + BATCH]
-                    parents = game.parents(tier, batch, group_offsets, out=buffer)
-                    highest = max(highest, loopy.propagate(level, outcome[base + batch], parents, outcome,
+                    parents = game.parents(tier, members.to_full(t, batch), group_offsets, out=buffer)
+                    members.to_dense(parents, group_starts)
+                    highest = max(highest, loopy.propagate(level, outcome[batch], parents, outcome,
                                                            remoteness, pending, describe=describe))
             if highest > np.iinfo(dtype).max:  # a backstop: the kernels stop before a value wraps
                 raise StoreError(f"store {store_path!r}: {FAULTS[OVERFLOW]} in group {' '.join(tier_names)}")
@@ -211,13 +233,13 @@ def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
                 saved = time.monotonic()
         loopy.finish_draws(outcome, remoteness, pending)
         summaries = []
-        for tier in tiers:
+        for t, tier in enumerate(tiers):
             plan = store.plan.tier(tier.name)
             for chunk in range(plan.n_chunks):
                 start, stop = plan.chunk_bounds(chunk)
-                part = slice(group_offsets[tier.name] + start, group_offsets[tier.name] + stop)
-                written = store.write_chunk(tier.name, chunk, outcome[part], remoteness[part])
-                summaries.append(_summary(store, tier.name, chunk, outcome[part], written))
+                chunk_outcome, chunk_remoteness = members.scatter(t, start, stop, outcome, remoteness)
+                written = store.write_chunk(tier.name, chunk, chunk_outcome, chunk_remoteness)
+                summaries.append(_summary(store, tier.name, chunk, chunk_outcome, written))
     return summaries
 
 
