@@ -43,9 +43,9 @@ def left_behind(store: Path) -> dict:
     with open_store(store) as opened:
         done, total = positions_done(opened), opened.plan.positions
     checkpoints = {}
-    for path in sorted(store.glob("scratch/*/propagation.npz")):
+    for path in sorted(store.glob("scratch/*/propagation-*.npz")):
         with np.load(path) as data:
-            checkpoints["+".join(data["group"].tolist())] = {
+            checkpoints[f"{'+'.join(data['group'].tolist())} ({path.stem})"] = {
                 "next level": int(data["level"]), "highest level known": int(data["highest"]),
                 "positions": int(data["outcome"].size), "bytes": path.stat().st_size}
     return {"positions recorded": done, "positions": total, "share recorded": round(done / total, 4),
@@ -80,7 +80,7 @@ def main() -> None:
         began = time.perf_counter()
         solve = subprocess.Popen([sys.executable, "-m", "retrograde", *args(store)], env={**os.environ, **env},
                                  start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while solve.poll() is None and not list(store.glob("scratch/*/propagation.npz")):
+        while solve.poll() is None and not list(store.glob("scratch/*/propagation-*.npz")):
             time.sleep(0.1)
         if solve.poll() is not None:
             raise SystemExit("the solve ended before any propagation checkpoint was written: "
@@ -96,7 +96,7 @@ def main() -> None:
         if options.without_checkpoint:
             bare = tmp / "no-checkpoint.zarr"
             shutil.copytree(store, bare)
-            for path in bare.glob("scratch/*/propagation.npz"):
+            for path in bare.glob("scratch/*/propagation-*.npz"):
                 path.unlink()
         figures["resumed solve s"] = resumed = measure(args(store), env=env)["wall"]
         difference = tree_difference(store, reference)

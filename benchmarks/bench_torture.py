@@ -278,9 +278,9 @@ def store_state(store: Path) -> dict:
              "staging": sorted(p.name for p in store.parent.glob(f".{store.name}.planning-*")),
              "first_pass": {str(p.relative_to(store)) for p in store.glob("scratch/*/[0-9]*.npz")},
              "checkpoints": {str(p.relative_to(store)): p.stat().st_mtime_ns
-                             for p in store.glob("scratch/*/propagation.npz")},
+                             for p in store.glob("scratch/*/propagation-*.npz")},
              "newest": (0, ""), "done": 0, "positions": 1, "complete": False}
-    for kind, pattern in (("first pass", "scratch/*/[0-9]*.npz"), ("checkpoint", "scratch/*/propagation.npz"),
+    for kind, pattern in (("first pass", "scratch/*/[0-9]*.npz"), ("checkpoint", "scratch/*/propagation-*.npz"),
                           ("chunk", "tiers/*/*/c/*")):
         for path in store.glob(pattern):
             state["newest"] = max(state["newest"], (path.stat().st_mtime_ns, kind))
@@ -309,7 +309,7 @@ def solve_phase(before: dict, after: dict) -> str:
 
 def store_events(store: Path, out: Path) -> Callable[[], str | None]:
     """An event detector for one run of a solve (its stdout in `out`): the first event it sees."""
-    stamps = {str(p): p.stat().st_mtime_ns for p in store.glob("scratch/*/propagation.npz")}
+    stamps = {str(p): p.stat().st_mtime_ns for p in store.glob("scratch/*/propagation-*.npz")}
     first_pass = set(store.glob("scratch/*/[0-9]*.npz"))
     scratch_seen = [(store / "scratch").is_dir()]
     staging = set(store.parent.glob(f".{store.name}.planning-*"))  # left by a run killed while planning
@@ -320,9 +320,9 @@ def store_events(store: Path, out: Path) -> Callable[[], str | None]:
         scratch = store / "scratch"
         if scratch.is_dir():
             scratch_seen[0] = True
-            if any(scratch.glob("*/propagation.*.partial")):
+            if any(scratch.glob("*/propagation-*.partial")):
                 return "checkpoint"
-            for path in scratch.glob("*/propagation.npz"):
+            for path in scratch.glob("*/propagation-*.npz"):
                 try:
                     if stamps.get(str(path)) != path.stat().st_mtime_ns:
                         return "checkpoint"

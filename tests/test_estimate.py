@@ -12,7 +12,8 @@ import pytest
 from retrograde.errors import BadOption
 from retrograde.games import GAMES, Game, make_game
 from retrograde.pipeline import estimate as estimating
-from retrograde.pipeline.estimate import Machine, check_fits, estimate, human_bytes, this_machine, worker_processes
+from retrograde.pipeline.estimate import (Machine, check_fits, estimate, human_bytes, propagation_parts,
+                                          this_machine, worker_processes)
 from retrograde.pipeline.executors import IN_PROCESS_LIMIT
 from retrograde.pipeline.plan import make_plan
 
@@ -68,16 +69,21 @@ def test_quixo_against_the_benchmarks():
 
 
 def test_peak_names_the_largest_task():
-    # The propagation keeps positions only (1 index in 8), so the first pass of the largest tier,
-    # reading the tiers it leads out to whole, is the largest task of the full game (SCALING.md).
-    assert quixo(5).peak_task == "first pass of m8o8"
+    # In one task, the propagation of the largest group is the largest task of the full game; split
+    # to fit 32 GB a worker, the first pass of the largest tier, reading the values of the tiers it
+    # leads out to (positions only), is (SCALING.md).
+    assert quixo(5).peak_task == "propagation of m8o9 m9o8"
+    split = estimate(plan_of("quixo", {"size": 5}), workers=8, worker_memory=32 * 10**9)
+    assert split.peak_task == "first pass of m8o8" and 60e9 < split.peak_bytes < 70e9
     assert quixo(5, 24).peak_task == "propagation of m11o13 m13o11"
     # Loop-free games: a chunk reading its child tiers whole; tiny next to the worker process itself.
     ttt = estimate(plan_of("tictactoe"), workers=1)
     assert ttt.peak_task == "chunk of k6"
-    # k7 (1,260 boards) read whole, 1 + 1 bytes each, up to 4 copies; k6's 1,680 rows expanded
-    # (1 + 8 x 9 moves), with outcome, remoteness and fault outputs.
-    assert ttt.peak_bytes == estimating.PROCESS_BYTES + 4 * 2 * 1_260 + 1_680 * (1 + 8 * 9 + 3)
+    # k7 (1,260 indices) read whole, 2 bits an index and 1 + 1 bytes a stored position (one in
+    # `position_share`), up to 4 copies; k6's 1,680 rows expanded (1 + 8 x 9 moves), with outcome,
+    # remoteness and fault outputs.
+    stored = math.ceil(1_260 * make_game("tictactoe", {}).position_share)
+    assert ttt.peak_bytes == estimating.PROCESS_BYTES + 4 * (1_260 // 4 + 2 * stored) + 1_680 * (1 + 8 * 9 + 3)
 
 
 def test_time_and_scratch_scale_with_workers():
@@ -99,7 +105,7 @@ def test_time_and_scratch_scale_with_workers():
 def test_describe_is_one_human_line():
     line = quixo(4).describe()
     assert line == ("43,046,721 positions; about 1.9 MB on disk (+ 31 MB scratch while solving), "
-                    "peak 245 MB per worker (first pass of m5o5), about 0:00:17 on 2 workers")
+                    "peak 227 MB per worker (propagation of m5o6 m6o5), about 0:00:17 on 2 workers")
     resumed = estimate(plan_of("quixo", {"size": 4}), workers=1, done_positions=3**16 - 1000)
     assert "43,046,721 positions (1,000 still to solve);" in resumed.describe()
     assert resumed.describe().endswith("about 0:00:01 on 1 worker")  # never under a second
@@ -113,7 +119,7 @@ def test_full_5x5_is_refused_on_the_project_machine():
     assert "\n" not in line
     assert line.startswith("quixo --size 5: 847,288,609,443 positions need about ")
     assert "of disk (53 GB free at '.')" in line
-    assert "316 GB of memory per worker x 2 workers (first pass of m8o8; 25 GB available)" in line
+    assert "139 GB of memory per worker x 2 workers (propagation of m8o9 m9o8; 25 GB available)" in line
     assert line.endswith("solve part of it with --down-to N (the tiers with at least N cubes) "
                          "or pass --force to start anyway")
     check_fits(quixo(5), store_path="q5.zarr", machine=PROJECT_MACHINE, force=True)
@@ -178,24 +184,31 @@ def test_every_game_has_its_measured_rate():
 
 def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):
     """`retrograde plan GAME`: the solve's estimate line and every step's tasks with their peak memory,
-    the largest first; nothing is written. The 5x5 peak is the first pass of m8o8 (SCALING.md)."""
+    the largest first; nothing is written. The 5x5 peak within 32 GB a worker is the first pass of m8o8
+    (SCALING.md)."""
     from conftest import run_cli
 
-    result = run_cli("plan", "quixo", "--size", "5", "--workers", "8", "--json", cwd=tmp_path)
+    result = run_cli("plan", "quixo", "--size", "5", "--workers", "8", "--worker-memory", "32GB", "--json",
+                     cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)
     plan = make_plan(make_game("quixo", {"size": 5}))
-    expected = estimate(plan, workers=8)
+    expected = estimate(plan, workers=8, worker_memory=32 * 10**9)
     assert (found["positions"], found["peak_bytes"], found["peak_task"], found["workers"]) == \
         (expected.positions, expected.peak_bytes, "first pass of m8o8", 8)
     tasks = {task["task"]: task["peak_bytes"] for task in found["tasks"]}
     assert max(tasks.values()) == expected.peak_bytes and len(tasks) == len(found["tasks"])
-    assert {f"first pass of {tier.name}" for tier in plan.tiers} | {"propagation of m8o9 m9o8"} <= set(tasks)
+    assert {f"first pass of {tier.name}" for tier in plan.tiers} <= set(tasks)
+    # The largest propagation (210 GB in one task) is split to fit 32 GB a worker.
+    (split,) = [task for task in tasks if task.startswith("propagation of m8o9 m9o8, 1 of ")]
+    parts = int(split.split()[-2])
+    assert tasks[split] <= 32 * 10**9 and parts >= 2, split
+    assert parts == propagation_parts(plan, ("m8o9", "m9o8"), worker_memory=32 * 10**9)
     text = run_cli("plan", "quixo", "--size", "4", cwd=tmp_path)
     lines = text.stdout.splitlines()
     four = estimate(make_plan(make_game("quixo", {"size": 4})), workers=None)
     assert text.returncode == 0 and lines[0] == f"plan: {four.describe()}"
-    assert lines[2].split()[-4:] == ["first", "pass", "of", "m5o5"] and len(lines) == 12
+    assert lines[2].split()[-4:] == ["propagation", "of", "m5o6", "m6o5"] and len(lines) == 12
     assert list(tmp_path.iterdir()) == []
     for bad in (["plan"], ["plan", "chess"], ["plan", "quixo", "--size", "7"],
                 ["plan", "nim", "--heaps", "1,3", "--workers", "-1"]):

@@ -263,12 +263,12 @@ def test_the_dask_executor_runs_each_task_after_what_it_waits_for_on_a_free_thre
     """Tasks go to the cluster only once what they wait for is done and a worker thread is free
     (never more running than the cluster has threads); barriers complete in the driver; each
     result is yielded once; a task's error reaches the caller."""
-    from retrograde.pipeline.executors import Task, barrier, open_executor
+    from retrograde.pipeline.executors import Task, barrier, open_executor, waits_for
 
     def timed(key, seconds, after=()):
         return Task(key, _record, (str(tmp_path), key, seconds), after)
 
-    tasks = [timed("a", 0.4), timed("b", 0.1), timed("c", 0.1), Task("ab", barrier, after=("a", "b")),
+    tasks = [timed("a", 0.4), timed("b", 0.1), timed("c", 0.1), waits_for("ab", ("a", "b")),
              timed("d", 0.1, ("ab",)), timed("e", 0.2, ("c",)), timed("f", 0.1, ("d", "e"))]
     with open_executor(workers=2) as executor:
         results = [(task.key, result) for task, result in executor.run(tasks)]
@@ -374,3 +374,51 @@ def test_a_worker_killed_while_the_local_cluster_starts_it_ends_the_solve_with_o
         assert_one_error_line(stderr, "local cluster", "failed to start", "rerun")
         assert run(args).returncode == 0
     assert_same_store(store, reference, "a solve whose worker was killed while the cluster started it")
+
+
+def _where(value):
+    """A task reporting the process it ran in."""
+    return value, os.getpid()
+
+
+def _levels(depth: int, results: list) -> list:
+    """In-driver: 3 levels of 4 tasks of affinities p0..p3, each level after the last."""
+    from retrograde.pipeline.executors import Task
+
+    _levels.seen.append(results)
+    if depth == 3:
+        return []
+    keys = [f"level{depth}-p{p}" for p in range(4)]
+    return [*(Task(key, _where, (key,), affinity=f"p{p}") for p, key in enumerate(keys)),
+            Task(f"plan{depth + 1}", _levels, (depth + 1,), tuple(keys), in_driver=True)]
+
+
+def test_the_dask_executor_keeps_each_affinity_on_one_worker_and_runs_what_in_driver_tasks_spawn():
+    """Tasks of one affinity run in one worker process (the two workers share the four affinities);
+    an in-driver task gets the results of what it waits for, and what it returns runs before the
+    tasks waiting for it."""
+    from retrograde.pipeline.executors import Task, open_executor
+
+    _levels.seen = []
+    with open_executor(workers=2) as executor:
+        results = dict((task.key, result) for task, result in executor.run(
+            [Task("plan0", _levels, (0,), in_driver=True), Task("after", _where, ("after",), ("plan0",))]))
+    pids = {}
+    for depth in range(3):
+        for p in range(4):
+            key, pid = results[f"level{depth}-p{p}"]
+            assert pids.setdefault(p, pid) == pid, f"affinity p{p} moved to another worker"
+    assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
+    assert [[result[0] for result in seen] for seen in _levels.seen[1:]] == \
+        [[f"level{depth}-p{p}" for p in range(4)] for depth in range(3)]
+    assert "after" in results and _levels.seen[0] == []
+
+
+def test_a_split_propagation_on_a_dask_scheduler_gives_the_bytes_of_one_task(cluster, solved, tmp_path):
+    """--partitions 3 on an existing cluster of two workers: the store of one propagation task."""
+    reference = solved("quixo", {"size": 4, "down_to": 13}, chunk_size=1 << 16)
+    store = tmp_path / "split.zarr"
+    result = run(["solve", "quixo", "--size", "4", "--down-to", "13", "--chunk-size", str(1 << 16), "--store",
+                  str(store), "--scheduler", cluster.address, "--partitions", "3", "--quiet"])
+    assert result.returncode == 0, result.stderr
+    assert_same_store(store, reference, "--partitions 3 --scheduler")

@@ -51,6 +51,7 @@ from retrograde.cli import OS_ERROR_EXIT, cli, main
 from retrograde.errors import BadAgent, BadOption, BadPosition
 from retrograde.games import GAMES, make_game, parse_game
 from retrograde.games.nim.game import parse_heaps
+from retrograde.pipeline.executors import InProcessExecutor
 
 #: Exit statuses the CLI documents: done, failed or damaged, usage error, verify's incomplete,
 #: a file operation refused (disk full, read-only, permission denied).
@@ -279,21 +280,21 @@ class Stop(Exception):
     """Stops a solve part-way (a partial store for the fuzz)."""
 
 
-class StopAfter:
-    """An in-process executor that stops the solve after `n` tasks."""
+class StopAfter(InProcessExecutor):
+    """An in-process executor that stops the solve after `n` tasks (the last one's result is
+    never handed to the driver)."""
 
     def __init__(self, n: int):
         self.n = n
 
     def run(self, tasks):
-        for done, task in enumerate(tasks):
+        for done, (task, result) in enumerate(super().run(tasks)):
             if done == self.n:
                 raise Stop
-            yield task, task.fn(*task.args)
+            yield task, result
 
 
 def solve_into(name: str, params: dict, path: str, *, stop_after: int | None = None) -> None:
-    from retrograde.pipeline.executors import InProcessExecutor
     from retrograde.pipeline.stages import plan_stage, solve_stage
 
     executor = InProcessExecutor() if stop_after is None else StopAfter(stop_after)

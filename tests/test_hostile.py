@@ -31,6 +31,7 @@ import pytest
 from conftest import assert_same_store, store_bytes
 from processes import assert_one_error_line, run
 from retrograde.cli import OS_ERROR_EXIT
+from retrograde.pipeline.executors import InProcessExecutor
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -183,12 +184,12 @@ def partial_store(path: Path, game: tuple[str, dict | None] = ("tictactoe", None
     class Stop(Exception):
         pass
 
-    class StopAfter:
+    class StopAfter(InProcessExecutor):
         def run(self, todo):
-            for done, task in enumerate(todo):
+            for done, (task, result) in enumerate(super().run(todo)):
                 if done == tasks:
                     raise Stop
-                yield task, task.fn(*task.args)
+                yield task, result
 
     with contextlib.suppress(Stop), plan_stage(make_game(*game), path) as store:
         solve_stage(store, StopAfter(), quiet=True)

@@ -33,7 +33,7 @@ def first_pass(primitive, children, out_outcome=(), out_remoteness=(), *, group_
 
 
 def propagate_all(parent_lists, outcome, remoteness, pending, *, level=0):
-    """Levels as `pipeline.tasks.propagate_group` runs them, then draws."""
+    """Levels as `pipeline.propagation.propagate_group` runs them, then draws."""
     width = max(1, max(map(len, parent_lists)))
     table = np.full((len(parent_lists), width + 1), -1, dtype=np.int64)
     for i, parents in enumerate(parent_lists):

@@ -108,7 +108,7 @@ def test_a_local_cluster_solve_killed_at_seeded_moments_ends_byte_identical(solv
         workers = spawned_workers(solve.proc.pid)
         assert workers, "no worker process to kill"
         rng.choice(workers).send_signal(signal.SIGKILL)
-        if solve.until(lambda: bool(files(store, "scratch/*/propagation.npz"))):
+        if solve.until(lambda: bool(files(store, "scratch/*/propagation-*.npz"))):
             time.sleep(rng.uniform(0.0, 0.3))
         landed = solve.kill()
     finally:
@@ -131,11 +131,11 @@ def test_a_local_cluster_solve_killed_at_seeded_moments_ends_byte_identical(solv
 
     # 3. The group killed a seeded moment after this run writes its first new first-pass or
     # checkpoint file.
-    before = {**files(store, "scratch/*/[0-9]*.npz"), **files(store, "scratch/*/propagation.npz")}
+    before = {**files(store, "scratch/*/[0-9]*.npz"), **files(store, "scratch/*/propagation-*.npz")}
     solve = Run(args, logs)
     try:
         new = lambda: any(before.get(name) != stamp for name, stamp in  # noqa: E731
-                          {**files(store, "scratch/*/[0-9]*.npz"), **files(store, "scratch/*/propagation.npz")}.items())
+                          {**files(store, "scratch/*/[0-9]*.npz"), **files(store, "scratch/*/propagation-*.npz")}.items())
         if solve.until(new):
             time.sleep(rng.uniform(0.0, 0.3))
         landed = solve.kill()

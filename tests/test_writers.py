@@ -19,7 +19,8 @@ from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.plan import make_plan
 from retrograde.pipeline.stages import plan_stage, solve_stage, solve_tasks
-from retrograde.pipeline.tasks import propagate_group, settle_chunk, solve_chunk
+from retrograde.pipeline.propagation import propagate_group
+from retrograde.pipeline.tasks import settle_chunk, solve_chunk
 
 QUIXO3 = ("quixo", {"size": 3})
 

@@ -267,8 +267,29 @@ _chunk_size_option = click.option("--chunk-size", type=int, default=None, metava
                                   help="Positions per chunk (multiple of 4; fixed when the store is planned).")
 
 
+def _split_options(fn):
+    """--partitions and --worker-memory: how loopy groups' propagations are split across workers."""
+    fn = click.option("--worker-memory", default=None, metavar="SIZE",
+                      help="Memory one worker may use (4GB, 512MiB): a loopy group's propagation is split into "
+                           "as many partitions as it takes to fit (default: what the workers report, or a local "
+                           "worker's share of the available memory).")(fn)
+    fn = click.option("--partitions", type=int, default=1, metavar="N",
+                      help="Split every loopy group's propagation into at least N partitions, run level by "
+                           "level on several workers (default 1; a resumed propagation keeps its own).")(fn)
+    return fn
+
+
+def _split(partitions: int, worker_memory: str | None) -> tuple[int, int | None]:
+    """The checked --partitions and --worker-memory (bytes)."""
+    from retrograde.pipeline.estimate import parse_bytes
+
+    if partitions < 1:
+        raise BadOption(f"--partitions {partitions}: must be >= 1")
+    return partitions, None if worker_memory is None else parse_bytes(worker_memory, "--worker-memory")
+
+
 def _solve_command(cls) -> click.Command:
-    def callback(store_path, workers, scheduler, quiet, chunk_size, force, **options):
+    def callback(store_path, workers, scheduler, quiet, chunk_size, force, partitions, worker_memory, **options):
         from retrograde.data.lock import writer_lock
         from retrograde.data.probing import start_summary
         from retrograde.pipeline.executors import open_executor
@@ -281,9 +302,10 @@ def _solve_command(cls) -> click.Command:
             validate_chunk_size(chunk_size)
         if workers is not None and workers < 0:
             raise BadOption(f"--workers {workers}: must be >= 0")
+        partitions, worker_memory = _split(partitions, worker_memory)
         with writer_lock(store_path):
             found = check_solve(game, store_path, chunk_size=chunk_size, workers=workers, scheduler=scheduler,
-                                force=force)
+                                force=force, partitions=partitions, worker_memory=worker_memory)
             if not quiet and found.to_solve:
                 click.echo(f"plan: {found.describe()}", err=True)
             started = time.monotonic()
@@ -291,12 +313,12 @@ def _solve_command(cls) -> click.Command:
                     plan_stage(game, store_path, chunk_size=chunk_size) as store:
                 done = "already solved" if store.complete else None
                 if not done:
-                    solve_stage(store, executor, quiet=quiet)
+                    solve_stage(store, executor, quiet=quiet, partitions=partitions, worker_memory=worker_memory)
                     done = f"solved in {clock(time.monotonic() - started)}"
                 click.echo(f"{game.describe()}: {start_summary(store)}; {done}, store {store_path}")
 
     command = click.Command(cls.name, callback=callback, params=_game_params(cls), help=cls.summary)
-    for decorate in (store_option, cluster_options, _chunk_size_option,
+    for decorate in (store_option, cluster_options, _chunk_size_option, _split_options,
                      click.option("--force", is_flag=True,
                                   help="Start even if the estimate says the solve needs more disk, memory "
                                        "or time than this machine has.")):
@@ -310,14 +332,18 @@ def solve() -> None:
 
 
 def _plan_command(cls) -> click.Command:
-    def callback(workers, chunk_size, as_json, **options):
+    def callback(workers, chunk_size, as_json, partitions, worker_memory, **options):
         from retrograde.pipeline.estimate import estimate, human_bytes, task_peaks
+        from retrograde.pipeline.executors import available_memory, worker_processes
         from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
 
         if workers is not None and workers < 0:
             raise BadOption(f"--workers {workers}: must be >= 0")
+        partitions, worker_memory = _split(partitions, worker_memory)
         plan = make_plan(_game(cls, options), chunk_size=DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size)
-        found, tasks = estimate(plan, workers=workers), task_peaks(plan)
+        split = {"partitions": partitions,
+                 "worker_memory": worker_memory or available_memory() // worker_processes(workers, plan.positions)}
+        found, tasks = estimate(plan, workers=workers, **split), task_peaks(plan, **split)
         if as_json:
             click.echo(json.dumps({"game": plan.game, "params": plan.params, "positions": found.positions,
                                    "disk_bytes": found.disk_bytes, "scratch_bytes": found.scratch_bytes,
@@ -332,7 +358,7 @@ def _plan_command(cls) -> click.Command:
 
     command = click.Command(cls.name, callback=callback, params=_game_params(cls),
                             help=f"What solving {cls.name} takes, before anything runs: {cls.summary}")
-    for decorate in (_chunk_size_option,
+    for decorate in (_chunk_size_option, _split_options,
                      click.option("--workers", type=int, default=None, metavar="N",
                                   help="Worker processes the time is estimated for (default: one per core)."),
                      click.option("--json", "as_json", is_flag=True,

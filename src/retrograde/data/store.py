@@ -24,7 +24,8 @@ import uuid
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -324,12 +325,13 @@ class Store:
         self._scratch_folder(name)
         _save_atomically(self._scratch_file(name, chunk), outcome=outcome, remoteness=remoteness, pending=pending)
 
-    def read_scratch(self, name: str) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-        """A loopy tier's first pass, chunk by chunk: (start, outcome, remoteness, pending), so
-        that a group's state is built without holding its files whole. A damaged file is
-        removed (a rerun recomputes it) and stops the reading with DamagedStore."""
+    def read_scratch(self, name: str, chunks: Iterable[int] | None = None
+                     ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """A loopy tier's first pass, chunk by chunk (all, or `chunks`): (start, outcome,
+        remoteness, pending), so that a group's state is built without holding its files whole.
+        A damaged file is removed (a rerun recomputes it) and stops the reading with DamagedStore."""
         plan = self.plan.tier(name)
-        for chunk in range(plan.n_chunks):
+        for chunk in range(plan.n_chunks) if chunks is None else chunks:
             start, _ = plan.chunk_bounds(chunk)
             try:
                 arrays = self._first_pass(name, chunk)
@@ -354,45 +356,112 @@ class Store:
                                why="arrays of the wrong length")
         return arrays
 
-    def _checkpoint_file(self, group: tuple[str, ...]) -> Path:
-        return self.path / SCRATCH / group[0] / "propagation.npz"
+    # A loopy group's propagation is split into `parts` partitions (1: one task); each saves its
+    # state between two levels into propagation-<part>-of-<parts>-level-<level>.npz, and sends
+    # the parents it reaches in other partitions through level-<level>/<sender>-<receiver>.bin.
+    def _checkpoint_file(self, group: tuple[str, ...], parts: int, part: int, level: int) -> Path:
+        return self.path / SCRATCH / group[0] / f"propagation-{part + 1}-of-{parts}-level-{level}.npz"
 
-    def write_checkpoint(self, group: tuple[str, ...], level: int, highest: int, outcome: np.ndarray,
-                         remoteness: np.ndarray, pending: np.ndarray) -> None:
-        """Save a loopy group's propagation state as it stands before `level` (replacing the last)."""
+    def _checkpoint_files(self, group: tuple[str, ...]) -> dict[tuple[int, int, int], Path]:
+        """(parts, part, level) -> file, of every checkpoint file of the group."""
+        found = {}
+        for file in (self.path / SCRATCH / group[0]).glob("propagation-*-of-*-level-*.npz"):
+            fields = file.name[len("propagation-"):-len(".npz")].replace("-of-", " ").replace("-level-", " ").split()
+            if len(fields) == 3 and all(field.isdigit() for field in fields):
+                part, parts, level = (int(field) for field in fields)
+                found[(parts, part - 1, level)] = file
+        return found
+
+    def checkpoint_level(self, group: tuple[str, ...]) -> tuple[int, int] | None:
+        """(parts, level) of the group's latest checkpoint that every partition saved, if any."""
+        files = self._checkpoint_files(group)
+        complete = [(level, parts) for parts, _, level in files
+                    if all((parts, part, level) in files for part in range(parts))]
+        return (max(complete)[1], max(complete)[0]) if complete else None
+
+    def write_checkpoint(self, group: tuple[str, ...], parts: int, part: int, level: int, highest: int,
+                         outcome: np.ndarray, remoteness: np.ndarray, pending: np.ndarray) -> None:
+        """Save one partition's propagation state as it stands before `level`."""
         self._fence()
         self._scratch_folder(group[0])
-        _save_atomically(self._checkpoint_file(group), group=np.array(group), level=level, highest=highest,
-                         outcome=outcome, remoteness=remoteness, pending=pending)
+        _save_atomically(self._checkpoint_file(group, parts, part, level), group=np.array(group), level=level,
+                         highest=highest, outcome=outcome, remoteness=remoteness, pending=pending)
 
-    def read_checkpoint(self, group: tuple[str, ...]) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray] | None:
-        """(level, highest, outcome, remoteness, pending) of the group's last checkpoint, if any; a
-        damaged one (or one of another group) is dropped, and the propagation starts again."""
-        target = self._checkpoint_file(group)
-        if not target.is_file():
-            return None
-        try:
-            return self._checkpoint_state(group)
-        except DamagedStore:
-            target.unlink(missing_ok=True)  # damaged or another group's: propagation starts again
-            return None
+    def read_checkpoint(self, group: tuple[str, ...], parts: int, part: int,
+                        level: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """(highest, outcome, remoteness, pending) of a partition's checkpoint (its arrays hold the
+        partition's positions, numbered densely: `solvers.members`).
 
-    def _checkpoint_state(self, group: tuple[str, ...]) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray]:
-        """The group's checkpoint file, read (its arrays hold the group's positions, numbered
-        densely: `solvers.members`). :raises DamagedStore: it cannot be read, or it is not a
-        checkpoint of this group."""
-        size = sum(self.plan.tier(name).size for name in group)
-        what = f"tier {group[0]}: the propagation checkpoint {SCRATCH}/{group[0]}/propagation.npz"
+        :raises DamagedStore: it cannot be read, or it is not a checkpoint of this group and level."""
+        file = self._checkpoint_file(group, parts, part, level)
+        what = f"tier {group[0]}: the propagation checkpoint {file.relative_to(self.path)}"
         try:  # an .npz is a zip: a changed byte fails its CRC or its structure
-            with np.load(self._checkpoint_file(group), allow_pickle=False) as data:
+            with np.load(file, allow_pickle=False) as data:
                 state = (tuple(data["group"].tolist()), int(data["level"]), int(data["highest"]),
                          data["outcome"], data["remoteness"], data["pending"])
         except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
             raise self.damaged(what, exc) from None
-        if state[0] != group or any(array.ndim != 1 or array.shape != state[3].shape for array in state[3:]) \
-                or state[3].size > size:
+        size = sum(self.plan.tier(name).size for name in group)
+        if state[:2] != (group, level) or any(array.ndim != 1 or array.shape != state[3].shape
+                                              for array in state[3:]) or state[3].size > size:
             raise self.damaged(what, why="not this group's")
-        return state[1:]
+        return state[2:]
+
+    def drop_checkpoints(self, group: tuple[str, ...], keep: tuple[int, int] | None = None) -> None:
+        """Delete the group's checkpoint files but those of `keep` = (parts, level)."""
+        for (parts, _, level), file in self._checkpoint_files(group).items():
+            if (parts, level) != keep:
+                file.unlink(missing_ok=True)
+
+    def _messages_folder(self, group: tuple[str, ...], level: int) -> Path:
+        return self.path / SCRATCH / group[0] / f"level-{level}"
+
+    @contextmanager
+    def message_writer(self, group: tuple[str, ...], level: int, sender: int) -> Iterator[Callable]:
+        """`write(receiver, messages)`, appending to what partition `sender` sends partition
+        `receiver` at `level`: the parents it reached in the receiver's positions, as int64 group
+        index * 2 + 1 if the child lost (else it won). The files are renamed into place when the
+        block ends. Read back within the same solve attempt only (a resumed solve starts from a
+        checkpoint), so not synced. Nothing is written where nothing is sent."""
+        folder = self._messages_folder(group, level)
+        files: dict[int, Any] = {}
+
+        def write(receiver: int, messages: np.ndarray) -> None:
+            if receiver not in files:
+                if not files:
+                    self._fence()
+                    self._scratch_folder(group[0])
+                    folder.mkdir(exist_ok=True)
+                files[receiver] = open(folder / f"{sender}-{receiver}.bin{durable.PARTIAL}", "wb")
+            files[receiver].write(np.ascontiguousarray(messages, dtype=np.int64).tobytes())
+
+        try:
+            yield write
+        finally:
+            for file in files.values():
+                file.close()
+        for receiver in files:
+            target = folder / f"{sender}-{receiver}.bin"
+            target.with_name(target.name + durable.PARTIAL).replace(target)
+
+    def read_messages(self, group: tuple[str, ...], level: int, receiver: int, parts: int,
+                      piece: int) -> Iterator[np.ndarray]:
+        """What every other partition sent `receiver` at `level`, up to `piece` entries at a time."""
+        folder = self._messages_folder(group, level)
+        for sender in range(parts):
+            file = folder / f"{sender}-{receiver}.bin"
+            if sender == receiver or not file.is_file():
+                continue
+            with open(file, "rb") as opened:
+                while (found := np.fromfile(opened, dtype=np.int64, count=piece)).size:
+                    yield found
+
+    def drop_messages(self, group: tuple[str, ...], level: int | None = None) -> None:
+        """Delete what partitions sent at `level` (None: at every level)."""
+        folders = [self._messages_folder(group, level)] if level is not None else \
+            (self.path / SCRATCH / group[0]).glob("level-*")
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def scratch_damage(self) -> list[str]:
         """One line for each first-pass file or propagation checkpoint of an unfinished solve
@@ -408,9 +477,9 @@ class Store:
                             self._first_pass(name, chunk)
                         except DamagedStore as exc:
                             found.append(str(exc))
-            if self._checkpoint_file(step.tiers).is_file():
+            for (parts, part, level) in sorted(self._checkpoint_files(step.tiers)):
                 try:
-                    self._checkpoint_state(step.tiers)
+                    self.read_checkpoint(step.tiers, parts, part, level)
                 except DamagedStore as exc:
                     found.append(str(exc))
         return found
@@ -561,21 +630,6 @@ class Store:
             dropped = self._chunk_cache.pop(oldest)
             self._cached_bytes -= dropped[0].nbytes + dropped[1].nbytes
         return data
-
-    def read_children(self, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Concatenated values of the given tiers and each one's offset in the concatenation."""
-        offsets = np.zeros(len(names), dtype=np.int64)
-        outcomes, remotenesses, total = [], [], 0
-        for j, name in enumerate(names):
-            offsets[j] = total
-            codes, remoteness = self.read_tier(name)
-            outcomes.append(codes)
-            remotenesses.append(remoteness)
-            total += codes.size
-        dtype = np.dtype(self.plan.remoteness_dtype)
-        if not names:
-            return np.zeros(0, np.uint8), np.zeros(0, dtype), offsets
-        return np.concatenate(outcomes), np.concatenate(remotenesses), offsets
 
 
 def _open_group(path: Path, *, writable: bool) -> zarr.Group:

@@ -22,7 +22,7 @@ import numpy as np
 
 from retrograde.errors import BadOption
 from retrograde.games import make_game
-from retrograde.pipeline.executors import worker_processes
+from retrograde.pipeline.executors import available_memory, worker_processes
 from retrograde.pipeline.plan import Plan
 from retrograde.pipeline.progress import clock
 from retrograde.pipeline.tasks import BATCH
@@ -33,7 +33,8 @@ MAX_SECONDS = 7 * 24 * 3600
 #: solves of tic-tac-toe, Nim 1,3,5,7 and 3x3 Quixo, whose tasks are tiny, peak at 160-195 MB RSS.
 PROCESS_BYTES = 200_000_000
 #: Copies of a task's child-tier values a worker may hold at once: it keeps the last two sets
-#: it read (tasks._solved_values), and reading a new one holds its tiers and their concatenation.
+#: it read (tasks._solved_values), and reading a new one holds its chunks' values and their
+#: concatenation. A set is 2 bits an index and the values of its positions (tasks.ChildValues).
 CHILD_SET_COPIES = 4
 #: A loopy group's propagation beyond its state, per position: the first-pass values gathered
 #: chunk by chunk, then joined (a second copy of the state), a level's index lists and heap not
@@ -55,6 +56,24 @@ def human_bytes(count: float) -> str:
             break
         count /= 1000
     return f"{count:.1f} {unit}" if unit != "B" and count < 9.95 else f"{count:.0f} {unit}"
+
+
+#: Units `parse_bytes` reads, decimal and binary.
+UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+         "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_bytes(text: str, option: str) -> int:
+    """'4GB', '512 MiB', '2e9' -> bytes. :raises BadOption: not a positive size (one line naming `option`)."""
+    number = text.strip().lower()
+    unit = next((u for u in sorted(UNITS, key=len, reverse=True) if number.endswith(u)), "b" if number else "")
+    try:
+        count = float(number[:len(number) - len(unit)].strip() if number.endswith(unit) else number) * UNITS[unit]
+    except (ValueError, KeyError):
+        count = -1.0
+    if not (1 <= count < 2**63):
+        raise BadOption(f"{option} {text!r}: must be a size such as 4GB, 512MiB or 2000000000 (bytes)")
+    return int(count)
 
 
 @dataclass(frozen=True)
@@ -98,14 +117,42 @@ class Estimate:
                 f"peak {human_bytes(self.peak_bytes)} per worker ({self.peak_task}), {self.on_workers}")
 
 
-def _tasks(plan: Plan, max_moves: int, value: int, share: float) -> Iterator[tuple[int, str]]:
+def _propagation_bytes(size: int, share: float, value: int, max_moves: int, parts: int) -> int:
+    """Peak of one of `parts` partitions of a loopy group of `size` indices, beyond
+    PROCESS_BYTES: 2 bits an index of its range to number its positions (solvers.members);
+    outcome, remoteness and pending count of each position, temporaries; a batch of parent
+    references, the messages routed from it and one piece of messages read."""
+    positions = math.ceil(size * share / parts)
+    return size // parts // 4 + positions * (value + 1 + PROPAGATION_EXTRA_BYTES) + \
+        min(BATCH, positions) * 8 * max_moves * (1 if parts == 1 else 3)
+
+
+def propagation_parts(plan: Plan, tiers: tuple[str, ...], *, worker_memory: int | None = None,
+                      partitions: int = 1) -> int:
+    """Partitions to split a loopy group's propagation into: at least `partitions`, and the
+    fewest whose peak fits `worker_memory` (bytes a worker may use; None: no limit); never more
+    than the group has chunks."""
+    game = make_game(plan.game, plan.params)
+    value = 1 + np.dtype(plan.remoteness_dtype).itemsize
+    size = sum(plan.tier(name).size for name in tiers)
+    chunks = sum(plan.tier(name).n_chunks for name in tiers)
+    parts = max(1, min(partitions, chunks))
+    while worker_memory is not None and parts < chunks and PROCESS_BYTES + _propagation_bytes(
+            size, game.position_share, value, game.max_moves, parts) > worker_memory:
+        parts += 1
+    return parts
+
+
+def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Iterator[tuple[int, str]]:
     """(bytes, what) of each step's largest task of each kind, beyond PROCESS_BYTES: the arrays
-    of pipeline/tasks.py, with `value` bytes (outcome code and remoteness) a position and
-    `share` of the indices positions (`Game.position_share`)."""
+    of pipeline/tasks.py and pipeline/propagation.py, with `value` bytes (outcome code and
+    remoteness) a position, `share` of the indices positions (`Game.position_share`) and
+    `parts(tiers)` partitions of a loopy group's propagation."""
     expansion_row = 1 + 8 * max_moves  # terminal code + child references (Expansion.buffers)
 
     def read(names) -> int:
-        return CHILD_SET_COPIES * value * sum(plan.tier(name).size for name in names)
+        size = sum(plan.tier(name).size for name in names)
+        return CHILD_SET_COPIES * (size // 4 + math.ceil(size * share) * value)
 
     for step in plan.steps:
         if not step.loopy:  # solve_chunk: child tiers whole, the chunk expanded, its outputs and faults
@@ -114,11 +161,9 @@ def _tasks(plan: Plan, max_moves: int, value: int, share: float) -> Iterator[tup
             yield read(tier.children) + rows * (expansion_row + value + 1), f"chunk of {tier.name}"
             continue
         size = sum(plan.tier(name).size for name in step.tiers)
-        positions = math.ceil(size * share)
-        # propagate_group: 2 bits an index to number the positions (solvers.members); outcome,
-        # remoteness and pending count of each position, temporaries; a batch of parents
-        yield (size // 4 + positions * (value + 1 + PROPAGATION_EXTRA_BYTES) + min(BATCH, positions) * 8 * max_moves,
-               f"propagation of {' '.join(step.tiers)}")
+        split = parts(step.tiers)
+        yield (_propagation_bytes(size, share, value, max_moves, split),
+               f"propagation of {' '.join(step.tiers)}" + (f", 1 of {split} partitions" if split > 1 else ""))
         for name in step.tiers:  # settle_chunk: the tiers led out to whole, the chunk's state, a batch
             tier = plan.tier(name)
             rows = min(tier.chunk_size, tier.size)
@@ -127,17 +172,22 @@ def _tasks(plan: Plan, max_moves: int, value: int, share: float) -> Iterator[tup
                    f"first pass of {name}")
 
 
-def task_peaks(plan: Plan) -> list[tuple[int, str]]:
+def task_peaks(plan: Plan, *, worker_memory: int | None = None, partitions: int = 1) -> list[tuple[int, str]]:
     """(peak bytes of one worker process, what) of each step's largest task of each kind, in
-    solve order: what `retrograde plan` lists before anything runs."""
+    solve order, each loopy group's propagation split as `propagation_parts` says: what
+    `retrograde plan` lists before anything runs."""
     game = make_game(plan.game, plan.params)
     value = 1 + np.dtype(plan.remoteness_dtype).itemsize
-    return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(plan, game.max_moves, value, game.position_share)]
+    return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(
+        plan, game.max_moves, value, game.position_share,
+        lambda tiers: propagation_parts(plan, tiers, worker_memory=worker_memory, partitions=partitions))]
 
 
-def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0) -> Estimate:
+def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker_memory: int | None = None,
+             partitions: int = 1) -> Estimate:
     """Estimate solving `plan` with --workers `workers` (None: as `open_executor` picks), of
-    which `done_positions` are solved already (a resumed store)."""
+    which `done_positions` are solved already (a resumed store), loopy groups' propagations
+    split as `propagation_parts` says."""
     game = make_game(plan.game, plan.params)
     processes = worker_processes(workers, plan.positions)
     remoteness = np.dtype(plan.remoteness_dtype).itemsize
@@ -155,7 +205,7 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0) -> Est
             waves.setdefault(step.wave, []).append(sum(plan.tier(name).size for name in step.tiers))
     at_once = max((sum(sorted(sizes, reverse=True)[:processes]) for sizes in waves.values()), default=0)
     scratch = math.ceil((1 + game.position_share) * (value + 1) * at_once)
-    peak, task = max(task_peaks(plan))
+    peak, task = max(task_peaks(plan, worker_memory=worker_memory, partitions=partitions))
     to_solve = max(plan.positions - done_positions, 0)
     return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, peak,
                     task, to_solve / (game.solve_rate * processes), processes, game.too_big_hint)
@@ -168,18 +218,6 @@ class Machine:
     memory: int
     disk: int
     folder: str
-
-
-def available_memory() -> int:
-    """MemAvailable of /proc/meminfo (Linux), else the machine's physical memory."""
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def this_machine(store_path: str | os.PathLike) -> Machine:

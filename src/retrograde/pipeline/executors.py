@@ -5,6 +5,11 @@ names in `after`) and yields (task, result) as tasks finish. The in-process
 executor is the reference; the dask executor runs the same tasks on a LocalCluster
 it starts (worker processes, spawned) or on an existing scheduler, each as soon as
 what it reads is done and a worker thread is free, the longest chain of work first.
+
+A task marked `in_driver` runs in the driver, once what it waits for is done: it is given
+their results and returns more tasks (a loopy group's propagation plans its next level from
+the last one's); it is done when they are. Tasks sharing an `affinity` run in one worker
+process, where they may keep state between them.
 """
 
 from __future__ import annotations
@@ -33,13 +38,17 @@ THREADS_RECOUNT_SECONDS = 5.0
 @dataclass(frozen=True)
 class Task:
     """One call `fn(*args)`, to run after the tasks whose keys are in `after`; `cost` estimates
-    its work (e.g. positions it processes), for scheduling only."""
+    its work (e.g. positions it processes), for scheduling only. With `in_driver`, the call is
+    `fn(*args, results)` in the driver (`results`: those of `after`, in order) and returns the
+    tasks that finish its work. Tasks of one `affinity` run in one worker process."""
 
     key: str
     fn: Callable
     args: tuple[Any, ...] = ()
     after: tuple[str, ...] = ()
     cost: int = 0
+    in_driver: bool = False
+    affinity: str | None = None
 
 
 def chain_costs(tasks: Sequence[Task]) -> dict[str, int]:
@@ -56,16 +65,95 @@ def chain_costs(tasks: Sequence[Task]) -> dict[str, int]:
     return chain
 
 
-def barrier() -> None:
-    """A task that only waits for others (one dependency edge instead of many)."""
+def barrier(results: list[Any]) -> list[Task]:
+    """An in-driver task that only waits for others (one dependency edge instead of many)."""
+    return []
+
+
+def waits_for(key: str, after: Sequence[str]) -> Task:
+    """A barrier named `key` done once the tasks `after` are."""
+    return Task(key, barrier, (), tuple(after), in_driver=True)
+
+
+class _Graph:
+    """The bookkeeping both executors share: which tasks wait for which, which are ready (the
+    longest chain first with `critical_path`, else in the order given), and the results kept for
+    in-driver tasks (as `done` got them; `fetch` turns them into results). An in-driver task
+    that returns tasks is done once a barrier of its key, waiting for them, is."""
+
+    def __init__(self, tasks: Sequence[Task], *, critical_path: bool, fetch: Callable[[Any], Any] = lambda x: x):
+        self.critical_path = critical_path
+        self.fetch = fetch
+        self.order: dict[str, int] = {}
+        self.chain: dict[str, int] = {}
+        self.missing: dict[str, int] = {}
+        self.dependents: dict[str, list[Task]] = {}
+        self.finished: set[str] = set()
+        self.results: dict[str, Any] = {}
+        self.ready: list[tuple[int, int, Task]] = []
+        self.added = -1
+        self.add(tasks)
+
+    def add(self, tasks: Sequence[Task]) -> None:
+        chain = chain_costs(tasks)
+        for task in tasks:
+            self.order[task.key] = self.added = self.added + 1  # a barrier may take a spawner's key
+            self.chain[task.key] = chain[task.key]
+        for task in tasks:
+            waiting = [key for key in task.after if key in self.order and key not in self.finished]
+            self.missing[task.key] = len(waiting)
+            for key in waiting:
+                self.dependents.setdefault(key, []).append(task)
+            if not waiting:
+                self._push(task)
+
+    def _push(self, task: Task) -> None:
+        priority = -self.chain[task.key] if self.critical_path else 0
+        heapq.heappush(self.ready, (priority, self.order[task.key], task))
+
+    def pop(self) -> Task | None:
+        return heapq.heappop(self.ready)[2] if self.ready else None
+
+    def done(self, task: Task, result: Any) -> None:
+        """Record `task` done: the tasks waiting only for it become ready."""
+        self.finished.add(task.key)
+        dependents = self.dependents.pop(task.key, ())
+        if any(dependent.in_driver and dependent.fn is not barrier for dependent in dependents):
+            self.results[task.key] = result  # (a barrier reads none: no result is fetched for it)
+        for dependent in dependents:
+            self.missing[dependent.key] -= 1
+            if not self.missing[dependent.key]:
+                self._push(dependent)
+
+    def run_in_driver(self, task: Task) -> bool:
+        """Run an in-driver task; True if it is done (it returned no tasks). Else its tasks
+        and a barrier of its key waiting for them join the graph."""
+        spawned = task.fn(*task.args, [self.fetch(self.results.pop(key)) if key in self.results else None
+                                       for key in task.after])
+        if not spawned:
+            self.done(task, None)
+            return True
+        self.add([*spawned, waits_for(task.key, [new.key for new in spawned])])
+        return False
 
 
 class InProcessExecutor:
-    """Runs each task in this process, in the order given."""
+    """Runs each task in this process, in the order given (spawned tasks when they are ready)."""
+
+    def worker_memory(self) -> int | None:
+        """This process works alone: the machine's available memory."""
+        return available_memory()
 
     def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Any]]:
-        for task in tasks:
-            yield task, task.fn(*task.args)
+        graph = _Graph(tasks, critical_path=False)
+        while (task := graph.pop()) is not None:
+            if task.in_driver:
+                if graph.run_in_driver(task):
+                    yield task, None
+                continue
+            result = task.fn(*task.args)
+            graph.done(task, result)
+            yield task, result
 
 
 class DaskExecutor:
@@ -77,6 +165,7 @@ class DaskExecutor:
 
     def __init__(self, client):
         self._client = client
+        self._homes: dict[str, str] = {}
 
     @cached_property
     def client(self):
@@ -87,43 +176,35 @@ class DaskExecutor:
         never more than the cluster has threads: the scheduler then gives every task to an
         idle worker. (Submitted as one graph, a task goes to the worker holding its
         dependencies' results and waits there while other workers idle; 4x4 Quixo solves took
-        up to 4 s longer.) Barriers complete in the driver."""
-        from distributed import as_completed
+        up to 4 s longer.) In-driver tasks run in the driver. A task with an affinity goes to
+        that affinity's worker, queued there if the worker is busy: it does not count against
+        the free threads."""
+        from distributed import Future, as_completed
 
         run_id = uuid.uuid4().hex[:8]
-        chain = chain_costs(tasks)
-        order = {task.key: i for i, task in enumerate(tasks)}
-        missing = {task.key: sum(key in order for key in task.after) for task in tasks}
-        dependents: dict[str, list[Task]] = {}
-        for task in tasks:
-            for key in task.after:
-                dependents.setdefault(key, []).append(task)
-        ready = [(-chain[task.key], order[task.key], task) for task in tasks if not missing[task.key]]
-        heapq.heapify(ready)
+        graph = _Graph(tasks, critical_path=True, fetch=lambda held: held.result() if isinstance(held, Future) else held)
         running: dict[Any, Task] = {}
         self.client.wait_for_workers(1)
         threads, counted = self._threads(), time.monotonic()
         finished = as_completed(loop=self.client.loop)
 
-        def done(task: Task) -> None:
-            for dependent in dependents.get(task.key, ()):
-                missing[dependent.key] -= 1
-                if not missing[dependent.key]:
-                    heapq.heappush(ready, (-chain[dependent.key], order[dependent.key], dependent))
-
         def submit() -> list[Task]:
-            """Fill the free threads; returns the barriers it passed (done without a worker)."""
+            """Fill the free threads; returns the in-driver tasks done meanwhile."""
             nonlocal threads, counted
             if time.monotonic() - counted > THREADS_RECOUNT_SECONDS:  # workers may come and go
                 threads, counted = self._threads(), time.monotonic()
             passed = []
-            while ready and len(running) < threads:
-                task = heapq.heappop(ready)[2]
-                if task.fn is barrier:
-                    done(task)
-                    passed.append(task)
+            while sum(task.affinity is None for task in running.values()) < threads:
+                task = graph.pop()
+                if task is None:
+                    break
+                if task.in_driver:
+                    if graph.run_in_driver(task):
+                        passed.append(task)
                     continue
-                future = self.client.submit(task.fn, *task.args, key=f"{task.key}-{run_id}", pure=False)
+                # Strictly there: a loose restriction lets work stealing move the task elsewhere.
+                places = {} if task.affinity is None else {"workers": [self._home(task.affinity)]}
+                future = self.client.submit(task.fn, *task.args, key=f"{task.key}-{run_id}", pure=False, **places)
                 running[future] = task
                 finished.add(future)
             return passed
@@ -135,18 +216,66 @@ class DaskExecutor:
                     yield task, None
                 if not running:
                     break
-                future = next(finished)
+                future = self._next(finished, running)
                 task = running.pop(future)
                 if future.status != "finished":
                     future.result()  # raises the task's error
-                done(task)
+                graph.done(task, future)
                 passed = submit()  # before fetching the result: the workers go on meanwhile
                 yield task, future.result()
         finally:
             self.client.cancel(list(running))
 
+    def _next(self, finished, running: dict[Any, Task]):
+        """The next finished future. A task tied to a worker waits for that worker for ever:
+        if it left the cluster, its state is lost (ClusterError)."""
+        checked = time.monotonic()
+        while True:
+            if time.monotonic() - checked > THREADS_RECOUNT_SECONDS:
+                checked = time.monotonic()
+                tied = {self._homes[task.affinity] for task in running.values() if task.affinity is not None}
+                gone = tied - set(self.client.nthreads()) if tied else set()
+                if gone:
+                    raise ClusterError(f"worker {sorted(gone)[0]} left the cluster with the state of tasks "
+                                       "tied to it; rerun the command to resume")
+            with finished.thread_condition:  # as_completed's own wait, woken as a future finishes
+                if finished.has_ready():
+                    break
+                finished.thread_condition.wait(timeout=0.1)
+        return next(finished)
+
+    def _home(self, affinity: str) -> str:
+        """The worker of `affinity`: the one it was given, or (new, or that worker gone) the
+        worker with the fewest affinities."""
+        workers = sorted(self.client.nthreads())
+        if self._homes.get(affinity) not in workers:
+            load = {worker: 0 for worker in workers}
+            for home in self._homes.values():
+                if home in load:
+                    load[home] += 1
+            self._homes[affinity] = min(workers, key=lambda worker: (load[worker], workers.index(worker)))
+        return self._homes[affinity]
+
     def _threads(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
+
+    def worker_memory(self) -> int | None:
+        """The least memory limit the cluster's workers report (None: none set)."""
+        self.client.wait_for_workers(1)
+        limits = self.client.run(lambda dask_worker: dask_worker.memory_manager.memory_limit or 0).values()
+        return min(limits) if limits and min(limits) > 0 else None
+
+
+def available_memory() -> int:
+    """MemAvailable of /proc/meminfo (Linux), else the machine's physical memory."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def worker_environment() -> dict[str, str]:

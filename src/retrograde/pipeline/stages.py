@@ -15,13 +15,19 @@ from typing import Any
 
 from retrograde.data.lock import missing_folder
 from retrograde.data.store import SOLVED, Store, create_store, open_store
-from retrograde.errors import DamagedStore, StoreError
+from retrograde.errors import BadOption, DamagedStore, StoreError
 from retrograde.games import Game
-from retrograde.pipeline.estimate import Estimate, check_fits, estimate, this_machine
-from retrograde.pipeline.executors import Task, barrier
+from retrograde.pipeline.estimate import (Estimate, check_fits, estimate, human_bytes, propagation_parts,
+                                          this_machine)
+from retrograde.pipeline.executors import Task, waits_for, worker_processes
 from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.pipeline.progress import Progress
-from retrograde.pipeline.tasks import checkpoint_seconds, propagate_group, settle_chunk, solve_chunk, verify_chunk
+from retrograde.pipeline.propagation import (finish_partition, first_level, group_bounds, plan_round,
+                                             propagate_group)
+from retrograde.pipeline.tasks import checkpoint_seconds, settle_chunk, solve_chunk, verify_chunk
+
+#: The tasks whose results are chunk summaries for the driver to record.
+RECORDING = (solve_chunk, propagate_group, finish_partition)
 
 
 def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Plan | None:
@@ -50,9 +56,12 @@ def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = N
 
 
 def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = None, workers: int | None = None,
-                scheduler: str | None = None, force: bool = False) -> Estimate:
-    """`check_plan`, then estimate what the solve (or what is left of it) takes and refuse it,
-    unless `force`, where this machine cannot do it. Writes nothing.
+                scheduler: str | None = None, force: bool = False, partitions: int = 1,
+                worker_memory: int | None = None) -> Estimate:
+    """`check_plan`, then estimate what the solve (or what is left of it) takes, loopy groups'
+    propagations split into `partitions` or more to fit `worker_memory` (default: a local
+    worker's share of the available memory), and refuse it, unless `force`, where this machine
+    cannot do it or a task that cannot be split needs more than `worker_memory`. Writes nothing.
 
     :raises BadOption: the solve does not fit (one line: the estimate and how to go on).
     """
@@ -62,11 +71,16 @@ def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = 
             done = positions_done(store)
     else:
         plan, done = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE), 0
-    found = estimate(plan, workers=workers, done_positions=done)
     machine = this_machine(store_path)
     if scheduler:  # the workers' memory is on the cluster's machines, not this one
         machine = replace(machine, memory=sys.maxsize)
+    limit = worker_memory or (None if scheduler else machine.memory // worker_processes(workers, plan.positions))
+    found = estimate(plan, workers=workers, done_positions=done, worker_memory=limit, partitions=partitions)
     check_fits(found, store_path=store_path, force=force, machine=machine)
+    if worker_memory and found.peak_bytes > worker_memory and not force:
+        raise BadOption(f"{found.game}: its {found.peak_task} needs {human_bytes(found.peak_bytes)}, more than "
+                        f"--worker-memory {human_bytes(worker_memory)} (only a loopy group's propagation is split "
+                        f"to fit); raise --worker-memory or pass --force to start anyway")
     return found
 
 
@@ -80,11 +94,19 @@ def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = N
     return store if store.plan == plan else store.deepen(plan)
 
 
-def solve_tasks(store: Store) -> list[Task]:
+def solved_key(step) -> str:
+    """The key of the barrier passed once every chunk of `step` is written."""
+    return f"solved-{'-'.join(step.tiers)}"
+
+
+def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None = None) -> list[Task]:
     """The tasks still to run, in dependency order, and a barrier per step for the steps reading it.
 
     A loop-free tier is one task per unrecorded chunk. A loopy group is one first-pass
-    task per chunk without a scratch file, then one task propagating through the group."""
+    task per chunk without a scratch file, then its propagation: one task, or split level by
+    level into partitions (`pipeline.propagation`): at least `partitions`, and as many as its
+    partitions take to fit `worker_memory` (`estimate.propagation_parts`). A propagation
+    resumed from a checkpoint keeps the partitions it was saved with."""
     path, attempt = store.location, store.attempt
     checkpoint_every = checkpoint_seconds()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
@@ -106,9 +128,17 @@ def solve_tasks(store: Store) -> list[Task]:
                                   for c, done in enumerate(store.settled_chunks(name)) if not done)
             tasks.extend(first_pass)
             keys = [f"propagate-{'-'.join(step.tiers)}"]
-            tasks.append(Task(keys[0], propagate_group, (path, attempt, step.tiers, checkpoint_every),
-                              after + tuple(task.key for task in first_pass),
-                              sum(store.plan.tier(name).size for name in step.tiers)))
+            waits = after + tuple(task.key for task in first_pass)
+            size = sum(store.plan.tier(name).size for name in step.tiers)
+            saved = store.checkpoint_level(step.tiers)
+            parts = saved[0] if saved else len(group_bounds(store, step.tiers, propagation_parts(
+                store.plan, step.tiers, worker_memory=worker_memory, partitions=partitions))) - 1
+            if parts == 1:
+                tasks.append(Task(keys[0], propagate_group, (path, attempt, step.tiers, checkpoint_every), waits, size))
+            else:
+                level, start = (saved[1], "checkpoint") if saved else (first_level(store.game), "first pass")
+                tasks.append(Task(keys[0], plan_round, (path, attempt, step.tiers, parts, level, start, 0.0,
+                                                        checkpoint_every), waits, size, in_driver=True))
         else:
             (name,) = step.tiers
             chunks = [c for c, done in enumerate(store.record(name).chunks) if done is None]
@@ -117,27 +147,32 @@ def solve_tasks(store: Store) -> list[Task]:
             keys = [f"solve-{name}-{c}" for c in chunks]
             tasks.extend(Task(key, solve_chunk, (path, attempt, name, c), after, store.plan.tier(name).chunk_length(c))
                          for key, c in zip(keys, chunks))
-        barriers[step.tiers] = f"solved-{'-'.join(step.tiers)}"
-        tasks.append(Task(barriers[step.tiers], barrier, (), tuple(keys)))
+        barriers[step.tiers] = solved_key(step)
+        tasks.append(waits_for(barriers[step.tiers], keys))
     return tasks
 
 
-def solve_stage(store: Store, executor, *, quiet: bool = False) -> None:
+def solve_stage(store: Store, executor, *, quiet: bool = False, partitions: int = 1,
+                worker_memory: int | None = None) -> None:
     """Solve every step not yet solved; each step starts as soon as the steps it reads are done.
 
     The driver starts a new attempt (which fences out tasks an earlier, killed driver left
     running), records each chunk as its task reports it, drops a loopy group's scratch
-    files once its values are recorded, and ends the attempt after the last task.
+    files once its values are recorded, and ends the attempt after the last task. Loopy
+    groups' propagations are split as `solve_tasks` says, within `worker_memory` (None: what
+    the executor's workers report).
     """
     progress = Progress("solve", store.plan.positions, quiet=quiet, done=positions_done(store))
     store.begin_attempt()
-    for task, result in executor.run(solve_tasks(store)):
-        for summary in result or ():
+    loopy = {solved_key(step): step for step in store.plan.steps if step.loopy}
+    limit = worker_memory or executor.worker_memory()
+    for task, result in executor.run(solve_tasks(store, partitions=partitions, worker_memory=limit)):
+        for summary in result if task.fn in RECORDING else ():
             if store.record(summary["tier"]).chunks[summary["chunk"]] is None:
                 store.record_chunk(summary["tier"], summary["chunk"], summary)
                 progress.advance(summary["positions"], f"tier {summary['tier']}")
-        if task.fn is propagate_group:
-            for name in task.args[2]:
+        if task.key in loopy:
+            for name in loopy[task.key].tiers:
                 store.delete_scratch(name)
     store.end_attempt()
     progress.finish("done")

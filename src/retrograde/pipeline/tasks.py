@@ -1,5 +1,5 @@
-"""Tasks: what one worker does for one chunk of a tier (or, for a loopy group's
-propagation, for the whole group).
+"""Tasks: what one worker does for one chunk of a tier (a loopy group's propagation is in
+`pipeline.propagation`).
 
 A task takes the store's absolute path, its driver's solve attempt, and names its
 tiers and chunk; it opens the store itself and returns small summaries. It knows
@@ -12,7 +12,6 @@ a killed driver writes nothing once a newer solve started.
 from __future__ import annotations
 
 import os
-import time
 from functools import lru_cache
 from typing import Any
 
@@ -52,12 +51,47 @@ def checkpoint_seconds() -> float:
     return seconds
 
 
+class ChildValues:
+    """The values of solved tiers a task reads (its child tiers, or those a loopy group leads
+    out to), positions only: the tiers' indices concatenated, numbered densely where a value is
+    stored (`Members`, 2 bits an index), and the outcome and remoteness of each, after a slot 0
+    of no value. A game keeping one position per symmetry class stores about 1 index in 8, so
+    this holds 0.25 + (1 + r) / 8 bytes an index instead of 1 + r. `locate` turns an expansion's
+    child references into dense slots. Read chunk by chunk: the tiers are never held unpacked."""
+
+    def __init__(self, store: Store, names: tuple[str, ...]):
+        self.offsets = np.zeros(len(names), dtype=np.int64)
+        total = 0
+        for j, name in enumerate(names):
+            self.offsets[j], total = total, total + store.plan.tier(name).size
+        self.members = Members(0, total)
+        dtype = np.dtype(store.plan.remoteness_dtype)
+        parts = [(np.zeros(1, np.uint8), np.zeros(1, dtype))]  # slot 0: no value (an unsolved child)
+        for j, name in enumerate(names):
+            plan = store.plan.tier(name)
+            for chunk in range(plan.n_chunks):
+                start, stop = plan.chunk_bounds(chunk)
+                packed, remoteness = store.read_chunk_raw(name, chunk)
+                outcome = packing.unpack(packed, stop - start)
+                held = outcome != 0
+                self.members.mark(int(self.offsets[j]) + start, held)
+                parts.append((outcome[held], remoteness[held]))
+        self.members.number()
+        self.outcome = np.concatenate([part[0] for part in parts])
+        self.remoteness = np.concatenate([part[1] for part in parts])
+
+    def locate(self, children: np.ndarray, base: int) -> None:
+        """References at or above `base` in an expansion's rows name index ref - base of the
+        tiers: make them base + their value's slot (base + 0 where none is stored), in place."""
+        self.members.locate(children, base)
+
+
 @lru_cache(maxsize=2)
-def _solved_values(location: str, names: tuple[str, ...], stamp: tuple[int, ...]):
+def _solved_values(location: str, names: tuple[str, ...], stamp: tuple[int, ...]) -> ChildValues:
     """Values of solved tiers, kept per worker process: the chunks of a tier all read the
     same tiers. `stamp` (the tiers' data folder times) keys out a rewritten store."""
     with open_store(location) as store:
-        return store.read_children(names)
+        return ChildValues(store, names)
 
 
 def _stamp(store: Store, names: tuple[str, ...]) -> tuple[int, ...]:
@@ -78,21 +112,21 @@ def _evaluate_chunk(store: Store, tier_name: str, chunk: int, *, recorded: bool 
     for child in tier.children:
         if recorded and child != tier_name:
             store.require_solved(child)
-    child_outcome, child_remoteness, offsets = _solved_values(store.location, tier.children,
-                                                              _stamp(store, tier.children))
+    children = _solved_values(store.location, tier.children, _stamp(store, tier.children))
     start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
-    expansion = store.game.expand(tier, start, stop, offsets)
-    values = solve_rows(expansion.primitive, expansion.children, child_outcome, child_remoteness,
+    expansion = store.game.expand(tier, start, stop, children.offsets)
+    children.locate(expansion.children, 0)
+    values = solve_rows(expansion.primitive, expansion.children, children.outcome, children.remoteness,
                         np.dtype(store.plan.remoteness_dtype))
     return start, stop, values
 
 
-def _describe(store: Store, tier_name: str, index: int) -> str:
+def describe_position(store: Store, tier_name: str, index: int) -> str:
     position = store.game.position_at(store.game.tier(tier_name), index)
     return f"{tier_name}[{index}]" + ("" if position is None else f" {store.game.format(position)!r}")
 
 
-def _summary(store: Store, tier_name: str, chunk: int, outcome: np.ndarray,
+def chunk_summary(store: Store, tier_name: str, chunk: int, outcome: np.ndarray,
              written: dict[str, str]) -> dict[str, Any]:
     """A written chunk's record for the driver: the indices it holds, the positions of each value
     it stands for (a representative counts its whole symmetry class), and `written`'s checksum
@@ -114,19 +148,10 @@ def solve_chunk(store_path: str, attempt: str, tier_name: str, chunk: int) -> li
         start, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk, recorded=False)
         bad = np.flatnonzero(faults)
         if bad.size:
-            raise StoreError(f"store {store_path!r}: position {_describe(store, tier_name, start + int(bad[0]))} "
+            raise StoreError(f"store {store_path!r}: position {describe_position(store, tier_name, start + int(bad[0]))} "
                              f"{FAULTS[int(faults[bad[0]])]}")
         written = store.write_chunk(tier_name, chunk, outcome, remoteness)
-    return [_summary(store, tier_name, chunk, outcome, written)]
-
-
-def _group_layout(store: Store, tier_names: tuple[str, ...]):
-    """Group tiers, where each starts in the group's concatenation, and the group size."""
-    tiers = [store.game.tier(name) for name in tier_names]
-    offsets, size = {}, 0
-    for tier in tiers:
-        offsets[tier.name], size = size, size + tier.size
-    return tiers, offsets, size
+    return [chunk_summary(store, tier_name, chunk, outcome, written)]
 
 
 def settle_chunk(store_path: str, attempt: str, tier_names: tuple[str, ...], tier_name: str, chunk: int) -> list:
@@ -135,11 +160,11 @@ def settle_chunk(store_path: str, attempt: str, tier_names: tuple[str, ...], tie
     inside the group. Written to a scratch file of the chunk (its presence records it);
     chunks run in parallel."""
     with open_store(store_path, mode="r+", attempt=attempt) as store:
-        _, _, size = _group_layout(store, tier_names)
+        size = sum(store.plan.tier(name).size for name in tier_names)
         tier = store.game.tier(tier_name)
         outside = tuple(c for c in tier.children if c not in tier_names)
-        out_outcome, out_remoteness, out_offsets = _solved_values(store.location, outside, _stamp(store, outside))
-        where = dict(zip(outside, out_offsets))
+        out = _solved_values(store.location, outside, _stamp(store, outside))
+        where = dict(zip(outside, out.offsets))
         offsets = np.array([0 if c in tier_names else size + int(where[c]) for c in tier.children], dtype=np.int64)
         start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
         outcome = np.zeros(stop - start, dtype=np.uint8)
@@ -149,98 +174,14 @@ def settle_chunk(store_path: str, attempt: str, tier_names: tuple[str, ...], tie
         for first in range(start, stop, BATCH):
             last = min(first + BATCH, stop)
             expansion = store.game.expand(tier, first, last, offsets, group=tier_names, out=buffers)
-            if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out_outcome,
-                                         out_remoteness, first - start, outcome, remoteness, pending,
-                                         describe=lambda i: _describe(store, tier_name, start + i)):
+            out.locate(expansion.children, size)
+            if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out.outcome,
+                                         out.remoteness, first - start, outcome, remoteness, pending,
+                                         describe=lambda i: describe_position(store, tier_name, start + i)):
                 raise StoreError(f"store {store_path!r}: a position of {tier_name} has no moves but is "
                                  f"not terminal, or has an unsolved child")
         store.write_scratch(tier_name, chunk, outcome, remoteness, pending)
     return []  # nothing for the driver to record: the scratch file is the record
-
-
-def _first_passes(store: Store, tiers, *, values: bool):
-    """The group's positions (`solvers.members.Members`), marked from its tiers' first-pass files,
-    and with `values` their (outcome, remoteness, pending), numbered densely: a position is a row
-    the first pass gave a value or children inside the group to wait for (a hole has neither)."""
-    members = Members([tier.size for tier in tiers])
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for t, tier in enumerate(tiers):
-        for start, outcome, remoteness, pending in store.read_scratch(tier.name):
-            held = (outcome != 0) | (pending != 0)
-            members.mark(t, start, held)
-            if values:
-                parts.append((outcome[held], remoteness[held], pending[held]))
-    members.number()
-    if not values:
-        return members, None
-    return members, tuple(np.concatenate([part[k] for part in parts]) for k in range(3))
-
-
-def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
-                    checkpoint_every: float = CHECKPOINT_SECONDS) -> list[dict[str, Any]]:
-    """Second pass of a loopy group, after every chunk's first pass: settle positions level
-    by level (increasing remoteness) from their children inside the group; what is left is
-    a draw. Writes every chunk of the group's tiers and returns their summaries.
-
-    Working memory: per group position (holes left out: `solvers.members`) 1 byte of outcome,
-    1 of pending-children count and the remoteness dtype, 2 bits per group index to number the
-    positions, plus one batch of parent references (and one chunk while loading or writing).
-    Once `checkpoint_every` seconds have passed since the last save, the state between two
-    levels is saved to scratch; a rerun after a kill goes on from there (same bytes: the levels
-    after a checkpoint depend on nothing else).
-    """
-    with open_store(store_path, mode="r+", attempt=attempt) as store:
-        game = store.game
-        tiers, group_offsets, _ = _group_layout(store, tier_names)
-        group_starts = np.array([group_offsets[tier.name] for tier in tiers], dtype=np.int64)
-        dtype = np.dtype(store.plan.remoteness_dtype)
-        checkpoint = store.read_checkpoint(tier_names)
-        members, state = _first_passes(store, tiers, values=not checkpoint)
-        if checkpoint and checkpoint[2].size != members.count:  # another solve's: start again
-            members, state = _first_passes(store, tiers, values=True)
-            checkpoint = None
-        if checkpoint:
-            level, highest, outcome, remoteness, pending = checkpoint
-        else:
-            outcome, remoteness, pending = state
-            settled = (outcome == oc.WIN) | (outcome == oc.LOSS)
-            # Terminal positions (level 0) need no propagating if their parents took their values.
-            level = 1 if game.group_terminals_by_value else 0
-            highest = int(remoteness[settled].max(initial=0))
-        buffer = np.empty((min(BATCH, max(members.count, 1)), game.max_moves), dtype=np.int64)
-        saved = time.monotonic()
-
-        def describe(dense: int) -> str:  # a position by its dense number
-            t = int(np.searchsorted(members.dense_base, dense, side="right")) - 1
-            index = int(members.to_full(t, np.array([dense], dtype=np.int64))[0])
-            return _describe(store, tiers[t].name, index)
-
-        while level <= highest:
-            for t, tier in enumerate(tiers):
-                base = int(members.dense_base[t])
-                found = loopy.settled_at(outcome, remoteness, level, base, int(members.dense_base[t + 1])) + base
-                for first in range(0, found.size, BATCH):
-                    batch = found[first:first + BATCH]
-                    parents = game.parents(tier, members.to_full(t, batch), group_offsets, out=buffer)
-                    members.to_dense(parents, group_starts)
-                    highest = max(highest, loopy.propagate(level, outcome[batch], parents, outcome,
-                                                           remoteness, pending, describe=describe))
-            if highest > np.iinfo(dtype).max:  # a backstop: the kernels stop before a value wraps
-                raise StoreError(f"store {store_path!r}: {FAULTS[OVERFLOW]} in group {' '.join(tier_names)}")
-            level += 1
-            if level <= highest and time.monotonic() - saved >= checkpoint_every:
-                store.write_checkpoint(tier_names, level, highest, outcome, remoteness, pending)
-                saved = time.monotonic()
-        loopy.finish_draws(outcome, remoteness, pending)
-        summaries = []
-        for t, tier in enumerate(tiers):
-            plan = store.plan.tier(tier.name)
-            for chunk in range(plan.n_chunks):
-                start, stop = plan.chunk_bounds(chunk)
-                chunk_outcome, chunk_remoteness = members.scatter(t, start, stop, outcome, remoteness)
-                written = store.write_chunk(tier.name, chunk, chunk_outcome, chunk_remoteness)
-                summaries.append(_summary(store, tier.name, chunk, chunk_outcome, written))
-    return summaries
 
 
 def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
@@ -268,13 +209,13 @@ def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
                  | (~decided & (stored_remoteness != 0)))
         bad = np.flatnonzero(wrong)
         examples = [
-            f"{_describe(store, tier_name, start + int(i))}: stored "
+            f"{describe_position(store, tier_name, start + int(i))}: stored "
             f"{oc.NAMES.get(int(stored_outcome[i]), 'none')}/{int(stored_remoteness[i])}, "
             f"rules give {oc.NAMES.get(int(outcome[i]), 'none')}/{int(remoteness[i])}"
             for i in bad[:EXAMPLES]
         ]
         checksum_ok = record is not None and record["checksum"] == chunk_checksum(packed, stored_remoteness)
-        counts = _summary(store, tier_name, chunk, stored_outcome, {})
+        counts = chunk_summary(store, tier_name, chunk, stored_outcome, {})
         if record is not None and any(record[key] != counts[key] for key in ("win", "loss", "draw")):
             damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its record counts "
                            f"{record['win']}/{record['loss']}/{record['draw']} won/lost/drawn positions, the "

@@ -1,11 +1,13 @@
-"""Which indices of a loopy group hold positions, numbered densely, so that the propagation's
-working state holds positions only (a game that keeps one position per symmetry class leaves
-about 7 of 8 indices as holes).
+"""Which indices of a range of a loopy group hold positions, numbered densely, so that the
+propagation's working state holds positions only (a game that keeps one position per symmetry
+class leaves about 7 of 8 indices as holes).
 
-One bit an index, per tier, set where the first pass found a position (a value, or children
-inside the group still to wait for), in 64-index words; `before[w]` counts the positions of
-the group before word w. A position's dense number is `before[word]` plus the set bits below it
-in its word; the other way is a binary search over `before`. 2 bits an index in all. No I/O.
+A range lo..hi-1 of group indices (the group's tiers concatenated in order): the whole group,
+or the part one partition of a split propagation owns. One bit an index, set where the first
+pass found a position (a value, or children inside the group still to wait for), in 64-index
+words from lo; `before[w]` counts the range's positions before word w. A position's dense
+number is `before[word]` plus the set bits below it in its word; the other way is a binary
+search over `before`. 2 bits an index in all. No I/O.
 """
 
 from __future__ import annotations
@@ -17,52 +19,60 @@ from retrograde.jit import njit
 
 
 class Members:
-    """The positions of a loopy group's tiers (sizes `sizes`, in group order), marked chunk by
-    chunk with `mark`, then numbered with `number`."""
+    """The positions among group indices lo..hi-1, marked chunk by chunk with `mark`, then
+    numbered with `number`."""
 
-    def __init__(self, sizes: list[int]):
-        self.word_base = np.cumsum([0] + [-(-size // 64) for size in sizes]).astype(np.int64)
-        self.words = np.zeros(int(self.word_base[-1]), dtype=np.int64)
+    def __init__(self, lo: int, hi: int):
+        self.lo, self.hi = lo, hi
+        self.words = np.zeros(-(-(hi - lo) // 64), dtype=np.int64)
         self.before = np.zeros_like(self.words)
-        self.dense_base = np.zeros(len(sizes) + 1, dtype=np.int64)
+        self.count = 0
 
-    def mark(self, tier: int, start: int, held: np.ndarray) -> None:
-        """Mark indices start.. of tier number `tier` where `held` is True."""
-        _mark(self.words, int(self.word_base[tier]), start, held)
+    def mark(self, start: int, held: np.ndarray) -> None:
+        """Mark group indices start.. where `held` is True."""
+        _mark(self.words, start - self.lo, held)
 
     def number(self) -> int:
-        """Number the marked positions in group order; returns how many there are."""
-        total = _count_before(self.words, self.before)
-        bases = [int(self.before[w]) if w < self.words.size else total for w in self.word_base[:-1]]
-        self.dense_base[:] = bases + [total]
-        return total
+        """Number the marked positions in index order; returns how many there are."""
+        self.count = int(_count_before(self.words, self.before))
+        return self.count
 
-    @property
-    def count(self) -> int:
-        return int(self.dense_base[-1])
+    def rank(self, index: int) -> int:
+        """The dense number of the first position at group index `index` (lo..hi) or after."""
+        if index >= self.hi:
+            return self.count
+        local = index - self.lo
+        word = int(self.words[local >> 6])
+        return int(self.before[local >> 6]) + int(_below(np.int64(word), local & 63))
 
-    def to_dense(self, refs: np.ndarray, group_starts: np.ndarray) -> None:
-        """Turn a parents kernel's rows of group indices (each row ending at its first -1) into
-        dense numbers, in place; `group_starts[t]` is where tier t starts in the group's indices.
+    def to_dense(self, refs: np.ndarray) -> None:
+        """Turn rows of group indices in the range (each row ending at its first -1) into
+        dense numbers, in place.
 
-        :raises ValueError: a reference to an index that holds no position (a game's bug)."""
-        if _to_dense(self.words, self.before, self.word_base, group_starts, refs):
+        :raises ValueError: a reference to an index outside the range or holding no position
+            (a game's bug)."""
+        if _to_dense(self.words, self.before, self.lo, self.hi, refs):
             raise ValueError("a parent reference names an index the first pass found no position at")
 
-    def to_full(self, tier: int, dense: np.ndarray) -> np.ndarray:
-        """The indices within tier number `tier` of its positions numbered `dense`."""
+    def locate(self, refs: np.ndarray, base: int) -> None:
+        """In rows of references (each ending at its first -1), turn each reference at or above
+        `base`, naming group index ref - base, into base + 1 + its position's dense number, or
+        base where no position is (slot 0 of a caller's arrays: no value); in place."""
+        _locate(self.words, self.before, self.lo, self.hi, refs, base)
+
+    def to_full(self, dense: np.ndarray) -> np.ndarray:
+        """The group indices of the positions numbered `dense`."""
         out = np.empty(dense.size, dtype=np.int64)
-        _to_full(self.words, self.before, int(self.word_base[tier]), int(self.word_base[tier + 1]), dense, out)
+        _to_full(self.words, self.before, self.lo, dense, out)
         return out
 
-    def scatter(self, tier: int, start: int, stop: int, outcome: np.ndarray,
+    def scatter(self, start: int, stop: int, outcome: np.ndarray,
                 remoteness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Indices start..stop-1 of tier number `tier` as full arrays: the dense values at its
-        positions, 0 (no position) at the other indices."""
+        """Group indices start..stop-1 as full arrays: the dense values at their positions,
+        0 (no position) at the other indices."""
         out_outcome = np.zeros(stop - start, dtype=outcome.dtype)
         out_remoteness = np.zeros(stop - start, dtype=remoteness.dtype)
-        _scatter(self.words, self.before, int(self.word_base[tier]), start, stop, outcome, remoteness,
-                 out_outcome, out_remoteness)
+        _scatter(self.words, self.before, start - self.lo, outcome, remoteness, out_outcome, out_remoteness)
         return out_outcome, out_remoteness
 
 
@@ -79,11 +89,11 @@ def _below(word, bit):
 
 
 @njit
-def _mark(words, base, start, held):
+def _mark(words, start, held):
     for i in range(held.shape[0]):
         if held[i]:
             j = start + i
-            words[base + (j >> 6)] |= np.int64(1) << (j & 63)
+            words[j >> 6] |= np.int64(1) << (j & 63)
 
 
 @njit
@@ -96,19 +106,19 @@ def _count_before(words, before):
 
 
 @njit
-def _to_dense(words, before, word_base, group_starts, refs):
-    """Returns the number of references to unmarked indices (left as they were)."""
+def _to_dense(words, before, lo, hi, refs):
+    """Returns the number of references to unmarked indices or outside lo..hi-1 (left as they were)."""
     missing = 0
     for row in range(refs.shape[0]):
         for j in range(refs.shape[1]):
             q = refs[row, j]
             if q < 0:
                 break
-            t = group_starts.shape[0] - 1
-            while group_starts[t] > q:
-                t -= 1
-            local = q - group_starts[t]
-            w = word_base[t] + (local >> 6)
+            if q < lo or q >= hi:
+                missing += 1
+                continue
+            local = q - lo
+            w = local >> 6
             bit = local & 63
             if (words[w] >> bit) & 1 == 0:
                 missing += 1
@@ -118,31 +128,50 @@ def _to_dense(words, before, word_base, group_starts, refs):
 
 
 @njit
-def _to_full(words, before, word_lo, word_hi, dense, out):
+def _locate(words, before, lo, hi, refs, base):
+    for row in range(refs.shape[0]):
+        for j in range(refs.shape[1]):
+            q = refs[row, j]
+            if q == -1:
+                break
+            if q < base:
+                continue
+            index = q - base
+            if index < lo or index >= hi:
+                refs[row, j] = base
+                continue
+            local = index - lo
+            w = local >> 6
+            bit = local & 63
+            refs[row, j] = base + ((1 + before[w] + _below(words[w], bit)) if (words[w] >> bit) & 1 else 0)
+
+
+@njit
+def _to_full(words, before, lo, dense, out):
     for i in range(dense.shape[0]):
         d = dense[i]
-        lo, hi = word_lo, word_hi - 1
-        while lo < hi:  # the last word with before <= d: the one holding d's bit
-            mid = (lo + hi + 1) >> 1
+        low, high = 0, words.shape[0] - 1
+        while low < high:  # the last word with before <= d: the one holding d's bit
+            mid = (low + high + 1) >> 1
             if before[mid] <= d:
-                lo = mid
+                low = mid
             else:
-                hi = mid - 1
-        left = d - before[lo]
-        word = words[lo]
+                high = mid - 1
+        left = d - before[low]
+        word = words[low]
         for bit in range(64):
             if (word >> bit) & 1:
                 if left == 0:
-                    out[i] = (lo - word_lo) * 64 + bit
+                    out[i] = lo + low * 64 + bit
                     break
                 left -= 1
 
 
 @njit
-def _scatter(words, before, base, start, stop, outcome, remoteness, out_outcome, out_remoteness):
-    for i in range(stop - start):
+def _scatter(words, before, start, outcome, remoteness, out_outcome, out_remoteness):
+    for i in range(out_outcome.shape[0]):
         j = start + i
-        w = base + (j >> 6)
+        w = j >> 6
         bit = j & 63
         if (words[w] >> bit) & 1:
             d = before[w] + _below(words[w], bit)

@@ -1,0 +1,346 @@
+"""A loopy group's propagation (the second pass, `solvers.loopy`), in one task or split into
+partitions that run level by level on several workers.
+
+The group's indices (its tiers concatenated in order) are cut at chunk starts into `parts`
+contiguous ranges; a `Partition` holds the state of its range's positions. At each level each
+partition settles its positions at that level and propagates them to their parents: parents in
+its own range at once, parents in another partition's range through message files in the
+store's scratch folder, which their owner applies before its next level. A level's updates only
+set values of later levels, and a parent's value after a level does not depend on the order its
+children's reports arrive in (a parent takes a loss's win at level + 1 unless it wins faster; a
+count of winning children reaches zero only if no child lost), so every split gives the bytes of
+the single task.
+
+With one partition, `propagate_group` runs every level in one task, as before. With more, the
+driver runs each level as one task per partition (`propagation_round`; a partition's state stays
+in its worker process, `Task.affinity`) and plans the next level from their reports
+(`plan_round`, in the driver), then each partition writes its chunks (`finish_partition`).
+Checkpoints: every partition saves its state at the same level, at most once per
+`checkpoint_every` seconds; a rerun resumes from the latest level every partition saved.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+import numpy as np
+
+from retrograde import outcome as oc
+from retrograde.data.store import Store, open_store
+from retrograde.errors import DamagedStore, StoreError
+from retrograde.jit import njit
+from retrograde.outcome import LOSS
+from retrograde.pipeline.executors import Task
+from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position
+from retrograde.solvers import loopy
+from retrograde.solvers.kernels import OVERFLOW
+from retrograde.solvers.members import Members
+
+
+def first_level(game) -> int:
+    """The first level to propagate: 1 where the game gives terminal children by value (their
+    parents took their values in the first pass), else 0."""
+    return 1 if game.group_terminals_by_value else 0
+
+
+def group_bounds(store: Store, tier_names: tuple[str, ...], parts: int) -> np.ndarray:
+    """Where each of `parts` partitions of the group starts in its indices (and the group's size
+    last): chunk starts, each the nearest to an equal share of the indices. Fewer partitions than
+    asked where the group has fewer chunks."""
+    starts, size = [], 0
+    for name in tier_names:
+        plan = store.plan.tier(name)
+        starts.extend(size + plan.chunk_bounds(chunk)[0] for chunk in range(plan.n_chunks))
+        size += plan.size
+    chosen = sorted({min(starts, key=lambda start: abs(start - size * k / parts)) for k in range(parts)})
+    return np.array([*chosen, size], dtype=np.int64)
+
+
+class Partition:
+    """The propagation state of the group's positions in indices lo..hi-1 (partition `part` of
+    `len(bounds) - 1`): outcome, remoteness and pending-children count of each position, numbered
+    densely (`Members`). `level` is the next level to settle; `inbox` the level whose messages
+    from other partitions are still to apply (None: none).
+
+    Working memory: per position 1 byte of outcome, 1 of pending count and the remoteness dtype,
+    2 bits an index of the range, a batch of parent references, and the messages of one batch."""
+
+    def __init__(self, store: Store, tier_names: tuple[str, ...], bounds: np.ndarray, part: int):
+        self.tier_names, self.bounds, self.part = tier_names, bounds, part
+        self.parts = len(bounds) - 1
+        self.lo, self.hi = int(bounds[part]), int(bounds[part + 1])
+        self.attempt = store.attempt
+        game = store.game
+        self.tiers = [game.tier(name) for name in tier_names]
+        self.offsets, start = {}, 0
+        for tier in self.tiers:
+            self.offsets[tier.name], start = start, start + tier.size
+        self.members = Members(self.lo, self.hi)
+        self.level = first_level(game)
+        self.highest, self.inbox = 0, None
+        self.outcome = self.remoteness = self.pending = np.zeros(0, dtype=np.uint8)
+
+    def _spans(self):
+        """(tier number, tier, first, stop group index) of each tier's part of the range."""
+        for t, tier in enumerate(self.tiers):
+            first, stop = max(self.offsets[tier.name], self.lo), min(self.offsets[tier.name] + tier.size, self.hi)
+            if first < stop:
+                yield t, tier, first, stop
+
+    def _chunks(self, store: Store, tier, first: int, stop: int) -> range:
+        plan = store.plan.tier(tier.name)
+        base = self.offsets[tier.name]
+        return range((first - base) // plan.chunk_size, -(-(stop - base) // plan.chunk_size))
+
+    def load(self, store: Store, *, values: bool) -> None:
+        """Mark the range's positions from its chunks' first-pass files (a position is a row the
+        first pass gave a value or children inside the group to wait for; a hole has neither),
+        and with `values` take their (outcome, remoteness, pending) as the state."""
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for _, tier, first, stop in self._spans():
+            for start, outcome, remoteness, pending in store.read_scratch(tier.name,
+                                                                          self._chunks(store, tier, first, stop)):
+                held = (outcome != 0) | (pending != 0)
+                self.members.mark(self.offsets[tier.name] + start, held)
+                if values:
+                    parts.append((outcome[held], remoteness[held], pending[held]))
+        self.members.number()
+        if values:
+            dtype = np.dtype(store.plan.remoteness_dtype)
+            empty = (np.zeros(0, np.uint8), np.zeros(0, dtype), np.zeros(0, np.uint8))
+            self.outcome, self.remoteness, self.pending = (np.concatenate([part[k] for part in parts] + [empty[k]])
+                                                           for k in range(3))
+            settled = (self.outcome == oc.WIN) | (self.outcome == oc.LOSS)
+            self.highest = int(self.remoteness[settled].max(initial=0))
+
+    def resume(self, store: Store, level: int) -> None:
+        """Take the state of the partition's checkpoint at `level` (the positions marked from the
+        first passes). :raises DamagedStore: the checkpoint is damaged or not this group's."""
+        self.load(store, values=False)
+        self.highest, self.outcome, self.remoteness, self.pending = store.read_checkpoint(
+            self.tier_names, self.parts, self.part, level)
+        if self.outcome.size != self.members.count:
+            raise DamagedStore(f"store {store.location!r}: tier {self.tier_names[0]}: the propagation checkpoint "
+                               f"of partition {self.part + 1} of {self.parts} at level {level} holds "
+                               f"{self.outcome.size:,} positions, the first passes {self.members.count:,}")
+        self.level = level
+
+    def save(self, store: Store) -> None:
+        """Save the state before `level` (after the last level's messages are applied)."""
+        assert self.inbox is None
+        store.write_checkpoint(self.tier_names, self.parts, self.part, self.level, self.highest, self.outcome,
+                               self.remoteness, self.pending)
+
+    def _describe(self, store: Store, dense: int) -> str:
+        """A position by its dense number, as fault messages name it."""
+        index = int(self.members.to_full(np.array([dense], dtype=np.int64))[0])
+        tier = next(tier for tier in reversed(self.tiers) if self.offsets[tier.name] <= index)
+        return describe_position(store, tier.name, index - self.offsets[tier.name])
+
+    def _propagate(self, store: Store, level: int, settled: np.ndarray, parents: np.ndarray) -> None:
+        """Apply children settled at `level` to their parents in the range (group indices)."""
+        self.members.to_dense(parents)
+        self.highest = max(self.highest, loopy.propagate(level, settled, parents, self.outcome, self.remoteness,
+                                                         self.pending, describe=lambda d: self._describe(store, d)))
+        if self.highest > np.iinfo(self.remoteness.dtype).max:  # a backstop: the kernels stop before a value wraps
+            raise StoreError(f"store {store.location!r}: {FAULTS[OVERFLOW]} in group {' '.join(self.tier_names)}")
+
+    def receive(self, store: Store) -> None:
+        """Apply what the other partitions sent at the inbox's level."""
+        if self.inbox is None:
+            return
+        for messages in store.read_messages(self.tier_names, self.inbox, self.part, self.parts,
+                                            BATCH * store.game.max_moves):
+            parents = (messages >> 1).reshape(-1, 1)
+            settled = np.where(messages & 1, oc.LOSS, oc.WIN).astype(np.uint8)
+            self._propagate(store, self.inbox, settled, parents)
+        self.inbox = None
+
+    def send(self, store: Store) -> int:
+        """Settle the range's positions at `level`: propagate to their parents here, and write
+        the parents in other partitions to their owners. Returns the messages written."""
+        assert self.inbox is None
+        level, game = self.level, store.game
+        buffer = np.empty((min(BATCH, max(self.members.count, 1)), game.max_moves), dtype=np.int64)
+        outbox = np.empty(buffer.size, dtype=np.int64)
+        sent = 0
+        with store.message_writer(self.tier_names, level, self.part) as write:
+            for _, tier, first, stop in self._spans():
+                low, high = self.members.rank(first), self.members.rank(stop)
+                found = loopy.settled_at(self.outcome, self.remoteness, level, low, high) + low
+                for start in range(0, found.size, BATCH):
+                    batch = found[start:start + BATCH]
+                    parents = game.parents(tier, self.members.to_full(batch) - self.offsets[tier.name],
+                                           self.offsets, out=buffer)
+                    settled = self.outcome[batch]
+                    if self.parts > 1:
+                        messages = outbox[:_route(parents, settled, self.lo, self.hi, outbox)]
+                        owners = np.searchsorted(self.bounds, messages >> 1, side="right") - 1
+                        for owner in np.flatnonzero(np.bincount(owners, minlength=self.parts)).tolist():
+                            write(owner, messages[owners == owner])
+                        sent += messages.size
+                    self._propagate(store, level, settled, parents)
+        self.level += 1
+        self.inbox = level if self.parts > 1 else None
+        return sent
+
+    def finish(self, store: Store) -> list[dict[str, Any]]:
+        """What is left undecided is a draw: write the range's chunks; their summaries."""
+        loopy.finish_draws(self.outcome, self.remoteness, self.pending)
+        summaries = []
+        for _, tier, first, stop in self._spans():
+            plan = store.plan.tier(tier.name)
+            for chunk in self._chunks(store, tier, first, stop):
+                start, end = plan.chunk_bounds(chunk)
+                base = self.offsets[tier.name]
+                outcome, remoteness = self.members.scatter(base + start, base + end, self.outcome, self.remoteness)
+                written = store.write_chunk(tier.name, chunk, outcome, remoteness)
+                summaries.append(chunk_summary(store, tier.name, chunk, outcome, written))
+        return summaries
+
+
+@njit
+def _route(parents, settled, lo, hi, outbox):
+    """Keep in each row of `parents` the parents inside lo..hi-1 (the row still ending at -1);
+    write the others into `outbox` as group index * 2 + 1 if the child lost. Returns how many."""
+    n = 0
+    for row in range(parents.shape[0]):
+        kept = 0
+        for j in range(parents.shape[1]):
+            q = parents[row, j]
+            if q < 0:
+                break
+            if lo <= q < hi:
+                parents[row, kept] = q
+                kept += 1
+            else:
+                outbox[n] = q * 2 + (1 if settled[row] == LOSS else 0)
+                n += 1
+        if kept < parents.shape[1]:
+            parents[row, kept] = -1
+    return n
+
+
+def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
+                    checkpoint_every: float) -> list[dict[str, Any]]:
+    """The whole propagation of a loopy group in one task, after every chunk's first pass:
+    settle positions level by level (increasing remoteness); what is left is a draw. Writes
+    every chunk of the group's tiers and returns their summaries.
+
+    Once `checkpoint_every` seconds have passed since the last save, the state between two
+    levels is saved to scratch; a rerun after a kill goes on from there (same bytes: the levels
+    after a checkpoint depend on nothing else). A damaged checkpoint is dropped: the
+    propagation starts again."""
+    with open_store(store_path, mode="r+", attempt=attempt) as store:
+        partition = Partition(store, tier_names, group_bounds(store, tier_names, 1), 0)
+        saved = store.checkpoint_level(tier_names)
+        try:
+            if saved is None or saved[0] != 1:
+                raise DamagedStore("no checkpoint of one partition")
+            partition.resume(store, saved[1])
+        except DamagedStore:
+            store.drop_checkpoints(tier_names)
+            partition = Partition(store, tier_names, partition.bounds, 0)
+            partition.load(store, values=True)
+        last = time.monotonic()
+        while partition.level <= partition.highest:
+            partition.send(store)
+            if partition.level <= partition.highest and time.monotonic() - last >= checkpoint_every:
+                partition.save(store)
+                store.drop_checkpoints(tier_names, keep=(1, partition.level))
+                last = time.monotonic()
+        return partition.finish(store)
+
+
+#: Partitions held by this process between the levels of a split propagation, by (store, group,
+#: partition); only the current solve attempt's are kept.
+_HELD: dict[tuple[str, tuple[str, ...], int], Partition] = {}
+
+
+def _held(store: Store, tier_names: tuple[str, ...], parts: int, part: int, level: int, start: str) -> Partition:
+    """The partition's state: built (`start` "first pass" or "checkpoint" of `level`), or the one
+    this process holds ("held")."""
+    for key in [key for key, held in _HELD.items() if held.attempt != store.attempt]:
+        del _HELD[key]
+    key = (store.location, tier_names, part)
+    if start == "held":
+        if key not in _HELD or _HELD[key].level != level:
+            raise StoreError(f"store {store.location!r}: group {' '.join(tier_names)}: partition {part + 1} of "
+                             f"{parts} lost its propagation state before level {level} (its worker restarted); "
+                             "rerun solve to resume from the last checkpoint")
+        return _HELD[key]
+    _HELD.pop(key, None)
+    partition = Partition(store, tier_names, group_bounds(store, tier_names, parts), part)
+    if start == "checkpoint":
+        partition.resume(store, level)
+    else:
+        partition.load(store, values=True)
+    _HELD[key] = partition
+    return partition
+
+
+def propagation_round(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int, part: int,
+                      level: int, start: str, save: bool) -> dict[str, Any]:
+    """One level of one partition: apply the last level's messages to it, save it if `save`,
+    settle its positions at `level`. Reports its highest level set, the messages it sent, and
+    (a damaged checkpoint it was to start from) `damaged`."""
+    with open_store(store_path, mode="r+", attempt=attempt) as store:
+        try:
+            partition = _held(store, tier_names, parts, part, level, start)
+        except DamagedStore as exc:
+            if start != "checkpoint":
+                raise
+            return {"damaged": str(exc)}
+        partition.receive(store)
+        if save:
+            partition.save(store)
+        sent = partition.send(store)
+        return {"highest": partition.highest, "sent": sent, "saved": save}
+
+
+def finish_partition(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int,
+                     part: int, level: int) -> list[dict[str, Any]]:
+    """After the last level: apply its messages, write the partition's chunks; their summaries."""
+    with open_store(store_path, mode="r+", attempt=attempt) as store:
+        partition = _held(store, tier_names, parts, part, level, "held")
+        partition.receive(store)
+        summaries = partition.finish(store)
+        del _HELD[(store.location, tier_names, part)]
+        return summaries
+
+
+_SERIALS = itertools.count()
+
+
+def plan_round(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int, level: int, start: str,
+               saved_at: float, checkpoint_every: float, reports: list[Any]) -> list[Task]:
+    """In the driver, once the partitions' last level is done (`reports`; those of the first
+    passes before the first level): the tasks of level `level` of every partition and the next
+    call of this, or (no position left to settle, no message left to apply) the tasks writing
+    the partitions' chunks. A damaged checkpoint to start from starts the propagation again."""
+    group = "-".join(tier_names)
+    with open_store(store_path, mode="r+") as store:
+        if any("damaged" in report for report in reports if isinstance(report, dict)):
+            store.drop_checkpoints(tier_names)
+            start, level = "first pass", first_level(store.game)
+        if start != "held":  # what a stopped solve's partitions sent: never read
+            store.drop_messages(tier_names)
+        else:
+            store.drop_messages(tier_names, level - 2)  # applied in the level before
+            if reports[0]["saved"]:
+                store.drop_checkpoints(tier_names, keep=(parts, level - 1))
+            if level > max(report["highest"] for report in reports) and not sum(report["sent"] for report in reports):
+                return [Task(f"finish-{group}-{part}-{next(_SERIALS)}", finish_partition, (store_path, attempt, tier_names, parts, part,
+                                                                          level), affinity=f"{group}-{part}")
+                        for part in range(parts)]
+    save = start == "held" and time.monotonic() - saved_at >= checkpoint_every
+    serial = next(_SERIALS)  # keys stay unique where a damaged checkpoint made levels run again
+    rounds = [Task(f"propagate-{group}-{part}-level-{level}-{serial}", propagation_round,
+                   (store_path, attempt, tier_names, parts, part, level, start, save), affinity=f"{group}-{part}")
+              for part in range(parts)]
+    following = (store_path, attempt, tier_names, parts, level + 1, "held",
+                 time.monotonic() if save or start != "held" else saved_at, checkpoint_every)
+    return [*rounds, Task(f"plan-{group}-level-{level + 1}-{serial}", plan_round, following,
+                          tuple(task.key for task in rounds), in_driver=True)]

@@ -1,0 +1,204 @@
+"""A loopy group's propagation split into partitions, level by level (pipeline.propagation):
+the same bytes as one task, in-process and on a LocalCluster (a `dask scheduler` cluster:
+test_executors); a resume from the level every partition saved; a damaged partition checkpoint
+starts the propagation again; the split follows --partitions and --worker-memory."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import Killed, assert_same_store, run_cli
+from retrograde.data.store import open_store
+from retrograde.games import make_game
+from retrograde.pipeline.estimate import PROCESS_BYTES, propagation_parts, task_peaks
+from retrograde.pipeline.executors import InProcessExecutor, open_executor
+from retrograde.pipeline.plan import make_plan
+from retrograde.pipeline.propagation import group_bounds
+from retrograde.pipeline.stages import plan_stage, solve_stage
+
+#: 4x4 Quixo from 13 cubes on, in chunks of 2^16 indices: 19 loopy groups of up to 61 chunks.
+GAME = ("quixo", {"size": 4, "down_to": 13})
+CHUNK = 1 << 16
+
+
+def _solve(path, parts: int, *, workers: int = 0):
+    with open_executor(workers=workers) as executor, \
+            plan_stage(make_game(*GAME), path, chunk_size=CHUNK) as store:
+        solve_stage(store, executor, quiet=True, partitions=parts)
+    return path
+
+
+@pytest.fixture
+def reference(solved):
+    """The store of one propagation task a group."""
+    return solved(*GAME, chunk_size=CHUNK)
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_a_split_propagation_gives_the_bytes_of_one_task_in_process(tmp_path, reference, parts):
+    assert_same_store(_solve(tmp_path / "split.zarr", parts), reference, f"{parts} partitions in-process")
+
+
+def test_a_split_propagation_gives_the_bytes_of_one_task_on_a_local_cluster(tmp_path, reference):
+    """3 partitions on 2 worker processes: a partition's state stays in its worker between levels."""
+    assert_same_store(_solve(tmp_path / "split.zarr", 3, workers=2), reference, "3 partitions, --workers 2")
+
+
+def test_a_split_propagation_resumes_from_the_level_every_partition_saved(tmp_path, reference, monkeypatch):
+    """Killed in the middle of a level (a checkpoint after every level): the rerun starts from the
+    latest level all partitions saved, runs no earlier level again, and ends with the same bytes."""
+    from retrograde.solvers import loopy
+
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
+    store = tmp_path / "split.zarr"
+    propagate, calls = loopy.propagate, []
+
+    def propagate_then_die(level, *args, **kwargs):
+        calls.append(level)
+        if calls.count(5) == 10:  # a group at level 5, after others finished
+            raise Killed
+        return propagate(level, *args, **kwargs)
+
+    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
+    with pytest.raises(Killed):
+        _solve(store, 2)
+    monkeypatch.setattr(loopy, "propagate", propagate)
+    files = sorted(p.name for p in store.glob("scratch/*/propagation-*.npz"))
+    assert files and all("-of-2-level-" in name for name in files), files
+    group = next(store.glob("scratch/*/propagation-*.npz")).parent.name
+    with open_store(store) as opened:
+        step = next(step for step in opened.plan.steps if step.tiers[0] == group)
+        parts, level = opened.checkpoint_level(step.tiers)
+    assert parts == 2 and level >= 2
+
+    levels, settled_at = [], loopy.settled_at
+    monkeypatch.setattr(loopy, "settled_at", lambda outcome, remoteness, at, *span:
+                        levels.append(at) or settled_at(outcome, remoteness, at, *span))
+    _solve(store, 1)  # the saved propagation keeps its 2 partitions
+    assert levels[0] == level, "the rerun did not start from the saved level"
+    assert not (store / "scratch").exists()
+    assert_same_store(store, reference, "resumed")
+
+
+def test_a_damaged_partition_checkpoint_starts_the_propagation_again(tmp_path, reference, monkeypatch):
+    from retrograde.solvers import loopy
+
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
+    store = tmp_path / "split.zarr"
+    propagate, calls = loopy.propagate, []
+
+    def propagate_then_die(level, *args, **kwargs):
+        calls.append(level)
+        if calls.count(4) == 15:
+            raise Killed
+        return propagate(level, *args, **kwargs)
+
+    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
+    with pytest.raises(Killed):
+        _solve(store, 3)
+    monkeypatch.setattr(loopy, "propagate", propagate)
+    target = sorted(store.glob("scratch/*/propagation-2-of-3-level-*.npz"))[-1]
+    target.write_bytes(target.read_bytes()[:100])  # cut short
+    result = run_cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+    assert result.returncode == 1 and "propagation checkpoint" in result.stdout, result.stdout
+    _solve(store, 3)
+    assert_same_store(store, reference, "after a damaged checkpoint")
+
+
+def test_partitions_are_ranges_of_whole_chunks_of_nearly_equal_size(tmp_path):
+    with plan_stage(make_game(*GAME), tmp_path / "q.zarr", chunk_size=CHUNK) as store:
+        step = max((step for step in store.plan.steps if step.loopy),
+                   key=lambda step: sum(store.plan.tier(name).size for name in step.tiers))
+        size = sum(store.plan.tier(name).size for name in step.tiers)
+        starts = {0}
+        for name in step.tiers[:-1]:
+            starts.add(max(starts) + store.plan.tier(name).size)
+        for parts in (1, 2, 3, 7):
+            bounds = group_bounds(store, step.tiers, parts)
+            assert bounds[0] == 0 and bounds[-1] == size and len(bounds) == parts + 1
+            assert all(np.diff(bounds) > 0)
+            offsets = [0] + [store.plan.tier(name).size for name in step.tiers]
+            tier_starts = np.cumsum(offsets)[:-1]
+            for bound in bounds[:-1]:  # a chunk start of one of the tiers
+                t = int(np.searchsorted(tier_starts, bound, side="right")) - 1
+                assert (bound - tier_starts[t]) % CHUNK == 0
+            assert max(np.diff(bounds)) - min(np.diff(bounds)) <= 2 * CHUNK
+        small = next(step for step in store.plan.steps
+                     if sum(store.plan.tier(name).n_chunks for name in step.tiers) == 2)
+        assert len(group_bounds(store, small.tiers, 5)) == 3, "more partitions than chunks"
+
+
+def test_worker_memory_decides_the_partitions_and_bounds_every_partition():
+    plan = make_plan(make_game("quixo", {"size": 5, "down_to": 22}))
+    big = max((step for step in plan.steps if step.loopy), key=lambda step: sum(plan.tier(n).size for n in step.tiers))
+    one = propagation_parts(plan, big.tiers)
+    assert one == 1 and propagation_parts(plan, big.tiers, partitions=4) == 4
+    peaks = dict((task, peak) for peak, task in task_peaks(plan))
+    whole = peaks[f"propagation of {' '.join(big.tiers)}"]
+    for limit in (whole // 2, whole // 3, whole // 5):
+        parts = propagation_parts(plan, big.tiers, worker_memory=limit)
+        split = dict((task, peak) for peak, task in task_peaks(plan, worker_memory=limit))
+        assert split[f"propagation of {' '.join(big.tiers)}, 1 of {parts} partitions"] <= limit
+        assert propagation_parts(plan, big.tiers, worker_memory=limit, partitions=parts - 1) == parts
+        assert parts == 1 or PROCESS_BYTES < limit
+    assert propagation_parts(plan, big.tiers, worker_memory=whole) == 1
+
+
+def test_plan_and_solve_take_partitions_and_worker_memory(tmp_path, cli):
+    code, out, _ = cli("plan", "quixo", "--size", "5", "--down-to", "22", "--worker-memory", "3GB")
+    assert code == 0 and "propagation of m10o12 m12o10, 1 of 3 partitions" in out, out
+    code, out, _ = cli("plan", "quixo", "--size", "5", "--down-to", "23", "--partitions", "3")
+    assert code == 0 and "1 of 3 partitions" in out, out
+    store = tmp_path / "q.zarr"
+    for args, message in ((["--partitions", "0"], "--partitions 0: must be >= 1"),
+                          (["--worker-memory", "lots"], "--worker-memory 'lots': must be a size"),
+                          (["--worker-memory", "-2GB"], "--worker-memory '-2GB': must be a size"),
+                          (["--worker-memory", "200MB"], "more than --worker-memory 200 MB")):
+        code, _, err = cli("solve", "quixo", "--size", "4", "--store", str(store), "--workers", "0", *args)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+        assert not store.exists()
+
+
+def test_an_in_process_solve_splits_by_worker_memory(tmp_path, reference, cli, monkeypatch):
+    """--worker-memory small enough splits the larger groups (and the store is the same)."""
+    from retrograde.pipeline import propagation
+
+    split, run_round = set(), propagation.propagation_round
+
+    def counted(store_path, attempt, tier_names, parts, *args):
+        split.add((tier_names, parts))
+        return run_round(store_path, attempt, tier_names, parts, *args)
+
+    monkeypatch.setattr(propagation, "propagation_round", counted)
+    store = tmp_path / "q.zarr"
+    code, _, err = cli("solve", "quixo", "--size", "4", "--down-to", "13", "--chunk-size", str(CHUNK),
+                       "--store", str(store), "--workers", "0", "--quiet", "--worker-memory", "215MB", "--force")
+    assert code == 0, err
+    plan = make_plan(make_game(*GAME), chunk_size=CHUNK)
+    expected = {(step.tiers, propagation_parts(plan, step.tiers, worker_memory=215_000_000)) for step in plan.steps}
+    assert split == {(tiers, parts) for tiers, parts in expected if parts > 1} and len(split) >= 2, split
+    assert_same_store(store, reference, "--worker-memory 215MB")
+
+
+def test_the_in_process_executor_runs_what_in_driver_tasks_spawn_in_order():
+    from retrograde.pipeline.executors import Task, waits_for
+
+    ran = []
+
+    def step(name):
+        ran.append(name)
+        return name
+
+    def spawn(depth, results):
+        ran.append(("spawn", depth, results))
+        if depth == 2:
+            return []
+        return [Task(f"s{depth}", step, (f"s{depth}",)), Task(f"spawn{depth + 1}", spawn, (depth + 1,),
+                                                               (f"s{depth}",), in_driver=True)]
+
+    tasks = [Task("a", step, ("a",)), Task("spawn0", spawn, (0,), ("a",), in_driver=True),
+             Task("z", step, ("z",), ("spawn0",)), waits_for("end", ("z",))]
+    seen = [task.key for task, _ in InProcessExecutor().run(tasks)]
+    assert ran == ["a", ("spawn", 0, ["a"]), "s0", ("spawn", 1, ["s0"]), "s1", ("spawn", 2, ["s1"]), "z"]
+    assert seen == ["a", "s0", "s1", "spawn2", "spawn1", "spawn0", "z", "end"]
