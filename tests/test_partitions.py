@@ -29,6 +29,27 @@ def _solve(path, parts: int, *, workers: int = 0):
     return path
 
 
+def _killed(path, parts: int, monkeypatch, *, level: int, calls: int):
+    """Solve with `parts` partitions and a checkpoint after every level, killed (by `Killed`) at
+    the `calls`-th propagation of a level `level` (a group at that level, after others finished)."""
+    from retrograde.solvers import loopy
+
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
+    propagate, seen = loopy.propagate, []
+
+    def propagate_then_die(reached, *args, **kwargs):
+        seen.append(reached)
+        if seen.count(level) == calls:
+            raise Killed
+        return propagate(reached, *args, **kwargs)
+
+    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
+    with pytest.raises(Killed):
+        _solve(path, parts)
+    monkeypatch.setattr(loopy, "propagate", propagate)
+    return path
+
+
 @pytest.fixture
 def reference(solved):
     """The store of one propagation task a group."""
@@ -50,20 +71,7 @@ def test_a_split_propagation_resumes_from_the_level_every_partition_saved(tmp_pa
     latest level all partitions saved, runs no earlier level again, and ends with the same bytes."""
     from retrograde.solvers import loopy
 
-    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
-    store = tmp_path / "split.zarr"
-    propagate, calls = loopy.propagate, []
-
-    def propagate_then_die(level, *args, **kwargs):
-        calls.append(level)
-        if calls.count(5) == 10:  # a group at level 5, after others finished
-            raise Killed
-        return propagate(level, *args, **kwargs)
-
-    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
-    with pytest.raises(Killed):
-        _solve(store, 2)
-    monkeypatch.setattr(loopy, "propagate", propagate)
+    store = _killed(tmp_path / "split.zarr", 2, monkeypatch, level=5, calls=10)
     files = sorted(p.name for p in store.glob("scratch/*/propagation-*.npz"))
     assert files and all("-of-2-level-" in name for name in files), files
     group = next(store.glob("scratch/*/propagation-*.npz")).parent.name
@@ -82,22 +90,7 @@ def test_a_split_propagation_resumes_from_the_level_every_partition_saved(tmp_pa
 
 
 def test_a_damaged_partition_checkpoint_starts_the_propagation_again(tmp_path, reference, monkeypatch):
-    from retrograde.solvers import loopy
-
-    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
-    store = tmp_path / "split.zarr"
-    propagate, calls = loopy.propagate, []
-
-    def propagate_then_die(level, *args, **kwargs):
-        calls.append(level)
-        if calls.count(4) == 15:
-            raise Killed
-        return propagate(level, *args, **kwargs)
-
-    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
-    with pytest.raises(Killed):
-        _solve(store, 3)
-    monkeypatch.setattr(loopy, "propagate", propagate)
+    store = _killed(tmp_path / "split.zarr", 3, monkeypatch, level=4, calls=15)
     target = sorted(store.glob("scratch/*/propagation-2-of-3-level-*.npz"))[-1]
     target.write_bytes(target.read_bytes()[:100])  # cut short
     result = run_cli("verify", "--store", str(store), "--workers", "0", "--quiet")

@@ -83,11 +83,11 @@ class Partition:
         self.outcome = self.remoteness = self.pending = np.zeros(0, dtype=np.uint8)
 
     def _spans(self):
-        """(tier number, tier, first, stop group index) of each tier's part of the range."""
-        for t, tier in enumerate(self.tiers):
+        """(tier, first, stop group index) of each tier's part of the range."""
+        for tier in self.tiers:
             first, stop = max(self.offsets[tier.name], self.lo), min(self.offsets[tier.name] + tier.size, self.hi)
             if first < stop:
-                yield t, tier, first, stop
+                yield tier, first, stop
 
     def _chunks(self, store: Store, tier, first: int, stop: int) -> range:
         plan = store.plan.tier(tier.name)
@@ -99,7 +99,7 @@ class Partition:
         first pass gave a value or children inside the group to wait for; a hole has neither),
         and with `values` take their (outcome, remoteness, pending) as the state."""
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for _, tier, first, stop in self._spans():
+        for tier, first, stop in self._spans():
             for start, outcome, remoteness, pending in store.read_scratch(tier.name,
                                                                           self._chunks(store, tier, first, stop)):
                 held = (outcome != 0) | (pending != 0)
@@ -115,17 +115,21 @@ class Partition:
             settled = (self.outcome == oc.WIN) | (self.outcome == oc.LOSS)
             self.highest = int(self.remoteness[settled].max(initial=0))
 
-    def resume(self, store: Store, level: int) -> None:
-        """Take the state of the partition's checkpoint at `level` (the positions marked from the
-        first passes). :raises DamagedStore: the checkpoint is damaged or not this group's."""
-        self.load(store, values=False)
-        self.highest, self.outcome, self.remoteness, self.pending = store.read_checkpoint(
-            self.tier_names, self.parts, self.part, level)
+    def resume(self, store: Store, level: int) -> str | None:
+        """Take the state of the partition's checkpoint at `level`, once its positions are
+        marked (`load`); what is wrong with the checkpoint (damaged, not this group's) if it
+        cannot be used, else None."""
+        try:
+            self.highest, self.outcome, self.remoteness, self.pending = store.read_checkpoint(
+                self.tier_names, self.parts, self.part, level)
+        except DamagedStore as exc:
+            return str(exc)
         if self.outcome.size != self.members.count:
-            raise DamagedStore(f"store {store.location!r}: tier {self.tier_names[0]}: the propagation checkpoint "
-                               f"of partition {self.part + 1} of {self.parts} at level {level} holds "
-                               f"{self.outcome.size:,} positions, the first passes {self.members.count:,}")
+            return (f"store {store.location!r}: tier {self.tier_names[0]}: the propagation checkpoint of partition "
+                    f"{self.part + 1} of {self.parts} at level {level} holds {self.outcome.size:,} positions, the "
+                    f"first passes {self.members.count:,}")
         self.level = level
+        return None
 
     def save(self, store: Store) -> None:
         """Save the state before `level` (after the last level's messages are applied)."""
@@ -167,7 +171,7 @@ class Partition:
         outbox = np.empty(buffer.size, dtype=np.int64)
         sent = 0
         with store.message_writer(self.tier_names, level, self.part) as write:
-            for _, tier, first, stop in self._spans():
+            for tier, first, stop in self._spans():
                 low, high = self.members.rank(first), self.members.rank(stop)
                 found = loopy.settled_at(self.outcome, self.remoteness, level, low, high) + low
                 for start in range(0, found.size, BATCH):
@@ -190,7 +194,7 @@ class Partition:
         """What is left undecided is a draw: write the range's chunks; their summaries."""
         loopy.finish_draws(self.outcome, self.remoteness, self.pending)
         summaries = []
-        for _, tier, first, stop in self._spans():
+        for tier, first, stop in self._spans():
             plan = store.plan.tier(tier.name)
             for chunk in self._chunks(store, tier, first, stop):
                 start, end = plan.chunk_bounds(chunk)
@@ -234,15 +238,13 @@ def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
     after a checkpoint depend on nothing else). A damaged checkpoint is dropped: the
     propagation starts again."""
     with open_store(store_path, mode="r+", attempt=attempt) as store:
-        partition = Partition(store, tier_names, group_bounds(store, tier_names, 1), 0)
-        saved = store.checkpoint_level(tier_names)
-        try:
-            if saved is None or saved[0] != 1:
-                raise DamagedStore("no checkpoint of one partition")
-            partition.resume(store, saved[1])
-        except DamagedStore:
+        bounds, saved = group_bounds(store, tier_names, 1), store.checkpoint_level(tier_names)
+        resumable = saved is not None and saved[0] == 1
+        partition = Partition(store, tier_names, bounds, 0)
+        partition.load(store, values=not resumable)
+        if resumable and partition.resume(store, saved[1]):
             store.drop_checkpoints(tier_names)
-            partition = Partition(store, tier_names, partition.bounds, 0)
+            partition = Partition(store, tier_names, bounds, 0)
             partition.load(store, values=True)
         last = time.monotonic()
         while partition.level <= partition.highest:
@@ -259,40 +261,34 @@ def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
 _HELD: dict[tuple[str, tuple[str, ...], int], Partition] = {}
 
 
-def _held(store: Store, tier_names: tuple[str, ...], parts: int, part: int, level: int, start: str) -> Partition:
-    """The partition's state: built (`start` "first pass" or "checkpoint" of `level`), or the one
-    this process holds ("held")."""
-    for key in [key for key, held in _HELD.items() if held.attempt != store.attempt]:
-        del _HELD[key]
+def _held(store: Store, tier_names: tuple[str, ...], parts: int, part: int, level: int) -> Partition:
+    """The partition's state this process holds from the last level."""
     key = (store.location, tier_names, part)
-    if start == "held":
-        if key not in _HELD or _HELD[key].level != level:
-            raise StoreError(f"store {store.location!r}: group {' '.join(tier_names)}: partition {part + 1} of "
-                             f"{parts} lost its propagation state before level {level} (its worker restarted); "
-                             "rerun solve to resume from the last checkpoint")
-        return _HELD[key]
-    _HELD.pop(key, None)
-    partition = Partition(store, tier_names, group_bounds(store, tier_names, parts), part)
-    if start == "checkpoint":
-        partition.resume(store, level)
-    else:
-        partition.load(store, values=True)
-    _HELD[key] = partition
-    return partition
+    if key not in _HELD or _HELD[key].level != level:
+        raise StoreError(f"store {store.location!r}: group {' '.join(tier_names)}: partition {part + 1} of "
+                         f"{parts} lost its propagation state before level {level} (its worker restarted); "
+                         "rerun solve to resume from the last checkpoint")
+    return _HELD[key]
 
 
 def propagation_round(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int, part: int,
                       level: int, start: str, save: bool) -> dict[str, Any]:
-    """One level of one partition: apply the last level's messages to it, save it if `save`,
-    settle its positions at `level`. Reports its highest level set, the messages it sent, and
-    (a damaged checkpoint it was to start from) `damaged`."""
+    """One level of one partition: its state from the last level ("held"), or built from the
+    first passes ("first pass") or its checkpoint at `level` ("checkpoint"); apply the last
+    level's messages to it, save it if `save`, settle its positions at `level`. Reports its
+    highest level set, the messages it sent, and (a checkpoint it could not use) `damaged`."""
     with open_store(store_path, mode="r+", attempt=attempt) as store:
-        try:
-            partition = _held(store, tier_names, parts, part, level, start)
-        except DamagedStore as exc:
-            if start != "checkpoint":
-                raise
-            return {"damaged": str(exc)}
+        for key in [key for key, held in _HELD.items() if held.attempt != store.attempt]:
+            del _HELD[key]  # an earlier solve attempt's
+        if start == "held":
+            partition = _held(store, tier_names, parts, part, level)
+        else:
+            _HELD.pop((store.location, tier_names, part), None)
+            partition = Partition(store, tier_names, group_bounds(store, tier_names, parts), part)
+            partition.load(store, values=start == "first pass")
+            if start == "checkpoint" and (damage := partition.resume(store, level)):
+                return {"damaged": damage}
+            _HELD[(store.location, tier_names, part)] = partition
         partition.receive(store)
         if save:
             partition.save(store)
@@ -304,7 +300,7 @@ def finish_partition(store_path: str, attempt: str, tier_names: tuple[str, ...],
                      part: int, level: int) -> list[dict[str, Any]]:
     """After the last level: apply its messages, write the partition's chunks; their summaries."""
     with open_store(store_path, mode="r+", attempt=attempt) as store:
-        partition = _held(store, tier_names, parts, part, level, "held")
+        partition = _held(store, tier_names, parts, part, level)
         partition.receive(store)
         summaries = partition.finish(store)
         del _HELD[(store.location, tier_names, part)]
