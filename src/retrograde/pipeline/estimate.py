@@ -128,11 +128,11 @@ def _propagation_bytes(size: int, share: float, value: int, max_moves: int, part
 
 
 def propagation_parts(plan: Plan, tiers: tuple[str, ...], *, worker_memory: int | None = None,
-                      partitions: int = 1) -> int:
+                      partitions: int = 1, game=None) -> int:
     """Partitions to split a loopy group's propagation into: at least `partitions`, and the
     fewest whose peak fits `worker_memory` (bytes a worker may use; None: no limit); never more
-    than the group has chunks."""
-    game = make_game(plan.game, plan.params)
+    than the group has chunks. `game`: the plan's game, if the caller has it already."""
+    game = game or make_game(plan.game, plan.params)
     value = 1 + np.dtype(plan.remoteness_dtype).itemsize
     size = sum(plan.tier(name).size for name in tiers)
     chunks = sum(plan.tier(name).n_chunks for name in tiers)
@@ -180,7 +180,7 @@ def task_peaks(plan: Plan, *, worker_memory: int | None = None, partitions: int 
     value = 1 + np.dtype(plan.remoteness_dtype).itemsize
     return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(
         plan, game.max_moves, value, game.position_share,
-        lambda tiers: propagation_parts(plan, tiers, worker_memory=worker_memory, partitions=partitions))]
+        lambda tiers: propagation_parts(plan, tiers, worker_memory=worker_memory, partitions=partitions, game=game))]
 
 
 def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker_memory: int | None = None,

@@ -132,7 +132,7 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
             size = sum(store.plan.tier(name).size for name in step.tiers)
             saved = store.checkpoint_level(step.tiers)
             parts = saved[0] if saved else len(group_bounds(store, step.tiers, propagation_parts(
-                store.plan, step.tiers, worker_memory=worker_memory, partitions=partitions))) - 1
+                store.plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=store.game))) - 1
             if parts == 1:
                 tasks.append(Task(keys[0], propagate_group, (path, attempt, step.tiers, checkpoint_every), waits, size))
             else:
