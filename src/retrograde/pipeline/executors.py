@@ -182,7 +182,8 @@ class DaskExecutor:
         from distributed import Future, as_completed
 
         run_id = uuid.uuid4().hex[:8]
-        graph = _Graph(tasks, critical_path=True, fetch=lambda held: held.result() if isinstance(held, Future) else held)
+        graph = _Graph(tasks, critical_path=True,
+                       fetch=lambda held: held.result() if isinstance(held, Future) else held)
         running: dict[Any, Task] = {}
         self.client.wait_for_workers(1)
         threads, counted = self._threads(), time.monotonic()

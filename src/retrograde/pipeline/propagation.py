@@ -328,8 +328,8 @@ def plan_round(store_path: str, attempt: str, tier_names: tuple[str, ...], parts
             if reports[0]["saved"]:
                 store.drop_checkpoints(tier_names, keep=(parts, level - 1))
             if level > max(report["highest"] for report in reports) and not sum(report["sent"] for report in reports):
-                return [Task(f"finish-{group}-{part}-{next(_SERIALS)}", finish_partition, (store_path, attempt, tier_names, parts, part,
-                                                                          level), affinity=f"{group}-{part}")
+                return [Task(f"finish-{group}-{part}-{next(_SERIALS)}", finish_partition,
+                             (store_path, attempt, tier_names, parts, part, level), affinity=f"{group}-{part}")
                         for part in range(parts)]
     save = start == "held" and time.monotonic() - saved_at >= checkpoint_every
     serial = next(_SERIALS)  # keys stay unique where a damaged checkpoint made levels run again
