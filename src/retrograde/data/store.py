@@ -136,8 +136,7 @@ class Store:
             raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; this version reads "
                              f"format {FORMAT_VERSION} only: solve the game again into a new store")
         try:
-            self.plan = Plan.from_json(meta["plan"])
-            self.game: Game = make_game(self.plan.game, self.plan.params)
+            self.plan, self.game = _plan_and_game(json.dumps(meta["plan"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is unreadable ({type(exc).__name__}: "
                                f"{exc}); was it damaged, or edited by hand?") from None
@@ -582,6 +581,17 @@ class Store:
         except Exception as exc:  # whatever the codecs raise on damaged bytes
             raise self.damaged(f"tier {name} chunk {chunk}: its data", exc) from None
 
+    def read_chunk_outcome(self, name: str, chunk: int) -> np.ndarray:
+        """A chunk's stored packed outcome bytes, its files checked as `read_chunk_raw` does.
+
+        :raises DamagedStore: as `read_chunk_raw`."""
+        start, stop = self.plan.tier(name).chunk_bounds(chunk)
+        self.check_stored(name, chunk)
+        try:
+            return self._arrays(name)[0][start // 4: packing.packed_length(stop)]
+        except Exception as exc:  # whatever the codecs raise on damaged bytes
+            raise self.damaged(f"tier {name} chunk {chunk}: its data", exc) from None
+
     def read_tier(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Unpacked outcome codes and remoteness of a whole tier.
 
@@ -630,6 +640,14 @@ class Store:
             dropped = self._chunk_cache.pop(oldest)
             self._cached_bytes -= dropped[0].nbytes + dropped[1].nbytes
         return data
+
+
+@lru_cache(maxsize=8)
+def _plan_and_game(document: str) -> tuple[Plan, Game]:
+    """A store's plan and game from its plan document (JSON text), built once per process: every
+    task opens its store, and a game lists its tiers anew when built (neither is ever changed)."""
+    plan = Plan.from_json(json.loads(document))
+    return plan, make_game(plan.game, plan.params)
 
 
 def _open_group(path: Path, *, writable: bool) -> zarr.Group:

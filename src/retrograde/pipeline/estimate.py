@@ -25,17 +25,13 @@ from retrograde.games import make_game
 from retrograde.pipeline.executors import available_memory, worker_processes
 from retrograde.pipeline.plan import Plan
 from retrograde.pipeline.progress import clock
-from retrograde.pipeline.tasks import BATCH
+from retrograde.pipeline.tasks import BATCH, KEPT_VALUES_BYTES, ChildValues
 
 #: Longest estimated solve started without --force (seconds): a week.
 MAX_SECONDS = 7 * 24 * 3600
 #: A worker process before its task: interpreter, numpy, numba kernels, zarr, dask. In-process
 #: solves of tic-tac-toe, Nim 1,3,5,7 and 3x3 Quixo, whose tasks are tiny, peak at 160-195 MB RSS.
 PROCESS_BYTES = 200_000_000
-#: Copies of a task's child-tier values a worker may hold at once: it keeps the last two sets
-#: it read (tasks._solved_values), and reading a new one holds its chunks' values and their
-#: concatenation. A set is 2 bits an index and the values of its positions (tasks.ChildValues).
-CHILD_SET_COPIES = 4
 #: A loopy group's propagation beyond its state, per position: the first-pass values gathered
 #: chunk by chunk, then joined (a second copy of the state), a level's index lists and heap not
 #: given back. Measured in all (BENCHMARKS.md, issue 12): 2,318 MB for --down-to 23 (811,246,800
@@ -150,9 +146,20 @@ def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Itera
     `parts(tiers)` partitions of a loopy group's propagation."""
     expansion_row = 1 + 8 * max_moves  # terminal code + child references (Expansion.buffers)
 
+    def values(names) -> int:
+        return ChildValues.bytes_needed(sum(plan.tier(name).size for name in names), share, value)
+
+    sets = [values(tier.children if not step.loopy else [c for c in tier.children if c not in step.tiers])
+            for step in plan.steps for tier in map(plan.tier, step.tiers)]
+    largest = max(sets, default=0)
+
     def read(names) -> int:
-        size = sum(plan.tier(name).size for name in names)
-        return CHILD_SET_COPIES * (size // 4 + math.ceil(size * share) * value)
+        """A task's child-tier values (tasks.ChildValues), with those kept from earlier tasks
+        (tasks.solved_values): the set alone if it is over KEPT_VALUES_BYTES, else at most that
+        much in all, and never more than one other set; plus one chunk read."""
+        need = values(names)
+        chunk = max((min(plan.tier(name).chunk_size, plan.tier(name).size) * (value + 1) for name in names), default=0)
+        return min(max(need, KEPT_VALUES_BYTES), need + largest) + chunk
 
     for step in plan.steps:
         if not step.loopy:  # solve_chunk: child tiers whole, the chunk expanded, its outputs and faults

@@ -11,8 +11,9 @@ a killed driver writes nothing once a newer solve started.
 
 from __future__ import annotations
 
+import math
 import os
-from functools import lru_cache
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -55,9 +56,11 @@ class ChildValues:
     """The values of solved tiers a task reads (its child tiers, or those a loopy group leads
     out to), positions only: the tiers' indices concatenated, numbered densely where a value is
     stored (`Members`, 2 bits an index), and the outcome and remoteness of each, after a slot 0
-    of no value. A game keeping one position per symmetry class stores about 1 index in 8, so
-    this holds 0.25 + (1 + r) / 8 bytes an index instead of 1 + r. `locate` turns an expansion's
-    child references into dense slots. Read chunk by chunk: the tiers are never held unpacked."""
+    of no value; the remoteness in the narrowest dtype its values fit (a byte, below 256). A game
+    keeping one position per symmetry class stores about 1 index in 8, so this holds
+    0.25 + (1 + r) / 8 bytes an index instead of 1 + r. `locate` turns an expansion's
+    child references into dense slots. Read chunk by chunk, twice (the outcomes number the
+    positions, then the values go in place): the tiers are never held unpacked, nor the values twice."""
 
     def __init__(self, store: Store, names: tuple[str, ...]):
         self.offsets = np.zeros(len(names), dtype=np.int64)
@@ -65,20 +68,36 @@ class ChildValues:
         for j, name in enumerate(names):
             self.offsets[j], total = total, total + store.plan.tier(name).size
         self.members = Members(0, total)
-        dtype = np.dtype(store.plan.remoteness_dtype)
-        parts = [(np.zeros(1, np.uint8), np.zeros(1, dtype))]  # slot 0: no value (an unsolved child)
-        for j, name in enumerate(names):
-            plan = store.plan.tier(name)
-            for chunk in range(plan.n_chunks):
-                start, stop = plan.chunk_bounds(chunk)
-                packed, remoteness = store.read_chunk_raw(name, chunk)
-                outcome = packing.unpack(packed, stop - start)
-                held = outcome != 0
-                self.members.mark(int(self.offsets[j]) + start, held)
-                parts.append((outcome[held], remoteness[held]))
-        self.members.number()
-        self.outcome = np.concatenate([part[0] for part in parts])
-        self.remoteness = np.concatenate([part[1] for part in parts])
+        chunks = [(j, name, chunk, *store.plan.tier(name).chunk_bounds(chunk))
+                  for j, name in enumerate(names) for chunk in range(store.plan.tier(name).n_chunks)]
+        for j, name, chunk, start, stop in chunks:  # number the positions: the outcomes alone
+            held = packing.unpack(store.read_chunk_outcome(name, chunk), stop - start) != 0
+            self.members.mark(int(self.offsets[j]) + start, held)
+        count = self.members.number()
+        self.outcome = np.zeros(count + 1, dtype=np.uint8)  # slot 0: no value (an unsolved child)
+        self.remoteness = np.zeros(count + 1, dtype=np.uint8)  # the narrowest that fits, widened if need be
+        slot = 1
+        for j, name, chunk, start, stop in chunks:  # then the values, in place (checked above)
+            packed, remoteness = store.read_chunk_raw(name, chunk, checked=False)
+            outcome = packing.unpack(packed, stop - start)
+            held = outcome != 0
+            n = int(np.count_nonzero(held))
+            self.outcome[slot: slot + n] = outcome[held]
+            remoteness = remoteness[held]
+            if n and remoteness.max() > np.iinfo(self.remoteness.dtype).max:
+                self.remoteness = self.remoteness.astype(remoteness.dtype)
+            self.remoteness[slot: slot + n] = remoteness
+            slot += n
+
+    @property
+    def nbytes(self) -> int:
+        return self.members.nbytes + self.outcome.nbytes + self.remoteness.nbytes
+
+    @staticmethod
+    def bytes_needed(size: int, share: float, value: int) -> int:
+        """What a set of `size` indices holds, `share` of them positions of `value` bytes each
+        (for the estimate and for making room before a set is read)."""
+        return size // 4 + math.ceil(size * share) * value
 
     def locate(self, children: np.ndarray, base: int) -> None:
         """References at or above `base` in an expansion's rows name index ref - base of the
@@ -86,12 +105,26 @@ class ChildValues:
         self.members.locate(children, base)
 
 
-@lru_cache(maxsize=2)
-def _solved_values(location: str, names: tuple[str, ...], stamp: tuple[int, ...]) -> ChildValues:
-    """Values of solved tiers, kept per worker process: the chunks of a tier all read the
-    same tiers. `stamp` (the tiers' data folder times) keys out a rewritten store."""
-    with open_store(location) as store:
-        return ChildValues(store, names)
+#: Bytes of child-tier values a worker process keeps from earlier tasks for later ones (the
+#: chunks of a loopy group's tiers reach its workers in turn): up to 2 sets, this much in all,
+#: the least recently used dropped before a new set is read. A larger set is held alone.
+KEPT_VALUES_BYTES = 1 << 30
+_KEPT: OrderedDict[tuple, ChildValues] = OrderedDict()
+
+
+def solved_values(store: Store, names: tuple[str, ...]) -> ChildValues:
+    """The values of solved tiers `names`, kept per worker process (see KEPT_VALUES_BYTES);
+    keyed by the tiers' data folder times too, so that a rewritten store is read again."""
+    key = (store.location, names, _stamp(store, names))
+    if key in _KEPT:
+        _KEPT.move_to_end(key)
+        return _KEPT[key]
+    need = ChildValues.bytes_needed(sum(store.plan.tier(name).size for name in names), store.game.position_share,
+                                    1 + np.dtype(store.plan.remoteness_dtype).itemsize)
+    while _KEPT and (len(_KEPT) >= 2 or need + sum(kept.nbytes for kept in _KEPT.values()) > KEPT_VALUES_BYTES):
+        _KEPT.popitem(last=False)
+    _KEPT[key] = values = ChildValues(store, names)
+    return values
 
 
 def _stamp(store: Store, names: tuple[str, ...]) -> tuple[int, ...]:
@@ -112,7 +145,7 @@ def _evaluate_chunk(store: Store, tier_name: str, chunk: int, *, recorded: bool 
     for child in tier.children:
         if recorded and child != tier_name:
             store.require_solved(child)
-    children = _solved_values(store.location, tier.children, _stamp(store, tier.children))
+    children = solved_values(store, tier.children)
     start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
     expansion = store.game.expand(tier, start, stop, children.offsets)
     children.locate(expansion.children, 0)
@@ -163,7 +196,7 @@ def settle_chunk(store_path: str, attempt: str, tier_names: tuple[str, ...], tie
         size = sum(store.plan.tier(name).size for name in tier_names)
         tier = store.game.tier(tier_name)
         outside = tuple(c for c in tier.children if c not in tier_names)
-        out = _solved_values(store.location, outside, _stamp(store, outside))
+        out = solved_values(store, outside)
         where = dict(zip(outside, out.offsets))
         offsets = np.array([0 if c in tier_names else size + int(where[c]) for c in tier.children], dtype=np.int64)
         start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)

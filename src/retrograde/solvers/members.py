@@ -28,6 +28,10 @@ class Members:
         self.before = np.zeros_like(self.words)
         self.count = 0
 
+    @property
+    def nbytes(self) -> int:
+        return self.words.nbytes + self.before.nbytes
+
     def mark(self, start: int, held: np.ndarray) -> None:
         """Mark group indices start.. where `held` is True."""
         _mark(self.words, start - self.lo, held)
