@@ -229,10 +229,13 @@ class Store:
             self._records[name] = record
         return self._records[name]
 
-    def record_chunk(self, name: str, chunk: int, summary: dict[str, Any]) -> None:
-        """Mark a chunk done (driver only; its data must already be written)."""
+    def record_chunks(self, name: str, summaries: Iterable[dict[str, Any]]) -> None:
+        """Mark chunks of tier `name` done, from their tasks' summaries, in one write of the tier's
+        document (which holds every chunk's record: one write a chunk would cost the square of
+        a tier's chunks). Driver only; their data must already be written."""
         record = self.record(name)
-        record.chunks[chunk] = {key: summary[key] for key in CHUNK_RECORD}
+        for summary in summaries:
+            record.chunks[summary["chunk"]] = {key: summary[key] for key in CHUNK_RECORD}
         self.tier_group(name).attrs.put(record.to_json())
 
     def deepen(self, plan: Plan) -> Store:
@@ -689,7 +692,7 @@ def _document(metadata: GroupMetadata | ArrayV3Metadata) -> bytes:
 
 
 def _is_chunk_record(record: Any) -> bool:
-    """A chunk record as `record_chunk` writes it: counts and two 32-hex-digit digests."""
+    """A chunk record as `record_chunks` writes it: counts and two 32-hex-digit digests."""
     return (isinstance(record, dict) and set(record) == set(CHUNK_RECORD)
             and all(type(record[key]) is int and record[key] >= 0 for key in ("win", "loss", "draw"))
             and all(isinstance(record[key], str) and len(record[key]) == 32

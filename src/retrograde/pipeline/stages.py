@@ -167,10 +167,14 @@ def solve_stage(store: Store, executor, *, quiet: bool = False, partitions: int 
     loopy = {solved_key(step): step for step in store.plan.steps if step.loopy}
     limit = worker_memory or executor.worker_memory()
     for task, result in executor.run(solve_tasks(store, partitions=partitions, worker_memory=limit)):
+        new: dict[str, list[dict[str, Any]]] = {}  # tier -> the summaries of chunks not yet recorded
         for summary in result if task.fn in RECORDING else ():
             if store.record(summary["tier"]).chunks[summary["chunk"]] is None:
-                store.record_chunk(summary["tier"], summary["chunk"], summary)
-                progress.advance(summary["positions"], f"tier {summary['tier']}")
+                new.setdefault(summary["tier"], []).append(summary)
+        for name, summaries in new.items():
+            store.record_chunks(name, summaries)
+            for summary in summaries:
+                progress.advance(summary["positions"], f"tier {name}")
         if task.key in loopy:
             for name in loopy[task.key].tiers:
                 store.delete_scratch(name)
