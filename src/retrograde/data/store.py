@@ -574,24 +574,23 @@ class Store:
 
         :raises DamagedStore: a recorded chunk's files are not those recorded, or a stored chunk
             cannot be decoded."""
-        start, stop = self.plan.tier(name).chunk_bounds(chunk)
-        outcome_array, remoteness_array = self._arrays(name)
-        if checked:
-            self.check_stored(name, chunk)
-        try:
-            return (outcome_array[start // 4: packing.packed_length(stop)],
-                    remoteness_array[start:stop])
-        except Exception as exc:  # whatever the codecs raise on damaged bytes
-            raise self.damaged(f"tier {name} chunk {chunk}: its data", exc) from None
+        return self._read_chunk(name, chunk, checked=checked, remoteness=True)
 
     def read_chunk_outcome(self, name: str, chunk: int) -> np.ndarray:
         """A chunk's stored packed outcome bytes, its files checked as `read_chunk_raw` does.
 
         :raises DamagedStore: as `read_chunk_raw`."""
+        return self._read_chunk(name, chunk, checked=True, remoteness=False)[0]
+
+    def _read_chunk(self, name: str, chunk: int, *, checked: bool, remoteness: bool) -> tuple[np.ndarray, ...]:
+        """The chunk's packed outcome bytes, and its remoteness if asked (see `read_chunk_raw`)."""
         start, stop = self.plan.tier(name).chunk_bounds(chunk)
-        self.check_stored(name, chunk)
+        arrays = self._arrays(name)
+        if checked:
+            self.check_stored(name, chunk)
         try:
-            return self._arrays(name)[0][start // 4: packing.packed_length(stop)]
+            return (arrays[0][start // 4: packing.packed_length(stop)],
+                    *((arrays[1][start:stop],) if remoteness else ()))
         except Exception as exc:  # whatever the codecs raise on damaged bytes
             raise self.damaged(f"tier {name} chunk {chunk}: its data", exc) from None
 
