@@ -35,9 +35,10 @@ from zarr.core.buffer import default_buffer_prototype
 from zarr.core.chunk_grids import RegularChunkGrid
 from zarr.core.group import GroupMetadata
 from zarr.core.metadata import ArrayV3Metadata
-from zarr.storage import LocalStore, MemoryStore
+from zarr.storage import MemoryStore
 
 from retrograde.data import durable, packing
+from retrograde.data.chunks import ChunkCodec
 from retrograde.data.lock import missing_folder
 from retrograde.errors import DamagedStore, MissingTierError, StoreError, Superseded
 from retrograde.games import Game, make_game
@@ -123,13 +124,11 @@ class Store:
     #: Decoded chunks kept for `read_values` (bytes).
     cache_bytes = 256 * 2**20
 
-    def __init__(self, path: Path, group: zarr.Group, *, writable: bool, attempt: str | None = None):
+    def __init__(self, path: Path, meta: Any, *, writable: bool, attempt: str | None = None):
         self.path = path
-        self._group = group
         self.writable = writable
         #: The solve attempt this store writes for (see `begin_attempt`); None: no fence.
         self.attempt = attempt
-        meta = group.attrs.get(ATTR)
         if not isinstance(meta, dict) or "plan" not in meta:
             raise StoreError(f"{str(path)!r} is not a retrograde store")
         if meta["plan"].get("format") != FORMAT_VERSION:
@@ -144,14 +143,14 @@ class Store:
         self._fence()  # a task of a stale attempt stops before it works, not only before it writes
         self._tier_names = {tier.name for tier in self.plan.tiers}
         self._records: dict[str, TierRecord] = {}
-        self._opened: dict[str, tuple[zarr.Array, zarr.Array]] = {}
+        self._checked_arrays: set[str] = set()
         self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self._cached_bytes = 0
 
     # --- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
         self._records.clear()
-        self._opened.clear()
+        self._checked_arrays.clear()
         self._chunk_cache.clear()
         self._cached_bytes = 0
 
@@ -200,12 +199,6 @@ class Store:
         if stored != expected:
             raise self.damaged(what)
 
-    def tier_group(self, name: str) -> zarr.Group:
-        try:
-            return self._group[f"tiers/{name}"]
-        except Exception as exc:  # whatever zarr, json or the codecs raise on a damaged document
-            raise self.damaged(f"tier {name}: its document tiers/{name}/zarr.json", exc) from None
-
     def record(self, name: str) -> TierRecord:
         """The tier's chunk records as last written by the driver (the document read once, so a
         reader never mixes two versions of it while a solve writes it).
@@ -233,10 +226,12 @@ class Store:
         """Mark chunks of tier `name` done, from their tasks' summaries, in one write of the tier's
         document (which holds every chunk's record: one write a chunk would cost the square of
         a tier's chunks). Driver only; their data must already be written."""
+        self._require_writable()
         record = self.record(name)
         for summary in summaries:
             record.chunks[summary["chunk"]] = {key: summary[key] for key in CHUNK_RECORD}
-        self.tier_group(name).attrs.put(record.to_json())
+        document = _document(GroupMetadata(attributes=record.to_json()))
+        durable.write_atomically(self.path / "tiers" / name / "zarr.json", lambda file: file.write(document))
 
     def deepen(self, plan: Plan) -> Store:
         """This store with `plan`, which `extends` its own: the new tiers are added, unsolved,
@@ -284,6 +279,10 @@ class Store:
             if exc.errno not in (errno.ENOENT, errno.ENOTEMPTY):  # not there, or a stale writer's
                 raise
         durable.sync_folder(self.path)
+
+    def _require_writable(self) -> None:
+        if not self.writable:
+            raise StoreError(f"store {str(self.path)!r} is open read-only")
 
     def _fence(self) -> None:
         """:raises Superseded: this store writes for an attempt that is no longer the current one."""
@@ -518,54 +517,60 @@ class Store:
                                    f"({self.record(name).status}); run solve to finish it")
 
     # --- array data -------------------------------------------------------------------
-    def _arrays(self, name: str) -> tuple[zarr.Array, zarr.Array]:
-        """The tier's arrays, opened once (opening reads their metadata from disk, which must be
-        what the plan says)."""
-        if name not in self._opened:
-            group = self.tier_group(name)
-            tier = self.plan.tier(name)
+    def _codecs(self, name: str) -> tuple[ChunkCodec, ChunkCodec]:
+        """The codecs of the tier's outcome and remoteness chunks; its array documents are checked
+        once (they must be what the plan makes)."""
+        tier = self.plan.tier(name)
+        if name not in self._checked_arrays:
             expected = _array_documents(self.plan.remoteness_dtype, tier.size, tier.chunk_size)
-            arrays = []
-            for key in ("outcome", "remoteness"):
+            for key in ARRAYS:
                 self._check_document(f"tiers/{name}/{key}", expected[key],
                                      f"tier {name}: its document tiers/{name}/{key}/zarr.json")
-                arrays.append(group[key])
-            self._opened[name] = (arrays[0], arrays[1])
-        return self._opened[name]
+            self._checked_arrays.add(name)
+        return _chunk_codecs(self.plan.remoteness_dtype, tier.size, tier.chunk_size)
+
+    def _chunk_file(self, name: str, array: str, chunk: int) -> Path:
+        return self.path / "tiers" / name / array / "c" / str(chunk)
 
     def write_chunk(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray) -> dict[str, str]:
         """Write one chunk's values (on the disk when this returns); returns the `checksum` of
         its values and the `stored` digest of its files for its record. Chunk tasks call this.
 
         :raises Superseded: the store's solve attempt is no longer current."""
-        if not self.writable:
-            raise StoreError(f"store {str(self.path)!r} is open read-only")
+        self._require_writable()
         self._fence()
-        start, stop = self.plan.tier(name).chunk_bounds(chunk)
         packed = packing.pack(outcome)
-        outcome_array, remoteness_array = self._arrays(name)
-        outcome_array[start // 4: start // 4 + packed.size] = packed
-        remoteness_array[start:stop] = remoteness
-        return {"checksum": chunk_checksum(packed, remoteness), "stored": stored_digest(self._chunk_files(name, chunk))}
+        files = [codec.encode(values) for codec, values in zip(self._codecs(name), (packed, remoteness))]
+        for array, content in zip(ARRAYS, files):
+            target = self._chunk_file(name, array, chunk)
+            if content is None:  # only the fill value: no file (as zarr does it)
+                if target.exists():
+                    target.unlink()
+                    durable.sync_folder(target.parent)
+            else:
+                durable.make_folder(target.parent)
+                durable.write_atomically(target, lambda file: file.write(content))
+        return {"checksum": chunk_checksum(packed, remoteness), "stored": stored_digest(files)}
 
     def _chunk_files(self, name: str, chunk: int) -> list[bytes | None]:
-        """The bytes of a chunk's files as stored (None where zarr wrote none)."""
+        """The bytes of a chunk's files as stored (None where there is none)."""
         files = []
         for array in ARRAYS:
             try:
-                files.append((self.path / "tiers" / name / array / "c" / str(chunk)).read_bytes())
+                files.append(self._chunk_file(name, array, chunk).read_bytes())
             except FileNotFoundError:
                 files.append(None)
             except OSError as exc:
                 raise self.damaged(f"tier {name} chunk {chunk}: its file {array}/c/{chunk}", exc) from None
         return files
 
-    def check_stored(self, name: str, chunk: int) -> None:
-        """A recorded chunk's files must be byte for byte those its record's digest describes.
+    def check_stored(self, name: str, chunk: int, files: list[bytes | None] | None = None) -> None:
+        """A recorded chunk's files (`files`, if read already) must be byte for byte those its
+        record's digest describes.
 
         :raises DamagedStore: naming the tier and chunk."""
         record = self.record(name).chunks[chunk]
-        if record is not None and stored_digest(self._chunk_files(name, chunk)) != record["stored"]:
+        if record is not None and stored_digest(files or self._chunk_files(name, chunk)) != record["stored"]:
             raise self.damaged(f"tier {name} chunk {chunk}: its data", why="its files are not the ones recorded")
 
     def read_chunk_raw(self, name: str, chunk: int, *, checked: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -585,12 +590,13 @@ class Store:
     def _read_chunk(self, name: str, chunk: int, *, checked: bool, remoteness: bool) -> tuple[np.ndarray, ...]:
         """The chunk's packed outcome bytes, and its remoteness if asked (see `read_chunk_raw`)."""
         start, stop = self.plan.tier(name).chunk_bounds(chunk)
-        arrays = self._arrays(name)
+        codecs = self._codecs(name)
+        files = self._chunk_files(name, chunk)
         if checked:
-            self.check_stored(name, chunk)
+            self.check_stored(name, chunk, files)
         try:
-            return (arrays[0][start // 4: packing.packed_length(stop)],
-                    *((arrays[1][start:stop],) if remoteness else ()))
+            return (codecs[0].decode(files[0], packing.packed_length(stop - start)),
+                    *((codecs[1].decode(files[1], stop - start),) if remoteness else ()))
         except Exception as exc:  # whatever the codecs raise on damaged bytes
             raise self.damaged(f"tier {name} chunk {chunk}: its data", exc) from None
 
@@ -599,15 +605,14 @@ class Store:
 
         :raises DamagedStore: a recorded chunk's files are not those recorded, or a stored chunk
             cannot be decoded (the first such is named)."""
-        outcome_array, remoteness_array = self._arrays(name)
-        for chunk in range(self.plan.tier(name).n_chunks):
-            self.check_stored(name, chunk)
-        try:
-            return packing.unpack(outcome_array[:], self.plan.tier(name).size), remoteness_array[:]
-        except Exception:  # whatever the codecs raise on damaged bytes: find the chunk
-            for chunk in range(self.plan.tier(name).n_chunks):
-                self.read_chunk_raw(name, chunk)
-            raise
+        plan = self.plan.tier(name)
+        outcome = np.empty(plan.size, dtype=np.uint8)
+        remoteness = np.empty(plan.size, dtype=np.dtype(self.plan.remoteness_dtype))
+        for chunk in range(plan.n_chunks):
+            start, stop = plan.chunk_bounds(chunk)
+            packed, values = self._read_chunk(name, chunk, checked=True, remoteness=True)
+            outcome[start:stop], remoteness[start:stop] = packing.unpack(packed, stop - start), values
+        return outcome, remoteness
 
     def read_values(self, name: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Outcome codes and remoteness at arbitrary indices of a solved tier.
@@ -652,21 +657,22 @@ def _plan_and_game(document: str) -> tuple[Plan, Game]:
     return plan, make_game(plan.game, plan.params)
 
 
-def _open_group(path: Path, *, writable: bool) -> zarr.Group:
-    """The store's root group; written through `durable.DurableLocalStore` when writable."""
+def _plan_attributes(path: Path) -> Any:
+    """What the store's root document (zarr.json) holds under ATTR (None: nothing); read as JSON,
+    the document's bytes are checked against the plan in `Store._check_plan`."""
     if not path.exists():
         raise StoreError(f"no store at {str(path)!r}")
     if not (path / "zarr.json").is_file():
         raise StoreError(f"{str(path)!r} is not a retrograde store (no zarr.json)")
     try:
-        local = durable.DurableLocalStore(path) if writable else LocalStore(path, read_only=True)
-        return zarr.open_group(store=local, mode="r+" if writable else "r")
+        document = json.loads((path / "zarr.json").read_bytes())
     except OSError as exc:
         raise StoreError(f"{str(path)!r} cannot be read ({exc})") from None
-    except Exception as exc:  # whatever zarr or json raise on a damaged document
-        first = str(exc).splitlines()[0] if str(exc) else ""
+    except ValueError as exc:
         raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged ({type(exc).__name__}: "
-                           f"{first})") from None
+                           f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
+    attributes = document.get("attributes") if isinstance(document, dict) else None
+    return attributes.get(ATTR) if isinstance(attributes, dict) else None
 
 
 def open_store(path: str | os.PathLike, *, mode: str = "r", attempt: str | None = None) -> Store:
@@ -676,8 +682,7 @@ def open_store(path: str | os.PathLike, *, mode: str = "r", attempt: str | None 
     :raises StoreError: no store, not a retrograde store, or another format.
     """
     path = Path(path)
-    writable = mode == "r+"
-    return Store(path, _open_group(path, writable=writable), writable=writable, attempt=attempt)
+    return Store(path, _plan_attributes(path), writable=mode == "r+", attempt=attempt)
 
 
 def _save_atomically(target: Path, **arrays: Any) -> None:
@@ -716,6 +721,12 @@ def _array_metadata(dtype_name: str, size: int, chunk_size: int) -> dict[str, Ar
     return {"outcome": replace(outcome, shape=(packing.packed_length(size),),
                                chunk_grid=RegularChunkGrid(chunk_shape=(chunk_size // 4,))),
             "remoteness": replace(remoteness, shape=(size,), chunk_grid=RegularChunkGrid(chunk_shape=(chunk_size,)))}
+
+
+@lru_cache(maxsize=4096)
+def _chunk_codecs(dtype_name: str, size: int, chunk_size: int) -> tuple[ChunkCodec, ChunkCodec]:
+    metadata = _array_metadata(dtype_name, size, chunk_size)
+    return ChunkCodec(metadata["outcome"]), ChunkCodec(metadata["remoteness"])
 
 
 @lru_cache(maxsize=4096)
