@@ -44,8 +44,9 @@ def cell_maps(n: int) -> list[list[int]]:
 
 @lru_cache(maxsize=None)
 def tables(n: int) -> np.ndarray:
-    """int64[8, PIECES, 256]: the image under each symmetry of each byte of a mask (see module)."""
-    result = np.zeros((COUNT, PIECES, 256), dtype=np.int64)
+    """int32[8, PIECES, 256]: the image under each symmetry of each byte of a mask (see module;
+    32 KB, a core's first-level cache, where int64 would not fit)."""
+    result = np.zeros((COUNT, PIECES, 256), dtype=np.int32)
     for g, image in enumerate(cell_maps(n)):
         for cell, target in enumerate(image):
             piece, bit = divmod(cell, 8)
@@ -75,7 +76,7 @@ def representative(n: int, first: int, second: int) -> tuple[int, int]:
 def representatives(n: int, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`representative` of many pairs (int64 arrays in and out), in a few array operations."""
     table = tables(n)
-    images = [sum(table[:, piece, (masks >> (8 * piece)) & 255] for piece in range(PIECES))  # [g, pair]
+    images = [sum(table[:, piece, (masks >> (8 * piece)) & 255].astype(np.int64) for piece in range(PIECES))
               for masks in (first, second)]
     best = (images[0] << 32 | images[1]).min(axis=0)
     return best >> 32, best & 0xFFFFFFFF
