@@ -35,6 +35,9 @@ def test_dense_numbers_are_ranks_among_the_marked_indices(seed):
     assert (refs[:, 2] == -1).all() and refs[held.size, 0] == -1
     # Dense numbers back to group indices.
     assert members.to_full(np.arange(held.size, dtype=np.int64)).tolist() == held.tolist()
+    shuffled = rng.permutation(held.size)  # in any order, repeats included
+    shuffled = np.concatenate([shuffled, shuffled[: held.size // 2]])
+    assert members.to_full(shuffled).tolist() == held[shuffled].tolist()
     # Full arrays of a part of the range: the dense values at positions, 0 at holes.
     outcome = np.arange(1, held.size + 1, dtype=np.int64) % 3 + 1
     remoteness = np.arange(held.size, dtype=np.uint16) * 7
@@ -57,6 +60,8 @@ def test_a_reference_to_a_hole_or_outside_the_range_is_refused():
     refs = np.array([[1129, 1063, -1]], dtype=np.int64)
     members.to_dense(refs)
     assert refs.tolist() == [[3, 1, -1]]  # bit 63 of a word, and the first bit of the third word
+    assert members.to_full(np.array([0, 1, 2, 3, 1, 3], dtype=np.int64)).tolist() == \
+        [1000, 1063, 1064, 1129, 1063, 1129]
     for outside in (1005, 999, 1130, 5):
         with pytest.raises(ValueError, match="no position"):
             members.to_dense(np.array([[outside, -1]], dtype=np.int64))

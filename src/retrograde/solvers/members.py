@@ -152,23 +152,29 @@ def _locate(words, before, lo, hi, refs, base):
 
 @njit
 def _to_full(words, before, lo, dense, out):
+    """Where dense numbers rise (the propagation asks in index order), each search gallops on
+    from the last word found: a step, not a binary search over the whole range's words."""
+    last = words.shape[0] - 1
+    low = 0
     for i in range(dense.shape[0]):
         d = dense[i]
-        low, high = 0, words.shape[0] - 1
-        while low < high:  # the last word with before <= d: the one holding d's bit
+        if i and d < dense[i - 1]:
+            low = 0  # out of order: search from the start
+        step = 1  # the last word with before <= d is the one holding d's bit; before[low] <= d
+        while low + step <= last and before[low + step] <= d:
+            low += step
+            step <<= 1
+        high = min(low + step - 1, last)
+        while low < high:
             mid = (low + high + 1) >> 1
             if before[mid] <= d:
                 low = mid
             else:
                 high = mid - 1
-        left = d - before[low]
         word = words[low]
-        for bit in range(64):
-            if (word >> bit) & 1:
-                if left == 0:
-                    out[i] = lo + low * 64 + bit
-                    break
-                left -= 1
+        for _ in range(d - before[low]):  # drop the word's lower set bits
+            word &= word - 1
+        out[i] = lo + low * 64 + _popcount((word & -word) - 1)
 
 
 @njit
