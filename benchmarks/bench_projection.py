@@ -1,0 +1,120 @@
+"""The full 5x5 Quixo solve projected from measured throughput (issue 12): every tier's kernel
+cost sampled, scaled by a solve measured on this machine.
+
+    python benchmarks/bench_projection.py                      # calibrate on --down-to 23 (~10 min)
+    python benchmarks/bench_projection.py --calibrate 24 --windows 64
+
+Dividing the full game's indices by one solve's indices a second assumes every tier costs what
+the calibration tiers cost; mid-board tiers have more blanks, so more moves a position and more
+parents to reach. So each tier of the full game is sampled: `--windows` random windows of
+`--width` indices (seeded) are expanded as the first pass does (children in the loopy group
+counted, not ranked), and the parents of every position found in them are generated as the
+propagation does. That gives each tier's kernel seconds: its size times the mean cost an index,
+plus its positions times the cost of a position's parents (every position counted, draws
+too, which the propagation never settles: an overestimate). Then the calibration solve runs
+(`solve quixo --size 5 --down-to N`, a local cluster of `--workers` processes) and its core
+seconds (wall times workers: idle time and cluster start included) are divided by the model's
+seconds for its tiers. The full game's core-hours are the model's seconds for all tiers times
+that factor. Not modelled: a large tier's cache misses in the propagation's state and in the
+values its first pass looks up (the windows are small), and its scratch and checkpoint I/O.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from common import measure, print_options, report
+
+from retrograde.games import make_game
+from retrograde.outcome import ILLEGAL
+from retrograde.pipeline.plan import make_plan
+
+
+def tier_costs(game, *, windows: int, width: int, seed: int) -> dict[str, dict]:
+    """Per tier: size, mean first-pass kernel ns an index, positions a sampled index, parents
+    kernel ns a position (sampled as the module says)."""
+    rng = np.random.default_rng(seed)
+    group_of = {name: step.tiers for step in make_plan(game).steps for name in step.tiers}
+    costs = {}
+    for tier in game.tiers():
+        offsets = np.zeros(len(tier.children), dtype=np.int64)
+        group = group_of[tier.name]
+        group_offsets = {name: 0 for name in group}
+        expand_seconds = parents_seconds = 0.0
+        indices = positions = 0
+        for start in rng.integers(0, max(tier.size - width, 0), windows, endpoint=True).tolist():
+            stop = min(start + width, tier.size)
+            began = time.perf_counter()
+            expansion = game.expand(tier, start, stop, offsets, group=group)
+            expand_seconds += time.perf_counter() - began
+            found = np.flatnonzero(expansion.primitive != ILLEGAL) + start
+            if found.size:
+                began = time.perf_counter()
+                game.parents(tier, found, group_offsets)
+                parents_seconds += time.perf_counter() - began
+            indices += stop - start
+            positions += found.size
+        costs[tier.name] = {"size": tier.size, "cubes": sum(tier.key), "expand_ns": 1e9 * expand_seconds / indices,
+                            "share": positions / indices,
+                            "parents_ns": 1e9 * parents_seconds / positions if positions else 0.0}
+    return costs
+
+
+def model_seconds(cost: dict) -> float:
+    """A tier's kernel seconds: every index expanded, every position's parents generated."""
+    return cost["size"] * (cost["expand_ns"] + cost["share"] * cost["parents_ns"]) / 1e9
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calibrate", type=int, default=23, help="solve --down-to N to calibrate on (default 23)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes of the calibration solve")
+    parser.add_argument("--windows", type=int, default=512, help="sampled windows a tier")
+    parser.add_argument("--width", type=int, default=128,
+                        help="indices a window (small windows, many: positions cluster in the index space)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the window starts")
+    options = parser.parse_args()
+    print_options(options)
+    game = make_game("quixo", {"size": 5})
+    warm = game.tiers()[-1]  # numba compiles (or loads) the kernels before anything is timed
+    game.expand(warm, 0, 16, np.zeros(len(warm.children), dtype=np.int64))
+    began = time.perf_counter()
+    costs = tier_costs(game, windows=options.windows, width=options.width, seed=options.seed)
+    sampling = time.perf_counter() - began
+    print(f"  sampled {len(costs)} tiers in {sampling:.1f} s", flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="retrograde-projection-") as tmp:
+        store = Path(tmp) / "q5.zarr"
+        run = measure(["solve", "quixo", "--size", "5", "--down-to", str(options.calibrate), "--store", str(store),
+                       "--workers", str(options.workers), "--quiet"])
+    calibration = [cost for cost in costs.values() if cost["cubes"] >= options.calibrate]
+    core_seconds = run["wall"] * options.workers
+    factor = core_seconds / sum(model_seconds(cost) for cost in calibration)
+    full = sum(model_seconds(cost) for cost in costs.values())
+    indices = sum(cost["size"] for cost in costs.values())
+    calibration_indices = sum(cost["size"] for cost in calibration)
+
+    figures: dict = {"calibration solve": f"--down-to {options.calibrate}, {options.workers} workers",
+                     "calibration wall s": round(run["wall"], 1),
+                     "calibration peak RSS MB": round(run["peak_rss"] / 2**20),
+                     "calibration indexed positions a core-second (M)":
+                         round(calibration_indices / core_seconds / 1e6, 3),
+                     "measured / modelled kernel seconds (calibration tiers)": round(factor, 3)}
+    for cubes in range(25, -1, -5):  # the model's share by band of cubes on the board
+        band = [cost for cost in costs.values() if cubes - 4 <= cost["cubes"] <= cubes]
+        figures[f"tiers with {max(cubes - 4, 0)}-{cubes} cubes: projected core-hours"] = \
+            round(factor * sum(model_seconds(cost) for cost in band) / 3600, 1)
+    figures["full 5x5 indexed positions"] = indices
+    figures["full 5x5 core-hours, the calibration's throughput an index"] = \
+        round(indices / (calibration_indices / core_seconds) / 3600, 1)
+    figures["full 5x5 core-hours, projected tier by tier"] = round(factor * full / 3600, 1)
+    report("full 5x5 Quixo projection", figures)
+
+
+if __name__ == "__main__":
+    main()
