@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -295,6 +296,10 @@ def test_kill_in_the_first_moments_even_before_the_plan_is_written(reference, tm
     ]
     seen = []
     for label, wait in moments:
+        if wait is planning and store.exists():
+            # Only a run without a store plans: one a faster start-up left whole is set aside (as a
+            # user would delete it), any staging folder a killed run left is kept for the rerun.
+            shutil.rmtree(store)
         solve = Solve(solve_args(store), logs)
         try:
             try:
