@@ -2,17 +2,20 @@
 the reference and `ranking_arrays` for the tables and the batch version).
 
 The kernels read rank contributions from byte-wise tables and walk consecutive
-indices with Gosper's next-combination step instead of unranking each one.
+indices with Gosper's next-combination step instead of unranking each one. Squeezing a
+mask by another's cells is one PEXT (spreading back one PDEP) where the host runs BMI2 fast
+(`bits`), byte tables otherwise.
 """
 
-from retrograde.games.ranking_arrays import (BINOMIAL, MAX_CELLS, PIECES, POPCOUNT8, POPCOUNT16, RANK, RANK16,
-                                             SPREAD, SQUEEZE, START16, UNRANK16)
+from retrograde.games import bits
+from retrograde.games.ranking_arrays import (BINOMIAL, MAX_CELLS, PIECES, POPCOUNT8, RANK, RANK16, SPREAD,
+                                             SQUEEZE, START16, UNRANK16)
 from retrograde.jit import njit
 
 
 @njit
 def popcount(mask):
-    return POPCOUNT16[mask & 0xFFFF] + POPCOUNT16[(mask >> 16) & 0xFFFF]
+    return bits.popcount(mask)
 
 
 @njit
@@ -21,7 +24,7 @@ def rank_mask(mask):
     low = mask & 0xFFFF
     rank = RANK16[low]
     if mask >> 16:
-        seen = POPCOUNT16[low]
+        seen = bits.popcount(low)
         byte = (mask >> 16) & 255
         rank += RANK[2, seen, byte]
         rank += RANK[3, seen + POPCOUNT8[byte], (mask >> 24) & 255]
@@ -45,7 +48,8 @@ def unrank_mask(rank, count, cells=MAX_CELLS):
 
 
 @njit
-def squeeze(mask, holes, cells):
+def squeeze_by_table(mask, holes, cells):
+    """The bits of `mask` outside `holes`, packed (a PEXT by byte tables)."""
     packed = 0
     shift = 0
     for piece in range(2 if cells <= 16 else PIECES):
@@ -56,7 +60,8 @@ def squeeze(mask, holes, cells):
 
 
 @njit
-def unsqueeze(packed, holes, cells):
+def unsqueeze_by_table(packed, holes, cells):
+    """`squeeze_by_table`'s inverse (a PDEP by byte tables)."""
     mask = 0
     for piece in range(2 if cells <= 16 else PIECES):
         h = (holes >> (8 * piece)) & 255
@@ -64,6 +69,20 @@ def unsqueeze(packed, holes, cells):
         mask |= SPREAD[h, packed & ((1 << free) - 1)] << (8 * piece)
         packed >>= free
     return mask
+
+
+@njit
+def squeeze_by_bmi2(mask, holes, cells):
+    return bits.pext(mask, ~holes & ((1 << cells) - 1))
+
+
+@njit
+def unsqueeze_by_bmi2(packed, holes, cells):
+    return bits.pdep(packed, ~holes & ((1 << cells) - 1))
+
+
+squeeze, unsqueeze = ((squeeze_by_bmi2, unsqueeze_by_bmi2) if bits.HAS_FAST_BMI2
+                      else (squeeze_by_table, unsqueeze_by_table))
 
 
 @njit

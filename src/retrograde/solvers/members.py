@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.ranking_arrays import POPCOUNT16
+from retrograde.games.bits import popcount as _popcount
 from retrograde.jit import njit
 
 
@@ -78,12 +78,6 @@ class Members:
         out_remoteness = np.zeros(stop - start, dtype=remoteness.dtype)
         _scatter(self.words, self.before, start - self.lo, outcome, remoteness, out_outcome, out_remoteness)
         return out_outcome, out_remoteness
-
-
-@njit
-def _popcount(word):
-    return POPCOUNT16[word & 0xFFFF] + POPCOUNT16[(word >> 16) & 0xFFFF] + POPCOUNT16[(word >> 32) & 0xFFFF] + \
-        POPCOUNT16[(word >> 48) & 0xFFFF]
 
 
 @njit
