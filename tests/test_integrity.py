@@ -127,6 +127,33 @@ def test_a_damaged_scratch_file_is_never_built_on(tmp_path, solved, monkeypatch,
     assert_same_store(store, solved("quixo", {"size": 3}))
 
 
+@pytest.mark.parametrize("older", ["checkpoint", "first pass"])
+def test_scratch_files_of_an_earlier_version_are_never_built_on(tmp_path, solved, monkeypatch, cli, older):
+    """A solve stopped by a version that counted a position's children inside its group
+    otherwise (a class each, not a move each) left files without the `counts` mark: they read
+    as damaged, naming why, and the rerun recomputes them (a checkpoint is dropped, a first
+    pass removed after one failed run) to the bytes of an uninterrupted solve."""
+    from conftest import assert_same_store, solve_in_process, solve_killed_in_propagation
+
+    store = tmp_path / "q3.zarr"
+    solve_killed_in_propagation(store, monkeypatch, level=3)
+    (checkpoint,) = store.glob("scratch/*/propagation-*.npz")
+    target = checkpoint if older == "checkpoint" else sorted(checkpoint.parent.glob("[0-9]*.npz"))[0]
+    with np.load(target) as data:
+        arrays = {key: data[key] for key in data.files if key != "counts"}
+    with open(target, "wb") as file:
+        np.savez(file, **arrays)
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+    assert code == 1 and "written by an earlier version" in stdout, stdout
+    if older == "first pass":
+        checkpoint.unlink()
+        with pytest.raises(DamagedStore, match="written by an earlier version"):
+            solve_in_process("quixo", {"size": 3}, store)
+        assert not target.exists()
+    solve_in_process("quixo", {"size": 3}, store)
+    assert_same_store(store, solved("quixo", {"size": 3}))
+
+
 class _Planted:
     """An object whose unpickling would create a file: proof that nothing was unpickled."""
 

@@ -32,6 +32,11 @@ def first_pass(primitive, children, out_outcome=(), out_remoteness=(), *, group_
     return faults, outcome, remoteness, pending
 
 
+def ones(parents: np.ndarray) -> np.ndarray:
+    """Weights of 1: each parent has one move into its child."""
+    return np.ones(parents.shape, dtype=np.int8)
+
+
 def propagate_all(parent_lists, outcome, remoteness, pending, *, level=0):
     """Levels as `pipeline.propagation.propagate_group` runs them, then draws."""
     width = max(1, max(map(len, parent_lists)))
@@ -42,7 +47,8 @@ def propagate_all(parent_lists, outcome, remoteness, pending, *, level=0):
     highest = int(remoteness[settled].max(initial=0))
     while level <= highest:
         found = loopy.settled_at(outcome, remoteness, level, 0, outcome.size)
-        highest = max(highest, loopy.propagate(level, outcome[found], table[found], outcome, remoteness, pending))
+        highest = max(highest, loopy.propagate(level, outcome[found], table[found], ones(table[found]), outcome,
+                                               remoteness, pending))
         level += 1
     loopy.finish_draws(outcome, remoteness, pending)
 
@@ -216,20 +222,21 @@ def _state(outcome, remoteness, pending, dtype=np.uint8):
 def test_propagating_a_loss_past_the_dtype_faults_instead_of_wrapping():
     """A loss at 255 would make its undecided parent a win in 256 (uint8 would store 0)."""
     parents = np.array([[1, -1]], dtype=np.int64)
+    weights = ones(parents)
     outcome, remoteness, pending = _state([LOSS, UNDECIDED], [254, 0], [0, 2])
-    assert loopy.propagate(254, np.array([LOSS], dtype=np.uint8), parents, outcome, remoteness, pending) == 255
+    assert loopy.propagate(254, np.array([LOSS], dtype=np.uint8), parents, weights, outcome, remoteness, pending) == 255
     assert outcome.tolist() == [LOSS, WIN] and remoteness.tolist() == [254, 255]
 
     outcome, remoteness, pending = _state([LOSS, UNDECIDED], [255, 0], [0, 2])
     with pytest.raises(loopy.LoopyFault) as caught:
-        loopy.propagate(255, np.array([LOSS], dtype=np.uint8), parents, outcome, remoteness, pending,
+        loopy.propagate(255, np.array([LOSS], dtype=np.uint8), parents, weights, outcome, remoteness, pending,
                         describe=lambda i: f"group #{i}")
     assert (caught.value.code, caught.value.index, caught.value.value) == (OVERFLOW, 1, 256)
     assert "group #1 needs a remoteness of 256" in str(caught.value) and "level 255" in str(caught.value)
     assert outcome.tolist() == [LOSS, UNDECIDED] and remoteness.tolist() == [255, 0]  # not wrapped to 0
     # In uint16 the parent is a win in 256.
     outcome, remoteness, pending = _state([LOSS, UNDECIDED], [255, 0], [0, 2], np.uint16)
-    assert loopy.propagate(255, np.array([LOSS], dtype=np.uint8), parents, outcome, remoteness, pending) == 256
+    assert loopy.propagate(255, np.array([LOSS], dtype=np.uint8), parents, weights, outcome, remoteness, pending) == 256
     assert outcome.tolist() == [LOSS, WIN] and remoteness.tolist() == [255, 256]
 
 
@@ -237,8 +244,9 @@ def test_propagating_a_win_past_the_dtype_faults_only_for_a_loss_it_decides():
     """A win at 255: a parent whose last unsettled child it is becomes a loss in 256 (a fault);
     a parent with more children left is only counted down, and may still end a draw."""
     parents = np.array([[1, 2]], dtype=np.int64)
+    weights = ones(parents)
     outcome, remoteness, pending = _state([WIN, UNDECIDED, UNDECIDED], [255, 7, 0], [0, 2, 1 | loopy.HAS_DRAW])
-    assert loopy.propagate(255, np.array([WIN], dtype=np.uint8), parents, outcome, remoteness, pending) == 255
+    assert loopy.propagate(255, np.array([WIN], dtype=np.uint8), parents, weights, outcome, remoteness, pending) == 255
     assert outcome.tolist() == [WIN, UNDECIDED, UNDECIDED]
     assert pending.tolist() == [0, 1, loopy.HAS_DRAW] and remoteness.tolist() == [255, 7, 0]
     loopy.finish_draws(outcome, remoteness, pending)
@@ -246,13 +254,13 @@ def test_propagating_a_win_past_the_dtype_faults_only_for_a_loss_it_decides():
 
     outcome, remoteness, pending = _state([WIN, UNDECIDED, UNDECIDED], [255, 7, 0], [0, 2, 1])
     with pytest.raises(loopy.LoopyFault) as caught:
-        loopy.propagate(255, np.array([WIN], dtype=np.uint8), parents, outcome, remoteness, pending)
+        loopy.propagate(255, np.array([WIN], dtype=np.uint8), parents, weights, outcome, remoteness, pending)
     assert (caught.value.code, caught.value.index, caught.value.value) == (OVERFLOW, 2, 256)
     assert outcome.tolist()[2] == UNDECIDED  # never a loss in 0
 
     # One level lower everything fits: the last child decides a loss in 255.
     outcome, remoteness, pending = _state([WIN, UNDECIDED, UNDECIDED], [254, 7, 0], [0, 2, 1])
-    assert loopy.propagate(254, np.array([WIN], dtype=np.uint8), parents, outcome, remoteness, pending) == 255
+    assert loopy.propagate(254, np.array([WIN], dtype=np.uint8), parents, weights, outcome, remoteness, pending) == 255
     assert outcome.tolist() == [WIN, UNDECIDED, LOSS] and remoteness.tolist() == [254, 255, 255]
     assert pending.tolist() == [0, 1, 0]
 
@@ -262,12 +270,31 @@ def test_a_winning_child_beyond_the_count_faults_instead_of_underflowing(pending
     """An undecided parent whose count is already zero (with or without HAS_DRAW): decrementing
     would wrap to 255, or turn HAS_DRAW into a count of 127."""
     parents = np.array([[1, -1]], dtype=np.int64)
+    weights = ones(parents)
     outcome, remoteness, pending = _state([WIN, UNDECIDED], [3, 0], [0, pending_before])
     with pytest.raises(loopy.LoopyFault) as caught:
-        loopy.propagate(3, np.array([WIN], dtype=np.uint8), parents, outcome, remoteness, pending)
+        loopy.propagate(3, np.array([WIN], dtype=np.uint8), parents, weights, outcome, remoteness, pending)
     assert (caught.value.code, caught.value.index) == (loopy.COUNT_UNDERFLOW, 1)
-    assert "count of unsettled children reached zero" in str(caught.value)
+    assert "more moves into it than its count of unsettled children" in str(caught.value)
     assert pending.tolist() == [0, pending_before] and outcome.tolist() == [WIN, UNDECIDED]
+
+
+def test_a_parent_with_several_moves_into_a_child_counts_them_down_at_once():
+    """A parent's weight is its moves into the child: a win there takes them all off its count (a
+    loss once nothing is left), and a weight above the count faults."""
+    parents = np.array([[1, 2]], dtype=np.int64)
+    weights = np.array([[2, 2]], dtype=np.int8)
+    outcome, remoteness, pending = _state([WIN, UNDECIDED, UNDECIDED], [3, 2, 0], [0, 2, 3])
+    assert loopy.propagate(3, np.array([WIN], dtype=np.uint8), parents, weights, outcome, remoteness, pending) == 4
+    assert outcome.tolist() == [WIN, LOSS, UNDECIDED] and pending.tolist() == [0, 0, 1]
+    assert remoteness.tolist() == [3, 4, 4]
+
+    outcome, remoteness, pending = _state([WIN, UNDECIDED], [3, 0], [0, 1])
+    with pytest.raises(loopy.LoopyFault) as caught:
+        loopy.propagate(3, np.array([WIN], dtype=np.uint8), parents[:, :1], weights[:, :1], outcome, remoteness,
+                        pending)
+    assert (caught.value.code, caught.value.index) == (loopy.COUNT_UNDERFLOW, 1)
+    assert pending.tolist() == [0, 1]
 
 
 def test_every_fault_code_has_a_reason():

@@ -93,23 +93,26 @@ def test_kernels_match_the_rules_on_random_boards(case):
     got = Counter((partner if ref < 10**12 else outside, ref % 10**12)
                   for ref in expansion.children[0].tolist() if ref >= 0)
     assert got == Counter(game.locate(_stored(child)) for _, child in game.moves(stored))
-    # The loopy group's first pass: partner children only counted (once per stored child), or
-    # given by value if terminal.
+    # The loopy group's first pass: partner children only counted (once a move), or given by
+    # value if terminal.
     first_pass = game.expand(tier, index, index + 1, offsets, group=(name, partner))
     row = first_pass.children[0].tolist()
     row = [IN_GROUP if 0 <= ref < 10**12 else ref for ref in (row[:row.index(-1)] if -1 in row else row)]
     assert Counter(row) == Counter(first_pass_references(game, tier, (name, partner), offsets, stored))
-    # The parents kernel: every in-group parent with a move into the position's class, once.
-    parents = game.parents(tier, np.array([index]), {name: 0, partner: 0} if partner != name else {name: 0})
-    named = Counter(r for r in parents[0].tolist() if r >= 0)
+    # The parents kernel: every in-group parent with a move into the position's class, once,
+    # weighed by its moves into the class.
+    refs, weights = game.parents(tier, np.array([index]), {name: 0, partner: 0} if partner != name else {name: 0})
+    named = Counter(r for r in refs[0].tolist() if r >= 0)
     assert set(named.values()) <= {1}
-    expected = set()
+    weight_of = dict(zip(refs[0].tolist(), weights[0].tolist()))
+    expected = {}
     for parent_index in range(game.tier(partner).size) if size == 3 else named:
         parent = game.position_at(game.tier(partner), parent_index)
-        if _stored(parent) == parent and not game.primitive(parent) and \
-                any(game.locate(_stored(child)) == (name, index) for _, child in game.moves(parent)):
-            expected.add(parent_index)
-    assert {i for i in named if not game.primitive(game.position_at(game.tier(partner), i))} == expected
+        if _stored(parent) == parent and not game.primitive(parent):
+            into = sum(game.locate(_stored(child)) == (name, index) for _, child in game.moves(parent))
+            if into:
+                expected[parent_index] = into
+    assert {i: weight_of[i] for i in named if not game.primitive(game.position_at(game.tier(partner), i))} == expected
 
 
 def _stored(position):

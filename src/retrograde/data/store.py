@@ -56,6 +56,10 @@ CHUNK_RECORD = ("win", "loss", "draw", "checksum", "stored")
 SCRATCH = "scratch"
 #: The file in SCRATCH naming the solve attempt now writing (tasks of another attempt publish nothing).
 ATTEMPT = "attempt"
+#: How a first pass's and a checkpoint's `pending` counts a position's children inside its group:
+#: a move each (`Game.parents` weighs each parent by its moves). Earlier versions counted a class
+#: each; their scratch files are not read (a first pass is recomputed, a checkpoint dropped).
+PENDING_COUNTS = "moves"
 #: The two arrays of a tier, in the order their chunk files enter a chunk's `stored` digest.
 ARRAYS = ("outcome", "remoteness")
 #: Packed outcomes are strongly correlated along the index: plain zstd does well (4x4 Quixo:
@@ -324,7 +328,8 @@ class Store:
                       pending: np.ndarray) -> None:
         self._fence()
         self._scratch_folder(name)
-        _save_atomically(self._scratch_file(name, chunk), outcome=outcome, remoteness=remoteness, pending=pending)
+        _save_atomically(self._scratch_file(name, chunk), outcome=outcome, remoteness=remoteness, pending=pending,
+                         counts=np.array(PENDING_COUNTS))
 
     def read_scratch(self, name: str, chunks: Iterable[int] | None = None
                      ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
@@ -349,9 +354,13 @@ class Store:
         try:  # an .npz is a zip: a changed byte fails its CRC or its structure
             with np.load(self._scratch_file(name, chunk), allow_pickle=False) as data:
                 arrays = tuple(data[key] for key in ("outcome", "remoteness", "pending"))
+                counts = _counts(data)
         except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
             raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
                                exc) from None
+        if counts != PENDING_COUNTS:
+            raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
+                               why="written by an earlier version, which counted children otherwise")
         if any(array.shape != (length,) for array in arrays):
             raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
                                why="arrays of the wrong length")
@@ -386,7 +395,8 @@ class Store:
         self._fence()
         self._scratch_folder(group[0])
         _save_atomically(self._checkpoint_file(group, parts, part, level), group=np.array(group), level=level,
-                         highest=highest, outcome=outcome, remoteness=remoteness, pending=pending)
+                         highest=highest, outcome=outcome, remoteness=remoteness, pending=pending,
+                         counts=np.array(PENDING_COUNTS))
 
     def read_checkpoint(self, group: tuple[str, ...], parts: int, part: int,
                         level: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -400,8 +410,11 @@ class Store:
             with np.load(file, allow_pickle=False) as data:
                 state = (tuple(data["group"].tolist()), int(data["level"]), int(data["highest"]),
                          data["outcome"], data["remoteness"], data["pending"])
+                counts = _counts(data)
         except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
             raise self.damaged(what, exc) from None
+        if counts != PENDING_COUNTS:
+            raise self.damaged(what, why="written by an earlier version, which counted children otherwise")
         size = sum(self.plan.tier(name).size for name in group)
         if state[:2] != (group, level) or any(array.ndim != 1 or array.shape != state[3].shape
                                               for array in state[3:]) or state[3].size > size:
@@ -420,8 +433,8 @@ class Store:
     @contextmanager
     def message_writer(self, group: tuple[str, ...], level: int, sender: int) -> Iterator[Callable]:
         """`write(receiver, messages)`, appending to what partition `sender` sends partition
-        `receiver` at `level`: the parents it reached in the receiver's positions, as int64 group
-        index * 2 + 1 if the child lost (else it won). The files are renamed into place when the
+        `receiver` at `level`: the parents it reached in the receiver's positions, as int64
+        messages (`pipeline.propagation.MESSAGE_INDEX`: group index, weight, whether the child lost). The files are renamed into place when the
         block ends. Read back within the same solve attempt only (a resumed solve starts from a
         checkpoint), so not synced. Nothing is written where nothing is sent."""
         folder = self._messages_folder(group, level)
@@ -683,6 +696,11 @@ def open_store(path: str | os.PathLike, *, mode: str = "r", attempt: str | None 
     """
     path = Path(path)
     return Store(path, _plan_attributes(path), writable=mode == "r+", attempt=attempt)
+
+
+def _counts(data) -> str | None:
+    """How a scratch file's `pending` counts children (None: a file of a version before the mark)."""
+    return str(data["counts"]) if "counts" in data.files else None
 
 
 def _save_atomically(target: Path, **arrays: Any) -> None:

@@ -230,20 +230,34 @@ class Game(ABC):
 
         `child_offsets[j]` is where `tier.children[j]` starts in the concatenated
         child arrays. Children in a tier of `group` (the loopy group being solved)
-        may be given as `IN_GROUP` without their index: the loopy solver only counts
-        them (or by value if terminal, see `group_terminals_by_value`).
+        may be given as `IN_GROUP` without their index, one a move: the loopy solver only
+        counts them (or by value if terminal, see `group_terminals_by_value`), and `parents`
+        gives the weights that take the count down.
         `out` (from `Expansion.buffers`) is filled instead of new arrays.
         """
 
     def parents(self, tier: Tier, indices: np.ndarray, group_offsets: dict[str, int], *,
-                out: np.ndarray | None = None) -> np.ndarray:
+                out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Loopy games only: for positions of `tier`, references to their parents inside the
-        tier's loopy group (tiers solved together), one per move edge; a row ends at its first -1.
+        tier's loopy group (tiers solved together), each parent once, a row ending at its first
+        -1; and each parent's weight: its moves into the position (what a win of the position
+        takes off the parent's count of children inside the group, counted a move each by
+        `expand`; more than 1 where several moves lead there, or the parent stands for a class
+        of positions).
 
         `group_offsets[name]` is where each group tier starts in the group's concatenation;
-        `out` (int64, at least len(indices) x max_moves) is filled instead of a new array.
+        `out` (from `parents_buffers`) is filled instead of new arrays.
         """
         raise NotImplementedError(f"{self.name} has no loopy tiers")
+
+    @staticmethod
+    def parents_buffers(rows: int, width: int, out: tuple[np.ndarray, np.ndarray] | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """(references, weights) arrays for `parents`: int64 and int8, `rows` x `width`, not
+        initialised (`parents` ends each row itself); views into `out` when given."""
+        if out is None:
+            return np.empty((rows, width), dtype=np.int64), np.empty((rows, width), dtype=np.int8)
+        return out[0][:rows], out[1][:rows]
 
     # --- conveniences shared by all games -------------------------------------------
     def tier(self, name: str) -> Tier:

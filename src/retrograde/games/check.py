@@ -7,9 +7,9 @@ position, that terminal positions have no moves, that `locate_many` agrees with
 A game that folds symmetric positions together must refer to children by their
 representatives and treat every other index as a hole. For loopy games it also checks
 the parents kernel: it names each parent with a move into the position's class once,
-and every move inside a loopy group is found again from the child's side; and the
-expand kernel in a group's first pass, where children inside the group are only
-counted, once per distinct stored child (or given by value, if the game says so).
+weighed by its moves into the class, and every move inside a loopy group is found again
+from the child's side; and the expand kernel in a group's first pass, where children
+inside the group are only counted, once a move (or given by value, if the game says so).
 """
 
 from __future__ import annotations
@@ -103,31 +103,35 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
     return problems + _check_loopy(game, tiers, samples, rng)
 
 
-def _parents_of(game: Game, tiers: dict[str, Tier], offsets: dict[str, int], name: str, index: int) -> Counter:
-    """The parents kernel's answer for one position, as a Counter of (tier, index)."""
+def _parents_of(game: Game, tiers: dict[str, Tier], offsets: dict[str, int], name: str,
+                index: int) -> tuple[Counter, Counter]:
+    """The parents kernel's answer for one position: how often it names each (tier, index), and
+    the weights it gives each, summed."""
     starts = sorted(offsets.items(), key=lambda item: item[1])
-    found: Counter = Counter()
-    for ref in _references(game.parents(tiers[name], np.array([index]), offsets)[0]):
+    named: Counter = Counter()
+    weights: Counter = Counter()
+    refs, given = game.parents(tiers[name], np.array([index]), offsets)
+    for ref, weight in zip(_references(refs[0]), given[0].tolist()):
         tier = [n for n, start in starts if start <= ref][-1]
-        found[(tier, ref - offsets[tier])] += 1
-    return found
+        named[(tier, ref - offsets[tier])] += 1
+        weights[(tier, ref - offsets[tier])] += weight
+    return named, weights
 
 
 def first_pass_references(game: Game, tier: Tier, group: tuple[str, ...], child_offsets: np.ndarray,
                           position) -> list[int]:
     """The references the expand kernel must give, by the rules, for a position of `tier` in
-    the first pass of loopy group `group`: children inside the group counted once per distinct
-    stored child (or by value if terminal), the others by reference."""
+    the first pass of loopy group `group`: children inside the group counted once a move (or
+    by value if terminal), the others by reference."""
     by_value = {oc.WIN: WINNING_CHILD, oc.LOSS: LOSING_CHILD} if game.group_terminals_by_value else {}
-    expected, inside = [], set()
+    expected = []
     for _, child in game.moves(position):
         name, index = _stored_at(game, child)
         if name not in group:
             expected.append(int(child_offsets[tier.children.index(name)]) + index)
         elif game.primitive(child) in by_value:
             expected.append(by_value[game.primitive(child)])
-        elif (name, index) not in inside:
-            inside.add((name, index))
+        else:
             expected.append(IN_GROUP)
     return [LOSING_CHILD] if LOSING_CHILD in expected else expected
 
@@ -135,7 +139,8 @@ def first_pass_references(game: Game, tier: Tier, group: tuple[str, ...], child_
 def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.random.Generator) -> list[str]:
     """The first pass's references, and the parents kernel against the moves: it must name each
     non-terminal stored position with a move into the stored position's class exactly once, and
-    no other (the one count a win's propagation takes off, matching the first pass's count)."""
+    no other, weighing each by its moves into the class (what a win's propagation takes off,
+    matching the first pass's count of a move each)."""
     from retrograde.pipeline.plan import plan_steps
 
     problems: list[str] = []
@@ -162,19 +167,21 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
                     if sorted(got) != sorted(expected):
                         problems.append(f"{where}: kernel gives {sorted(got)} in the group's first pass; "
                                         f"rules give {sorted(expected)}")
-                for (parent_tier, parent_index), count in _parents_of(game, tiers, offsets, name, index).items():
+                named, weights = _parents_of(game, tiers, offsets, name, index)
+                for (parent_tier, parent_index), count in named.items():
                     parent = game.position_at(tiers[parent_tier], parent_index)
                     if parent is None or game.primitive(parent):
                         continue  # never expanded by the solver
-                    into = any(_stored_at(game, child) == (name, index) for _, child in game.moves(parent))
-                    if count != 1 or not into or _stored_at(game, parent) != (parent_tier, parent_index):
+                    into = sum(_stored_at(game, child) == (name, index) for _, child in game.moves(parent))
+                    weight = weights[(parent_tier, parent_index)]
+                    if count != 1 or weight != into or _stored_at(game, parent) != (parent_tier, parent_index):
                         problems.append(f"{where}: parents kernel names {parent_tier}[{parent_index}] "
-                                        f"{count} times; it {'has' if into else 'has no'} move into the position")
+                                        f"{count} times, weight {weight}; it has {into} moves into the position")
                 if game.primitive(position):
                     continue
                 for child_tier, child_index in {_stored_at(game, child) for _, child in game.moves(position)}:
                     if child_tier in offsets and \
-                            _parents_of(game, tiers, offsets, child_tier, child_index)[(name, index)] != 1:
+                            _parents_of(game, tiers, offsets, child_tier, child_index)[0][(name, index)] != 1:
                         problems.append(f"{where}: its move into {child_tier}[{child_index}] is not found once "
                                         f"by the parents kernel")
     return problems

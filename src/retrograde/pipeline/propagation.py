@@ -143,11 +143,13 @@ class Partition:
         tier = next(tier for tier in reversed(self.tiers) if self.offsets[tier.name] <= index)
         return describe_position(store, tier.name, index - self.offsets[tier.name])
 
-    def _propagate(self, store: Store, level: int, settled: np.ndarray, parents: np.ndarray) -> None:
+    def _propagate(self, store: Store, level: int, settled: np.ndarray, parents: np.ndarray,
+                   weights: np.ndarray) -> None:
         """Apply children settled at `level` to their parents in the range (group indices)."""
         self.members.to_dense(parents)
-        self.highest = max(self.highest, loopy.propagate(level, settled, parents, self.outcome, self.remoteness,
-                                                         self.pending, describe=lambda d: self._describe(store, d)))
+        self.highest = max(self.highest, loopy.propagate(level, settled, parents, weights, self.outcome,
+                                                         self.remoteness, self.pending,
+                                                         describe=lambda d: self._describe(store, d)))
         if self.highest > np.iinfo(self.remoteness.dtype).max:  # a backstop: the kernels stop before a value wraps
             raise StoreError(f"store {store.location!r}: {FAULTS[OVERFLOW]} in group {' '.join(self.tier_names)}")
 
@@ -157,9 +159,10 @@ class Partition:
             return
         for messages in store.read_messages(self.tier_names, self.inbox, self.part, self.parts,
                                             BATCH * store.game.max_moves):
-            parents = (messages >> 1).reshape(-1, 1)
+            parents = (messages >> MESSAGE_INDEX).reshape(-1, 1)
+            weights = ((messages >> 1) & MESSAGE_WEIGHT).astype(np.int8).reshape(-1, 1)
             settled = np.where(messages & 1, oc.LOSS, oc.WIN).astype(np.uint8)
-            self._propagate(store, self.inbox, settled, parents)
+            self._propagate(store, self.inbox, settled, parents, weights)
         self.inbox = None
 
     def send(self, store: Store) -> int:
@@ -167,8 +170,8 @@ class Partition:
         the parents in other partitions to their owners. Returns the messages written."""
         assert self.inbox is None
         level, game = self.level, store.game
-        buffer = np.empty((min(BATCH, max(self.members.count, 1)), game.max_moves), dtype=np.int64)
-        outbox = np.empty(buffer.size, dtype=np.int64)
+        buffers = game.parents_buffers(min(BATCH, max(self.members.count, 1)), game.max_moves)
+        outbox = np.empty(buffers[0].size, dtype=np.int64)
         sent = 0
         with store.message_writer(self.tier_names, level, self.part) as write:
             for tier, first, stop in self._spans():
@@ -176,16 +179,16 @@ class Partition:
                 found = loopy.settled_at(self.outcome, self.remoteness, level, low, high) + low
                 for start in range(0, found.size, BATCH):
                     batch = found[start:start + BATCH]
-                    parents = game.parents(tier, self.members.to_full(batch) - self.offsets[tier.name],
-                                           self.offsets, out=buffer)
+                    parents, weights = game.parents(tier, self.members.to_full(batch) - self.offsets[tier.name],
+                                                    self.offsets, out=buffers)
                     settled = self.outcome[batch]
                     if self.parts > 1:
-                        messages = outbox[:_route(parents, settled, self.lo, self.hi, outbox)]
-                        owners = np.searchsorted(self.bounds, messages >> 1, side="right") - 1
+                        messages = outbox[:_route(parents, weights, settled, self.lo, self.hi, outbox)]
+                        owners = np.searchsorted(self.bounds, messages >> MESSAGE_INDEX, side="right") - 1
                         for owner in np.flatnonzero(np.bincount(owners, minlength=self.parts)).tolist():
                             write(owner, messages[owners == owner])
                         sent += messages.size
-                    self._propagate(store, level, settled, parents)
+                    self._propagate(store, level, settled, parents, weights)
         self.level += 1
         self.inbox = level if self.parts > 1 else None
         return sent
@@ -205,10 +208,16 @@ class Partition:
         return summaries
 
 
+#: A message to another partition: the parent's group index << MESSAGE_INDEX | its weight << 1 |
+#: 1 if the child lost (a weight is at most a game's moves, below 128).
+MESSAGE_INDEX = 8
+MESSAGE_WEIGHT = 0x7F
+
+
 @njit
-def _route(parents, settled, lo, hi, outbox):
-    """Keep in each row of `parents` the parents inside lo..hi-1 (the row still ending at -1);
-    write the others into `outbox` as group index * 2 + 1 if the child lost. Returns how many."""
+def _route(parents, weights, settled, lo, hi, outbox):
+    """Keep in each row of `parents` (and `weights`) the parents inside lo..hi-1 (the row still
+    ending at -1); write the others into `outbox` as messages. Returns how many."""
     n = 0
     for row in range(parents.shape[0]):
         kept = 0
@@ -218,9 +227,10 @@ def _route(parents, settled, lo, hi, outbox):
                 break
             if lo <= q < hi:
                 parents[row, kept] = q
+                weights[row, kept] = weights[row, j]
                 kept += 1
             else:
-                outbox[n] = q * 2 + (1 if settled[row] == LOSS else 0)
+                outbox[n] = (q << MESSAGE_INDEX) | (np.int64(weights[row, j]) << 1) | (1 if settled[row] == LOSS else 0)
                 n += 1
         if kept < parents.shape[1]:
             parents[row, kept] = -1

@@ -6,9 +6,9 @@ increasing remoteness, by propagating from each settled position to its parents
 inside the group (a game's `parents` kernel):
 
 * a loss at level r makes every parent a win at r + 1 (unless it already wins faster);
-* a win at level r takes one off each undecided parent's count of unsettled children;
-  a parent whose count reaches zero, with no drawing child, is a loss at
-  1 + the slowest of its winning children.
+* a win at level r takes each undecided parent's weight (its moves into the position)
+  off its count of unsettled children (a move each); a parent whose count reaches zero,
+  with no drawing child, is a loss at 1 + the slowest of its winning children.
 
 What is never settled is a draw (endless play). Terminal positions (level 0) have
 nothing to propagate when the game gives terminal children by value: their parents
@@ -18,7 +18,7 @@ levels, over the whole group) in `pipeline.tasks` run them. No I/O, no dask.
 
 Guards: the kernels never let a value wrap. A remoteness that would exceed the largest
 value of the remoteness array's dtype, more children inside the group than `pending`
-counts, or a winning child reported to a parent whose count is already zero (a game's
+counts, or a winning child reported to a parent whose count is below its weight (a game's
 `parents` disagreeing with its `expand`) stop the kernel at that position; the Python
 functions `settle_from_outside` and `propagate` then raise `LoopyFault`, naming the
 position (by its index in the arrays, or in the caller's words with `describe`).
@@ -36,7 +36,7 @@ from retrograde.jit import njit
 from retrograde.outcome import DRAW, ILLEGAL, LOSS, UNDECIDED, WIN
 from retrograde.solvers.kernels import OVERFLOW
 
-#: Low bits of `pending`: children inside the group not yet settled as wins.
+#: Low bits of `pending`: moves into the group whose child is not yet settled as a win.
 COUNT = 0x7F
 #: High bit of `pending`: a drawing child outside the group (the position can never be a loss).
 HAS_DRAW = 0x80
@@ -44,15 +44,15 @@ HAS_DRAW = 0x80
 #: Fault codes in `fault[0]` (after `kernels.NO_MOVES`, `UNDECIDED_CHILD` and `OVERFLOW`, the
 #: last meaning here: 1 + a child's remoteness does not fit the remoteness dtype).
 TOO_MANY_CHILDREN = 4
-#: A winning child reported to an undecided parent whose count of unsettled children is zero.
+#: A winning child reported to an undecided parent with a weight above its count of unsettled children.
 COUNT_UNDERFLOW = 5
 #: What `LoopyFault` says of the position, by fault code (`{value}`, `{limit}`, `{dtype}` filled in).
 REASONS = {
     OVERFLOW: "needs a remoteness of {value}, more than the remoteness dtype {dtype} holds (at most {limit})",
     TOO_MANY_CHILDREN: "has {value} children inside its loopy group, more than the pending-children count "
                        f"holds (at most {COUNT})",
-    COUNT_UNDERFLOW: "has a winning child reported after its count of unsettled children reached zero "
-                     "(the game's parents and moves disagree)",
+    COUNT_UNDERFLOW: "has a winning child reported with more moves into it than its count of unsettled "
+                     "children holds (the game's parents and moves disagree)",
 }
 
 
@@ -176,17 +176,18 @@ def _fail(fault, code, index, value, result):
     return result
 
 
-def propagate(level, settled_outcome, parents, outcome, remoteness, pending, *,
+def propagate(level, settled_outcome, parents, weights, outcome, remoteness, pending, *,
               describe: Callable[[int], str] | None = None):
-    """Propagate positions settled at `level` to their parents; returns the highest level set.
+    """Propagate positions settled at `level` to their parents (`weights`: each parent's moves
+    into the position); returns the highest level set.
 
     :raises LoopyFault: a parent would need a remoteness above the largest value of
         `remoteness`'s dtype, or a winning child reaches a parent whose count of unsettled
-        children is already zero. The parents before it in the batch are updated, the
+        children is below the child's weight. The parents before it in the batch are updated, the
         rest not. `describe(index into outcome)` names the position in the message.
     """
     fault = np.zeros(3, dtype=np.int64)
-    highest = _propagate(level, settled_outcome, parents, outcome, remoteness, pending,
+    highest = _propagate(level, settled_outcome, parents, weights, outcome, remoteness, pending,
                          np.iinfo(remoteness.dtype).max, fault)
     if fault[0]:
         _raise_fault(fault, remoteness, f"propagation at level {level}", describe)
@@ -194,7 +195,7 @@ def propagate(level, settled_outcome, parents, outcome, remoteness, pending, *,
 
 
 @njit
-def _propagate(level, settled_outcome, parents, outcome, remoteness, pending, limit, fault):
+def _propagate(level, settled_outcome, parents, weights, outcome, remoteness, pending, limit, fault):
     """`propagate`'s kernel: on a guard, `fault` = (code, index, value) and it returns."""
     highest = level
     fits = level < limit  # level + 1 fits the remoteness dtype
@@ -212,9 +213,10 @@ def _propagate(level, settled_outcome, parents, outcome, remoteness, pending, li
                     remoteness[q] = level + 1
                     highest = max(highest, level + 1)
             elif outcome[q] == UNDECIDED:
-                if pending[q] & COUNT == 0:
+                weight = weights[row, j]
+                if pending[q] & COUNT < weight:
                     return _fail(fault, COUNT_UNDERFLOW, q, -1, highest)
-                pending[q] -= 1
+                pending[q] -= weight
                 if not fits:
                     # Only a loss decided now would need level + 1; otherwise the parent ends a
                     # draw (remoteness 0) or a win at a later level (caught there).

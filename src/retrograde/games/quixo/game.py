@@ -317,15 +317,12 @@ class Quixo(Game):
 
     def parents(self, tier, indices, group_offsets, *, out=None):
         """In-group parents of representatives of `tier`: the representatives in the partner tier
-        m{b}o{a} with a move that took an own cube into the position's class, each once, each row
-        ending at -1."""
+        m{b}o{a} with a move that took an own cube into the position's class, each once (each row
+        ending at -1), and the weight of each: how many such moves it has."""
         from retrograde.games.quixo import kernels
 
-        if out is None:
-            parents = np.full((len(indices), self.max_moves), -1, dtype=np.int64)
-        else:
-            parents = out[: len(indices)]
+        refs, weights = Game.parents_buffers(len(indices), self.max_moves, out)
         a, b = tier.key
         kernels.parents(self.size, self.move_table, symmetry.tables(self.size), a, b,
-                        np.asarray(indices, dtype=np.int64), group_offsets[f"m{b}o{a}"], parents)
-        return parents
+                        np.asarray(indices, dtype=np.int64), group_offsets[f"m{b}o{a}"], refs, weights)
+        return refs, weights

@@ -91,18 +91,17 @@ def expand(n, moves, lines, table, a, b, start, stop, child_offsets, count_only,
     tables); any other index is ILLEGAL (a hole). Children are referenced by their
     representatives. child_offsets[0] locates the partner tier m{b}o{a} (own cube taken),
     [1] the tier m{b}o{a+1} (blank taken). With `count_only` (the partner is in the loopy
-    group being solved), partner children are not ranked: a terminal one is given by value
-    (a move completing an opponent's line as WINNING_CHILD; one completing only the
-    mover's line makes the row the single reference LOSING_CHILD, a win in one), any other
-    as IN_GROUP, once per distinct representative (the count the loopy solver keeps, which
-    `parents` matches: it names each distinct parent once).
+    group being solved), partner children are neither canonicalised nor ranked: a terminal
+    one is given by value (a move completing an opponent's line as WINNING_CHILD; one
+    completing only the mover's line makes the row the single reference LOSING_CHILD, a win
+    in one), any other as IN_GROUP, once per move (the count the loopy solver keeps, which
+    `parents` matches with each parent's weight).
     """
     cells = n * n
     width = children.shape[1]
     block = BINOMIAL[cells - a, b]
     mover = unrank_mask(start // block, a, cells)
     packed = unrank_mask(start % block, b, cells - a)
-    seen = np.empty(width, dtype=np.int64)  # the row's in-group children so far, as pair keys
     for row in range(stop - start):
         opponent = unsqueeze(packed, mover, cells)
         primitive[row] = 0
@@ -115,7 +114,6 @@ def expand(n, moves, lines, table, a, b, start, stop, child_offsets, count_only,
             primitive[row] = LOSS
         else:
             j = 0
-            distinct = 0
             for k in range(moves.shape[0]):
                 s = moves[k, SOURCE]
                 if opponent & s:
@@ -134,12 +132,6 @@ def expand(n, moves, lines, table, a, b, start, stop, child_offsets, count_only,
                     j = 1
                     break
                 else:
-                    child_mover, child_opponent, _ = least_image(table, new_opponent, new_mover)
-                    key = (child_mover << 32) | child_opponent
-                    if _holds(seen, distinct, key):
-                        continue
-                    seen[distinct] = key
-                    distinct += 1
                     children[row, j] = IN_GROUP
                 j += 1
             if j < width:
@@ -148,29 +140,36 @@ def expand(n, moves, lines, table, a, b, start, stop, child_offsets, count_only,
 
 
 @njit
-def _holds(values, count, value):
-    """Whether values[:count] holds `value`."""
+def _find(values, count, value):
+    """Where values[:count] holds `value`, or -1."""
     for i in range(count):
         if values[i] == value:
-            return True
-    return False
+            return i
+    return -1
 
 
 @njit
-def parents(n, moves, table, a, b, indices, parent_offset, out):
+def parents(n, moves, table, a, b, indices, parent_offset, out, weights):
     """For representatives of tier m{a}o{b}, their distinct parents' representatives in tier
-    m{b}o{a} (moves that took an own cube), each named once however many moves lead from it
-    into the position's class.
+    m{b}o{a} (moves that took an own cube), each named once, with its weight: how many of its
+    moves lead into the position's class (what a win there takes off its count, which `expand`
+    keeps a move each).
 
-    The child's opponent just moved: the cube it pushed in sits at the move's
-    dest. Undoing shifts the segment back and returns that cube to the source.
+    The child's opponent just moved: the cube it pushed in sits at the move's dest. Undoing
+    shifts the segment back and returns that cube to the source. Each un-move is one move from
+    a member of the parent's class into the position. The parent's class (8 / s_parent boards,
+    s the order of a class's stabiliser) makes (8 / s_parent) * weight moves into the
+    position's class, which takes (8 / s_position) * un-moves from the parent's class: so
+    weight = un-moves * s_parent / s_position.
     """
     cells = n * n
+    width = BINOMIAL[cells - a, b]
+    stabilisers = np.empty(out.shape[1], dtype=np.int64)  # per parent: s_parent summed over its un-moves
     for row in range(indices.shape[0]):
-        width = BINOMIAL[cells - a, b]
         index = indices[row]
         child_mover = unrank_mask(index // width, a, cells)
         child_opponent = unsqueeze(unrank_mask(index % width, b, cells - a), child_mover, cells)
+        own = least_image(table, child_mover, child_opponent)[2]
         j = 0
         for k in range(moves.shape[0]):
             e = moves[k, DEST]
@@ -182,10 +181,16 @@ def parents(n, moves, table, a, b, indices, parent_offset, out):
             keep = ~(seg | s)
             parent_mover = (child_opponent & keep) | shifted(child_opponent & moved, -moves[k, SHIFT]) | s
             parent_opponent = (child_mover & keep) | shifted(child_mover & moved, -moves[k, SHIFT])
-            parent_mover, parent_opponent, _ = least_image(table, parent_mover, parent_opponent)
+            parent_mover, parent_opponent, same = least_image(table, parent_mover, parent_opponent)
             parent = parent_offset + rank_counted(parent_mover, parent_opponent, b, a, cells)
-            if not _holds(out[row], j, parent):
+            i = _find(out[row], j, parent)
+            if i < 0:
                 out[row, j] = parent
+                stabilisers[j] = same
                 j += 1
+            else:
+                stabilisers[i] += same
+        for i in range(j):
+            weights[row, i] = stabilisers[i] // own
         if j < out.shape[1]:
             out[row, j] = -1
