@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import reference as ref
 from retrograde.data import packing
-from retrograde.games import make_game, ranking, ranking_arrays, ranking_kernels
+from retrograde.games import bits, make_game, ranking, ranking_arrays, ranking_kernels
 from retrograde.games.nim import kernels as nim_kernels
 from retrograde.solvers import kernels
 
@@ -80,6 +80,24 @@ def test_rank_pair_matches_reference_and_round_trips(board):
     assert 0 <= index < ranking.pair_size(a, b, cells)
     assert tuple(ranking_kernels.unrank_pair(index, a, b, cells)) == (first, second)
     assert ranking.unrank_pair(index, a, b, cells) == (first, second)
+
+
+@SETTINGS
+@given(boards())
+def test_squeeze_by_tables_and_by_bmi2_match_reference(board):
+    """Both ways of squeezing (byte tables everywhere; PEXT/PDEP where the host runs BMI2 fast,
+    the one the kernels then use) agree with the plain-Python reference, and so does popcount."""
+    cells, first, second = board
+    packed = ranking.squeeze(second, first, cells)
+    ways = [(ranking_kernels.squeeze_by_table, ranking_kernels.unsqueeze_by_table)]
+    if bits.HAS_FAST_BMI2:
+        ways.append((ranking_kernels.squeeze_by_bmi2, ranking_kernels.unsqueeze_by_bmi2))
+    for squeeze, unsqueeze in ways:
+        assert squeeze(second, first, cells) == packed
+        assert unsqueeze(packed, first, cells) == second
+    assert (ranking_kernels.squeeze, ranking_kernels.unsqueeze) == ways[-1]
+    assert ranking_kernels.popcount(first) == bin(first).count("1")
+    assert ranking_kernels.popcount(-1) == 64 and ranking_kernels.popcount(-(1 << 63)) == 1  # all 64 bits
 
 
 @SETTINGS
