@@ -90,10 +90,12 @@ class Killed(BaseException):
 def solve_killed_in_propagation(path: Path, monkeypatch, level: int = 3) -> None:
     """Solve 3x3 Quixo into `path` with a checkpoint after every propagation level, killed (by
     `Killed`) when a propagation reaches `level`: the store is left with a loopy group's first
-    passes and its checkpoint. The solver is whole again afterwards."""
+    passes and its checkpoint (every group's first passes go through scratch files, for the rest
+    of the test too). The solver is whole again afterwards."""
     from retrograde.solvers import loopy
 
     monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
+    monkeypatch.setenv("RETROGRADE_SMALL_GROUP_CHUNKS", "0")
     propagate = loopy.propagate
 
     def propagate_then_die(reached, *args, **kwargs):

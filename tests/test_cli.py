@@ -291,12 +291,16 @@ def test_store_with_an_unreadable_plan(tmp_path, solved):
     assert store_bytes(store) == before
 
 
-@pytest.mark.parametrize("value", ["soon", "-5", "nan"])
-def test_bad_checkpoint_interval_fails_before_anything_is_written(tmp_path, monkeypatch, value):
-    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", value)
+@pytest.mark.parametrize("name, value", [("RETROGRADE_CHECKPOINT_SECONDS", "soon"),
+                                         ("RETROGRADE_CHECKPOINT_SECONDS", "-5"),
+                                         ("RETROGRADE_CHECKPOINT_SECONDS", "nan"),
+                                         ("RETROGRADE_SMALL_GROUP_CHUNKS", "2.5"),
+                                         ("RETROGRADE_SMALL_GROUP_CHUNKS", "-1")])
+def test_bad_solve_setting_fails_before_anything_is_written(tmp_path, monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
     store = tmp_path / "s.zarr"
     result = run_cli("solve", "quixo", "--size", "3", "--store", str(store))
-    check_one_line_error(result, 1, "RETROGRADE_CHECKPOINT_SECONDS")
+    check_one_line_error(result, 1, f"{name}={value!r}: must be")
     assert not store.exists()
 
 

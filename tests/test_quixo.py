@@ -102,9 +102,11 @@ def test_kernels_match_the_rules_on_random_boards(case):
     # The parents kernel: every in-group parent with a move into the position's class, once,
     # weighed by its moves into the class.
     refs, weights = game.parents(tier, np.array([index]), {name: 0, partner: 0} if partner != name else {name: 0})
-    named = Counter(r for r in refs[0].tolist() if r >= 0)
+    row = refs[0].tolist()
+    row = row[:row.index(-1)] if -1 in row else row  # what follows a row's end is not set
+    named = Counter(row)
     assert set(named.values()) <= {1}
-    weight_of = dict(zip(refs[0].tolist(), weights[0].tolist()))
+    weight_of = dict(zip(row, weights[0].tolist()))
     expected = {}
     for parent_index in range(game.tier(partner).size) if size == 3 else named:
         parent = game.position_at(game.tier(partner), parent_index)
@@ -258,6 +260,44 @@ def test_propagation_resumes_from_its_last_checkpoint(tmp_path, solved, monkeypa
                         levels.append(level) or settled_at(outcome, remoteness, level, *span))
     solve_in_process("quixo", {"size": 3}, store)
     assert levels[0] == 3, "the rerun started the interrupted group's propagation again"
+    assert not (store / "scratch").exists()
+    assert_same_store(store, solved("quixo", {"size": 3}))
+
+
+def test_a_small_group_is_one_task_without_scratch_files_and_a_kill_costs_it_whole(tmp_path, solved, monkeypatch):
+    """With 3x3 Quixo's groups (1 or 2 chunks each) every group is one `solve_group` task, unless
+    RETROGRADE_SMALL_GROUP_CHUNKS says 0; killed in a propagation it leaves no first pass and no
+    checkpoint behind, and the rerun solves the group again to the bytes of an uninterrupted solve
+    (which the truth tests check against the references)."""
+    from conftest import Killed, assert_same_store, solve_in_process
+    from retrograde.games import make_game
+    from retrograde.pipeline.propagation import solve_group
+    from retrograde.pipeline.stages import plan_stage, solve_tasks
+    from retrograde.pipeline.tasks import settle_chunk
+    from retrograde.solvers import loopy
+
+    store = tmp_path / "q3.zarr"
+    with plan_stage(make_game("quixo", {"size": 3}), store) as planned:
+        kinds = {task.fn for task in solve_tasks(planned) if not task.in_driver}
+        monkeypatch.setenv("RETROGRADE_SMALL_GROUP_CHUNKS", "0")
+        assert settle_chunk in {task.fn for task in solve_tasks(planned)}
+        monkeypatch.delenv("RETROGRADE_SMALL_GROUP_CHUNKS")
+    assert kinds == {solve_group}
+
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # even so: a small group saves nothing
+    propagate = loopy.propagate
+
+    def propagate_then_die(reached, *args, **kwargs):
+        if reached == 3:
+            assert not list(store.glob("scratch/*/*.npz")), "a small group wrote scratch files"
+            raise Killed
+        return propagate(reached, *args, **kwargs)
+
+    monkeypatch.setattr(loopy, "propagate", propagate_then_die)
+    with pytest.raises(Killed):
+        solve_in_process("quixo", {"size": 3}, store)
+    monkeypatch.setattr(loopy, "propagate", propagate)
+    solve_in_process("quixo", {"size": 3}, store)
     assert not (store / "scratch").exists()
     assert_same_store(store, solved("quixo", {"size": 3}))
 

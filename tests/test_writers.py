@@ -19,23 +19,25 @@ from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.plan import make_plan
 from retrograde.pipeline.stages import plan_stage, solve_stage, solve_tasks
-from retrograde.pipeline.propagation import propagate_group
+from retrograde.pipeline.propagation import propagate_group, solve_group
 from retrograde.pipeline.tasks import settle_chunk, solve_chunk
 
 QUIXO3 = ("quixo", {"size": 3})
 
 
 def _tasks_by_kind(store):
-    """The first task of each kind (solve_chunk, settle_chunk, propagate_group) of a fresh solve."""
+    """The first task of each kind (solve_chunk, settle_chunk, propagate_group, solve_group) of a fresh solve."""
     kinds = {}
     for task in solve_tasks(store):
         kinds.setdefault(task.fn, task)
     return kinds
 
 
-@pytest.mark.parametrize("game, kinds", [(QUIXO3, (settle_chunk, propagate_group)),
-                                         (("tictactoe", None), (solve_chunk,))])
-def test_tasks_of_an_earlier_attempt_write_nothing(tmp_path, game, kinds):
+@pytest.mark.parametrize("game, small, kinds", [(QUIXO3, "0", (settle_chunk, propagate_group)),
+                                                (QUIXO3, "2", (solve_group,)),
+                                                (("tictactoe", None), "2", (solve_chunk,))])
+def test_tasks_of_an_earlier_attempt_write_nothing(tmp_path, monkeypatch, game, small, kinds):
+    monkeypatch.setenv("RETROGRADE_SMALL_GROUP_CHUNKS", small)  # 0: 3x3 Quixo's groups through scratch files
     path = tmp_path / "store.zarr"
     with plan_stage(make_game(*game), path) as store:
         stale = store.begin_attempt()
@@ -49,7 +51,8 @@ def test_tasks_of_an_earlier_attempt_write_nothing(tmp_path, game, kinds):
         assert store_bytes(path) == before, "a stale task wrote into the store"
 
 
-def test_a_task_after_the_end_of_its_solve_does_not_bring_back_the_scratch_folder(tmp_path, solved):
+def test_a_task_after_the_end_of_its_solve_does_not_bring_back_the_scratch_folder(tmp_path, solved, monkeypatch):
+    monkeypatch.setenv("RETROGRADE_SMALL_GROUP_CHUNKS", "0")  # first passes as tasks of their own
     path = tmp_path / "q3.zarr"
     with plan_stage(make_game(*QUIXO3), path) as store:
         store.begin_attempt()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from retrograde.errors import DamagedStore, StoreError
 from retrograde.jit import njit
 from retrograde.outcome import LOSS
 from retrograde.pipeline.executors import Task
-from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position
+from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position, first_pass
 from retrograde.solvers import loopy
 from retrograde.solvers.kernels import OVERFLOW
 from retrograde.solvers.members import Members
@@ -94,14 +95,16 @@ class Partition:
         base = self.offsets[tier.name]
         return range((first - base) // plan.chunk_size, -(-(stop - base) // plan.chunk_size))
 
-    def load(self, store: Store, *, values: bool) -> None:
-        """Mark the range's positions from its chunks' first-pass files (a position is a row the
+    def load(self, store: Store, *, values: bool, first_passes: Callable | None = None) -> None:
+        """Mark the range's positions from its chunks' first passes (a position is a row the
         first pass gave a value or children inside the group to wait for; a hole has neither),
-        and with `values` take their (outcome, remoteness, pending) as the state."""
+        and with `values` take their (outcome, remoteness, pending) as the state. The first
+        passes are read from the scratch files, or come from `first_passes(tier name, chunks)`
+        (start, outcome, remoteness, pending of each chunk in turn)."""
+        first_passes = first_passes or store.read_scratch
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for tier, first, stop in self._spans():
-            for start, outcome, remoteness, pending in store.read_scratch(tier.name,
-                                                                          self._chunks(store, tier, first, stop)):
+            for start, outcome, remoteness, pending in first_passes(tier.name, self._chunks(store, tier, first, stop)):
                 held = (outcome != 0) | (pending != 0)
                 self.members.mark(self.offsets[tier.name] + start, held)
                 if values:
@@ -263,6 +266,21 @@ def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
                 partition.save(store)
                 store.drop_checkpoints(tier_names, keep=(1, partition.level))
                 last = time.monotonic()
+        return partition.finish(store)
+
+
+def solve_group(store_path: str, attempt: str, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A small loopy group whole in one task: each chunk's first pass, in memory, then the
+    propagation; writes every chunk of the group's tiers and returns their summaries. No scratch
+    file and no checkpoint: a rerun after a kill does it all again (a small group's work is a
+    task's round trip or two, which its three or more tasks and their scratch files cost)."""
+    with open_store(store_path, mode="r+", attempt=attempt) as store:
+        partition = Partition(store, tier_names, group_bounds(store, tier_names, 1), 0)
+        partition.load(store, values=True, first_passes=lambda name, chunks: (
+            (store.plan.tier(name).chunk_bounds(chunk)[0], *first_pass(store, tier_names, name, chunk))
+            for chunk in chunks))
+        while partition.level <= partition.highest:
+            partition.send(store)
         return partition.finish(store)
 
 

@@ -23,11 +23,11 @@ from retrograde.pipeline.executors import Task, waits_for, worker_processes
 from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.propagation import (finish_partition, first_level, group_bounds, plan_round,
-                                             propagate_group)
-from retrograde.pipeline.tasks import checkpoint_seconds, settle_chunk, solve_chunk, verify_chunk
+                                             propagate_group, solve_group)
+from retrograde.pipeline.tasks import checkpoint_seconds, settle_chunk, small_group_chunks, solve_chunk, verify_chunk
 
 #: The tasks whose results are chunk summaries for the driver to record.
-RECORDING = (solve_chunk, propagate_group, finish_partition)
+RECORDING = (solve_chunk, propagate_group, finish_partition, solve_group)
 
 
 def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Plan | None:
@@ -35,9 +35,11 @@ def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = N
     this one extends (a store to deepen); the plan of the store to solve, None if none exists.
 
     :raises StoreError: the path holds a store of another game, options or chunking.
-    :raises RetrogradeError: RETROGRADE_CHECKPOINT_SECONDS is not a number of seconds.
+    :raises RetrogradeError: RETROGRADE_CHECKPOINT_SECONDS is not a number of seconds, or
+        RETROGRADE_SMALL_GROUP_CHUNKS not a whole number.
     """
     checkpoint_seconds()
+    small_group_chunks()
     path = Path(store_path)
     if not path.exists() or (path.is_dir() and not any(path.iterdir())):
         if why := missing_folder(path, "store"):
@@ -102,13 +104,17 @@ def solved_key(step) -> str:
 def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None = None) -> list[Task]:
     """The tasks still to run, in dependency order, and a barrier per step for the steps reading it.
 
-    A loop-free tier is one task per unrecorded chunk. A loopy group is one first-pass
+    A loop-free tier is one task per unrecorded chunk. A loopy group of at most
+    `tasks.small_group_chunks()` chunks, not started yet and not split, is one task
+    (`solve_group`): first passes as tasks of their own would each be a round trip to the
+    driver and a scratch file written, synced and read back (4x4 Quixo: 76 of its 81 groups,
+    246 tasks then 101). Another is one first-pass
     task per chunk without a scratch file, then its propagation: one task, or split level by
     level into partitions (`pipeline.propagation`): at least `partitions`, and as many as its
     partitions take to fit `worker_memory` (`estimate.propagation_parts`). A propagation
     resumed from a checkpoint keeps the partitions it was saved with."""
     path, attempt = store.location, store.attempt
-    checkpoint_every = checkpoint_seconds()
+    checkpoint_every, small = checkpoint_seconds(), small_group_chunks()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
     barriers: dict[tuple[str, ...], str] = {}
     tasks: list[Task] = []
@@ -121,21 +127,23 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
                 for name in step.tiers:  # a run stopped while dropping the scratch
                     store.delete_scratch(name)
                 continue
-            first_pass = []
-            for name in step.tiers:
-                first_pass.extend(Task(f"settle-{name}-{c}", settle_chunk, (path, attempt, step.tiers, name, c), after,
-                                       store.plan.tier(name).chunk_length(c))
-                                  for c, done in enumerate(store.settled_chunks(name)) if not done)
-            tasks.extend(first_pass)
             keys = [f"propagate-{'-'.join(step.tiers)}"]
-            waits = after + tuple(task.key for task in first_pass)
             size = sum(store.plan.tier(name).size for name in step.tiers)
             saved = store.checkpoint_level(step.tiers)
             parts = saved[0] if saved else len(group_bounds(store, step.tiers, propagation_parts(
                 store.plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=store.game))) - 1
-            if parts == 1:
+            settled = {(name, c): done for name in step.tiers for c, done in enumerate(store.settled_chunks(name))}
+            first_pass = [Task(f"settle-{name}-{c}", settle_chunk, (path, attempt, step.tiers, name, c), after,
+                               store.plan.tier(name).chunk_length(c))
+                          for (name, c), done in settled.items() if not done]
+            waits = after + tuple(task.key for task in first_pass)
+            if parts == 1 and len(first_pass) == len(settled) <= small and not saved:
+                tasks.append(Task(keys[0], solve_group, (path, attempt, step.tiers), after, size))
+            elif parts == 1:
+                tasks.extend(first_pass)
                 tasks.append(Task(keys[0], propagate_group, (path, attempt, step.tiers, checkpoint_every), waits, size))
             else:
+                tasks.extend(first_pass)
                 level, start = (saved[1], "checkpoint") if saved else (first_level(store.game), "first pass")
                 tasks.append(Task(keys[0], plan_round, (path, attempt, step.tiers, parts, level, start, 0.0,
                                                         checkpoint_every), waits, size, in_driver=True))

@@ -40,16 +40,33 @@ BATCH = 1 << 16
 CHECKPOINT_SECONDS = 120.0
 
 
+#: Chunks a loopy group may have to be solved in one task, first passes in memory (`solve_tasks`);
+#: RETROGRADE_SMALL_GROUP_CHUNKS overrides it (0: every group through scratch files).
+SMALL_GROUP_CHUNKS = 2
+
+
 def checkpoint_seconds() -> float:
     """The driver's checkpoint interval (tasks get it as an argument: workers may run elsewhere)."""
-    text = os.environ.get("RETROGRADE_CHECKPOINT_SECONDS", "")
+    return _setting("RETROGRADE_CHECKPOINT_SECONDS", CHECKPOINT_SECONDS, float, "a number of seconds")
+
+
+def small_group_chunks() -> int:
+    """The driver's SMALL_GROUP_CHUNKS."""
+    return _setting("RETROGRADE_SMALL_GROUP_CHUNKS", SMALL_GROUP_CHUNKS, int, "a whole number")
+
+
+def _setting(name: str, default, kind: type, what: str):
+    """Environment variable `name` read as a `kind` >= 0, `default` where unset.
+
+    :raises RetrogradeError: it is set to anything else."""
+    text = os.environ.get(name, "")
     try:
-        seconds = float(text) if text else CHECKPOINT_SECONDS
+        value = kind(text) if text else default
     except ValueError:
-        seconds = -1.0
-    if not seconds >= 0:
-        raise RetrogradeError(f"RETROGRADE_CHECKPOINT_SECONDS={text!r}: must be a number of seconds >= 0")
-    return seconds
+        value = -1
+    if not value >= 0:
+        raise RetrogradeError(f"{name}={text!r}: must be {what} >= 0")
+    return value
 
 
 class ChildValues:
@@ -188,33 +205,39 @@ def solve_chunk(store_path: str, attempt: str, tier_name: str, chunk: int) -> li
 
 
 def settle_chunk(store_path: str, attempt: str, tier_names: tuple[str, ...], tier_name: str, chunk: int) -> list:
-    """First pass over one chunk of a loopy group's tier (see `solvers.loopy`): terminal
-    values, values from the already solved tiers it leads out to, and counts of children
-    inside the group. Written to a scratch file of the chunk (its presence records it);
-    chunks run in parallel."""
+    """First pass over one chunk of a loopy group's tier (see `solvers.loopy`), written to a
+    scratch file of the chunk (its presence records it); chunks run in parallel."""
     with open_store(store_path, mode="r+", attempt=attempt) as store:
-        size = sum(store.plan.tier(name).size for name in tier_names)
-        tier = store.game.tier(tier_name)
-        outside = tuple(c for c in tier.children if c not in tier_names)
-        out = solved_values(store, outside)
-        where = dict(zip(outside, out.offsets))
-        offsets = np.array([0 if c in tier_names else size + int(where[c]) for c in tier.children], dtype=np.int64)
-        start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
-        outcome = np.zeros(stop - start, dtype=np.uint8)
-        remoteness = np.zeros(stop - start, dtype=np.dtype(store.plan.remoteness_dtype))
-        pending = np.zeros(stop - start, dtype=np.uint8)
-        buffers = Expansion.buffers(min(BATCH, stop - start), store.game.max_moves)
-        for first in range(start, stop, BATCH):
-            last = min(first + BATCH, stop)
-            expansion = store.game.expand(tier, first, last, offsets, group=tier_names, out=buffers)
-            out.locate(expansion.children, size)
-            if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out.outcome,
-                                         out.remoteness, first - start, outcome, remoteness, pending,
-                                         describe=lambda i: describe_position(store, tier_name, start + i)):
-                raise StoreError(f"store {store_path!r}: a position of {tier_name} has no moves but is "
-                                 f"not terminal, or has an unsolved child")
-        store.write_scratch(tier_name, chunk, outcome, remoteness, pending)
+        store.write_scratch(tier_name, chunk, *first_pass(store, tier_names, tier_name, chunk))
     return []  # nothing for the driver to record: the scratch file is the record
+
+
+def first_pass(store: Store, tier_names: tuple[str, ...], tier_name: str,
+               chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(outcome, remoteness, pending) of one chunk of a loopy group's tier after the first pass:
+    terminal values, values from the already solved tiers it leads out to, and counts of
+    children inside the group."""
+    size = sum(store.plan.tier(name).size for name in tier_names)
+    tier = store.game.tier(tier_name)
+    outside = tuple(c for c in tier.children if c not in tier_names)
+    out = solved_values(store, outside)
+    where = dict(zip(outside, out.offsets))
+    offsets = np.array([0 if c in tier_names else size + int(where[c]) for c in tier.children], dtype=np.int64)
+    start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+    outcome = np.zeros(stop - start, dtype=np.uint8)
+    remoteness = np.zeros(stop - start, dtype=np.dtype(store.plan.remoteness_dtype))
+    pending = np.zeros(stop - start, dtype=np.uint8)
+    buffers = Expansion.buffers(min(BATCH, stop - start), store.game.max_moves)
+    for first in range(start, stop, BATCH):
+        last = min(first + BATCH, stop)
+        expansion = store.game.expand(tier, first, last, offsets, group=tier_names, out=buffers)
+        out.locate(expansion.children, size)
+        if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out.outcome,
+                                     out.remoteness, first - start, outcome, remoteness, pending,
+                                     describe=lambda i: describe_position(store, tier_name, start + i)):
+            raise StoreError(f"store {store.location!r}: a position of {tier_name} has no moves but is "
+                             f"not terminal, or has an unsolved child")
+    return outcome, remoteness, pending
 
 
 def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
