@@ -90,7 +90,10 @@ def test_peak_names_the_largest_task():
     assert ttt.peak_bytes == estimating.PROCESS_BYTES + k7 + k6 + 1_260 * 3 + 1_680 * (1 + 8 * 9 + 3)
 
 
-def test_time_and_scratch_scale_with_workers():
+def test_time_and_scratch_scale_with_workers(monkeypatch):
+    # Every 4x4 group (4 chunks at most) is solved in one task, writing no scratch file ...
+    assert quixo(4, workers=1).scratch_bytes == 0
+    monkeypatch.setenv("RETROGRADE_SMALL_GROUP_CHUNKS", "0")  # ... unless none is
     one, two = quixo(4, workers=1), quixo(4, workers=2)
     assert one.seconds == pytest.approx(2 * two.seconds)
     assert one.workers == 1 and two.workers == 2
@@ -108,8 +111,8 @@ def test_time_and_scratch_scale_with_workers():
 
 def test_describe_is_one_human_line():
     line = quixo(4).describe()
-    assert line == ("43,046,721 positions; about 1.9 MB on disk (+ 31 MB scratch while solving), "
-                    "peak 228 MB per worker (first pass of m5o5), about 0:00:17 on 2 workers")
+    assert line == ("43,046,721 positions; about 1.9 MB on disk, peak 255 MB per worker (group m5o6 m6o5 in one "
+                    "task), about 0:00:17 on 2 workers")
     resumed = estimate(plan_of("quixo", {"size": 4}), workers=1, done_positions=3**16 - 1000)
     assert "43,046,721 positions (1,000 still to solve);" in resumed.describe()
     assert resumed.describe().endswith("about 0:00:01 on 1 worker")  # never under a second
@@ -203,7 +206,9 @@ def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):
     assert expected.peak_bytes <= 32 * 10**9
     tasks = {task["task"]: task["peak_bytes"] for task in found["tasks"]}
     assert max(tasks.values()) == expected.peak_bytes and len(tasks) == len(found["tasks"])
-    assert {f"first pass of {tier.name}" for tier in plan.tiers} <= set(tasks)
+    # Every tier has its first pass, as a task or within its small group's one task.
+    in_one = {name for task in tasks if task.endswith(" in one task") for name in task.split()[1:-3]}
+    assert in_one and {f"first pass of {tier.name}" for tier in plan.tiers if tier.name not in in_one} <= set(tasks)
     # The largest propagation (210 GB in one task) is split to fit 32 GB a worker.
     (split,) = [task for task in tasks if task.startswith("propagation of m8o9 m9o8, 1 of ")]
     parts = int(split.split()[-2])
@@ -213,7 +218,7 @@ def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):
     lines = text.stdout.splitlines()
     four = estimate(make_plan(make_game("quixo", {"size": 4})), workers=None)
     assert text.returncode == 0 and lines[0] == f"plan: {four.describe()}"
-    assert lines[2].split()[-4:] == ["first", "pass", "of", "m5o5"] and len(lines) == 12
+    assert lines[2].split()[-5:] == ["m5o6", "m6o5", "in", "one", "task"] and len(lines) == 12
     assert list(tmp_path.iterdir()) == []
     for bad in (["plan"], ["plan", "chess"], ["plan", "quixo", "--size", "7"],
                 ["plan", "nim", "--heaps", "1,3", "--workers", "-1"]):

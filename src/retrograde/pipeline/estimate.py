@@ -25,7 +25,7 @@ from retrograde.games import make_game
 from retrograde.pipeline.executors import available_memory, worker_processes
 from retrograde.pipeline.plan import Plan
 from retrograde.pipeline.progress import clock
-from retrograde.pipeline.tasks import BATCH, KEPT_VALUES_BYTES, ChildValues
+from retrograde.pipeline.tasks import BATCH, KEPT_VALUES_BYTES, ChildValues, small_group_chunks
 
 #: Longest estimated solve started without --force (seconds): a week.
 MAX_SECONDS = 7 * 24 * 3600
@@ -139,6 +139,12 @@ def propagation_parts(plan: Plan, tiers: tuple[str, ...], *, worker_memory: int 
     return parts
 
 
+def in_one_task(plan: Plan, tiers: tuple[str, ...], parts: int) -> bool:
+    """Whether a loopy group propagated in `parts` partitions is solved in one task, first passes
+    in memory (`pipeline.propagation.solve_group`), when nothing of it is done yet."""
+    return parts == 1 and sum(plan.tier(name).n_chunks for name in tiers) <= small_group_chunks()
+
+
 def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Iterator[tuple[int, str]]:
     """(bytes, what) of each step's largest task of each kind, beyond PROCESS_BYTES: the arrays
     of pipeline/tasks.py and pipeline/propagation.py, with `value` bytes (outcome code and
@@ -169,14 +175,19 @@ def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Itera
             continue
         size = sum(plan.tier(name).size for name in step.tiers)
         split = parts(step.tiers)
-        yield (_propagation_bytes(size, share, value, max_moves, split),
-               f"propagation of {' '.join(step.tiers)}" + (f", 1 of {split} partitions" if split > 1 else ""))
+        propagation = _propagation_bytes(size, share, value, max_moves, split)
+        first_passes = []
         for name in step.tiers:  # settle_chunk: the tiers led out to whole, the chunk's state, a batch
             tier = plan.tier(name)
             rows = min(tier.chunk_size, tier.size)
             outside = [child for child in tier.children if child not in step.tiers]
-            yield (read(outside) + rows * (value + 1) + min(BATCH, rows) * expansion_row,
-                   f"first pass of {name}")
+            first_passes.append((read(outside) + rows * (value + 1) + min(BATCH, rows) * expansion_row,
+                                 f"first pass of {name}"))
+        if in_one_task(plan, step.tiers, split):  # the first passes in turn while the state fills
+            yield propagation + max(first_passes)[0], f"group {' '.join(step.tiers)} in one task"
+            continue
+        yield propagation, f"propagation of {' '.join(step.tiers)}" + (f", 1 of {split} partitions" * (split > 1))
+        yield from first_passes
 
 
 def task_peaks(plan: Plan, *, worker_memory: int | None = None, partitions: int = 1) -> list[tuple[int, str]]:
@@ -203,12 +214,13 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
     disk = (plan.positions * per_position + len(plan.tiers) * TIER_FILE_BYTES
             + sum(tier.n_chunks for tier in plan.tiers) * CHUNK_FILE_BYTES)
     # A group being solved has first-pass files of every index and a propagation checkpoint of
-    # its positions, each holding outcome, remoteness and pending count uncompressed. Groups of
-    # one wave do not read each other, so up to one a worker are solved at once: the largest of
-    # one wave.
+    # its positions, each holding outcome, remoteness and pending count uncompressed (not one
+    # solved in one task: `in_one_task`). Groups of one wave do not read each other, so up to
+    # one a worker are solved at once: the largest of one wave.
     waves: dict[int, list[int]] = {}
     for step in plan.steps:
-        if step.loopy:
+        if step.loopy and not in_one_task(plan, step.tiers, propagation_parts(
+                plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=game)):
             waves.setdefault(step.wave, []).append(sum(plan.tier(name).size for name in step.tiers))
     at_once = max((sum(sorted(sizes, reverse=True)[:processes]) for sizes in waves.values()), default=0)
     scratch = math.ceil((1 + game.position_share) * (value + 1) * at_once)

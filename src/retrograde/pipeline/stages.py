@@ -17,8 +17,8 @@ from retrograde.data.lock import missing_folder
 from retrograde.data.store import SOLVED, Store, create_store, open_store
 from retrograde.errors import BadOption, DamagedStore, StoreError
 from retrograde.games import Game
-from retrograde.pipeline.estimate import (Estimate, check_fits, estimate, human_bytes, propagation_parts,
-                                          this_machine)
+from retrograde.pipeline.estimate import (Estimate, check_fits, estimate, human_bytes, in_one_task,
+                                          propagation_parts, this_machine)
 from retrograde.pipeline.executors import Task, waits_for, worker_processes
 from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.pipeline.progress import Progress
@@ -105,7 +105,7 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
     """The tasks still to run, in dependency order, and a barrier per step for the steps reading it.
 
     A loop-free tier is one task per unrecorded chunk. A loopy group of at most
-    `tasks.small_group_chunks()` chunks, not started yet and not split, is one task
+    `tasks.small_group_chunks()` chunks, not started yet and not split (`in_one_task`), is one task
     (`solve_group`): first passes as tasks of their own would each be a round trip to the
     driver and a scratch file written, synced and read back (4x4 Quixo: 246 tasks before, 81
     now, one a group). Another is one first-pass task per chunk without a scratch file, then
@@ -114,7 +114,7 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
     partitions take to fit `worker_memory` (`estimate.propagation_parts`). A propagation
     resumed from a checkpoint keeps the partitions it was saved with."""
     path, attempt = store.location, store.attempt
-    checkpoint_every, small = checkpoint_seconds(), small_group_chunks()
+    checkpoint_every = checkpoint_seconds()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
     barriers: dict[tuple[str, ...], str] = {}
     tasks: list[Task] = []
@@ -137,7 +137,7 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
                                store.plan.tier(name).chunk_length(c))
                           for (name, c), done in settled.items() if not done]
             waits = after + tuple(task.key for task in first_pass)
-            if parts == 1 and len(first_pass) == len(settled) <= small and not saved:
+            if in_one_task(store.plan, step.tiers, parts) and len(first_pass) == len(settled) and not saved:
                 tasks.append(Task(keys[0], solve_group, (path, attempt, step.tiers), after, size))
             elif parts == 1:
                 tasks.extend(first_pass)
