@@ -434,9 +434,10 @@ class Store:
     def message_writer(self, group: tuple[str, ...], level: int, sender: int) -> Iterator[Callable]:
         """`write(receiver, messages)`, appending to what partition `sender` sends partition
         `receiver` at `level`: the parents it reached in the receiver's positions, as int64
-        messages (`pipeline.propagation.MESSAGE_INDEX`: group index, weight, whether the child lost). The files are renamed into place when the
-        block ends. Read back within the same solve attempt only (a resumed solve starts from a
-        checkpoint), so not synced. Nothing is written where nothing is sent."""
+        messages (`pipeline.propagation.MESSAGE_INDEX`: group index, weight, whether the child
+        lost). The files are renamed into place when the block ends. Read back within the same
+        solve attempt only (a resumed solve starts from a checkpoint), so not synced. Nothing is
+        written where nothing is sent."""
         folder = self._messages_folder(group, level)
         files: dict[int, Any] = {}
 

@@ -212,7 +212,8 @@ class Partition:
 
 
 #: A message to another partition: the parent's group index << MESSAGE_INDEX | its weight << 1 |
-#: 1 if the child lost (a weight is at most a game's moves, below 128).
+#: 1 if the child lost (a weight is at most the parent's count of moves inside its group, which
+#: the first pass keeps within `loopy.COUNT`, 127).
 MESSAGE_INDEX = 8
 MESSAGE_WEIGHT = 0x7F
 

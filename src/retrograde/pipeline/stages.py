@@ -105,14 +105,14 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
     """The tasks still to run, in dependency order, and a barrier per step for the steps reading it.
 
     A loop-free tier is one task per unrecorded chunk. A loopy group of at most
-    `tasks.small_group_chunks()` chunks, not started yet and not split (`in_one_task`), is one task
-    (`solve_group`): first passes as tasks of their own would each be a round trip to the
+    `tasks.small_group_chunks()` chunks, not started yet and not split (`in_one_task`), is one
+    task (`solve_group`): first passes as tasks of their own would each be a round trip to the
     driver and a scratch file written, synced and read back (4x4 Quixo: 246 tasks before, 81
-    now, one a group). Another is one first-pass task per chunk without a scratch file, then
-    its propagation: one task, or split level by
-    level into partitions (`pipeline.propagation`): at least `partitions`, and as many as its
-    partitions take to fit `worker_memory` (`estimate.propagation_parts`). A propagation
-    resumed from a checkpoint keeps the partitions it was saved with."""
+    now, one a group). Another is one first-pass task per chunk without a scratch file, then its
+    propagation: one task, or split level by level into partitions (`pipeline.propagation`): at
+    least `partitions`, and as many as its partitions take to fit `worker_memory`
+    (`estimate.propagation_parts`). A propagation resumed from a checkpoint keeps the
+    partitions it was saved with."""
     path, attempt = store.location, store.attempt
     checkpoint_every = checkpoint_seconds()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
