@@ -111,7 +111,7 @@ def test_time_and_scratch_scale_with_workers(monkeypatch):
 
 def test_describe_is_one_human_line():
     line = quixo(4).describe()
-    assert line == ("43,046,721 positions; about 1.9 MB on disk, peak 255 MB per worker (group m5o6 m6o5 in one "
+    assert line == ("43,046,721 positions; about 1.9 MB on disk, peak 223 MB per worker (group m5o6 m6o5 in one "
                     "task), about 0:00:17 on 2 workers")
     resumed = estimate(plan_of("quixo", {"size": 4}), workers=1, done_positions=3**16 - 1000)
     assert "43,046,721 positions (1,000 still to solve);" in resumed.describe()
@@ -138,7 +138,7 @@ def test_what_the_project_machine_does_fits(size, down_to):
 
 
 def test_fewer_workers_are_suggested_when_one_fits():
-    with pytest.raises(BadOption, match=r"8\.1 GB of memory per worker x 4 workers .* "
+    with pytest.raises(BadOption, match=r"8\.0 GB of memory per worker x 4 workers .* "
                                         r"--down-to N \(the tiers with at least N cubes\), use --workers 3 "
                                         r"or pass --force to start anyway$"):
         check_fits(quixo(5, 22, workers=4), store_path="q.zarr", machine=PROJECT_MACHINE)

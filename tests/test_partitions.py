@@ -166,12 +166,12 @@ def test_an_in_process_solve_splits_by_worker_memory(tmp_path, reference, cli, m
     monkeypatch.setattr(propagation, "propagation_round", counted)
     store = tmp_path / "q.zarr"
     code, _, err = cli("solve", "quixo", "--size", "4", "--down-to", "13", "--chunk-size", str(CHUNK),
-                       "--store", str(store), "--workers", "0", "--quiet", "--worker-memory", "215MB", "--force")
+                       "--store", str(store), "--workers", "0", "--quiet", "--worker-memory", "204MB", "--force")
     assert code == 0, err
     plan = make_plan(make_game(*GAME), chunk_size=CHUNK)
-    expected = {(step.tiers, propagation_parts(plan, step.tiers, worker_memory=215_000_000)) for step in plan.steps}
+    expected = {(step.tiers, propagation_parts(plan, step.tiers, worker_memory=204_000_000)) for step in plan.steps}
     assert split == {(tiers, parts) for tiers, parts in expected if parts > 1} and len(split) >= 2, split
-    assert_same_store(store, reference, "--worker-memory 215MB")
+    assert_same_store(store, reference, "--worker-memory 204MB")
 
 
 def test_the_in_process_executor_runs_what_in_driver_tasks_spawn_in_order():

@@ -3,7 +3,9 @@
 A file is written under a temporary name (`*.partial`), flushed to the disk (fsync),
 renamed into place, and then its folder is flushed, so that the new name survives an
 operating-system crash or a power loss too. The driver records a chunk only after its
-task returned, so a record never points at data that a crash can take back.
+task returned, so a record never points at data that a crash can take back. A new folder
+tree (a store being created) is written whole and then flushed, many files at once, before
+anything names it (`write_tree`).
 
 RETROGRADE_FSYNC=0 leaves the flushing to the operating system (a kill still loses
 nothing; a crash or power loss may): for scratch disks, and to measure what fsync costs.
@@ -11,16 +13,13 @@ nothing; a crash or power loss may): for scratch disks, and to measure what fsyn
 
 from __future__ import annotations
 
-import asyncio
 import os
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
-
-from zarr.core.buffer import Buffer
-from zarr.storage import LocalStore
 
 #: Temporary files end with this; a rerun removes those a killed writer left (`Store.remove_partial_writes`).
 PARTIAL = ".partial"
@@ -32,9 +31,13 @@ def fsync_enabled() -> bool:
 
 def sync_folder(folder: Path) -> None:
     """Flush a folder's entries (names created, renamed or removed in it) to the disk."""
-    if not fsync_enabled():
-        return
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    if fsync_enabled():
+        _flush(folder)
+
+
+def _flush(path: Path) -> None:
+    """Flush a file or folder to the disk."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
@@ -97,33 +100,29 @@ def write_atomically(target: Path, write: Callable[[BinaryIO], object], *, exclu
     sync_folder(target.parent)
 
 
-class DurableLocalStore(LocalStore):
-    """zarr's LocalStore with `write_atomically`'s writes: a chunk or document is on the disk
-    when zarr's write returns (zarr's own store renames without flushing), and so is a
-    removed chunk's absence (zarr removes a chunk that holds only the fill value)."""
+#: Threads flushing a new tree's files at once (`write_tree`).
+FLUSH_THREADS = 16
 
-    async def set(self, key: str, value: Buffer) -> None:
-        await self._durable_set(key, value, exclusive=False)
 
-    async def set_if_not_exists(self, key: str, value: Buffer) -> None:
-        try:
-            await self._durable_set(key, value, exclusive=True)
-        except FileExistsError:
-            pass
+def write_tree(root: Path, files: dict[str, bytes]) -> None:
+    """Write `files` (paths relative to `root`: contents) into a folder tree nothing names yet (a
+    staging folder, or new folders of a store that does not list them), then flush every file
+    and folder of it to the disk, many at once; the caller publishes the tree only after this
+    returns. Flushes in flight together share the file system's journal commits: an empty 4x4
+    Quixo store (460 documents) took 0.37 s to create through zarr, each document flushed on its
+    own, and 0.13 s this way (0.05 s of it unflushed)."""
+    folders = {root}
+    for name, content in files.items():
+        path = root / name
+        for parent in path.relative_to(root).parents:
+            folders.add(root / parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    if fsync_enabled():
+        flush_all([*(root / name for name in files), *folders])
 
-    async def _durable_set(self, key: str, value: Buffer, *, exclusive: bool) -> None:
-        if not self._is_open:
-            await self._open()
-        self._check_writable()
-        path = self.root / key
 
-        def put() -> None:
-            make_folder(path.parent)
-            write_atomically(path, lambda file: file.write(value.as_buffer_like()), exclusive=exclusive)
-
-        await asyncio.to_thread(put)
-
-    async def delete(self, key: str) -> None:
-        await super().delete(key)
-        if (self.root / key).parent.is_dir():
-            await asyncio.to_thread(sync_folder, (self.root / key).parent)
+def flush_all(paths: Iterable[Path]) -> None:
+    """Flush files and folders to the disk, several at a time."""
+    with ThreadPoolExecutor(FLUSH_THREADS, thread_name_prefix="retrograde-flush") as pool:
+        list(pool.map(_flush, paths))

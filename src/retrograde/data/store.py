@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import socket
-import time
 import uuid
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -250,9 +249,8 @@ class Store:
         for folder in (self.path / "tiers").iterdir():
             if folder.is_dir() and folder.name not in self._tier_names:  # left by an interrupted deepening
                 shutil.rmtree(folder)
-        new = {name: node for name, node in _hierarchy(plan).items()
-               if name.startswith("tiers/") and name.split("/")[1] not in self._tier_names}
-        list(zarr.create_hierarchy(store=durable.DurableLocalStore(self.path), nodes=new))
+        durable.write_tree(self.path, {name: document for name, document in _hierarchy(plan).items()
+                                       if name.startswith("tiers/") and name.split("/")[1] not in self._tier_names})
         root = _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}))
         durable.write_atomically(self.path / "zarr.json", lambda file: file.write(root))
         self.close()
@@ -755,19 +753,18 @@ def _array_documents(dtype_name: str, size: int, chunk_size: int) -> dict[str, b
 
 
 
-def _hierarchy(plan: Plan) -> dict[str, GroupMetadata | ArrayV3Metadata]:
-    """Metadata of every node of an empty store for `plan`, written concurrently by
-    `zarr.create_hierarchy` (node by node, a 4x4 Quixo store took 2.6 s to plan)."""
-    nodes: dict[str, GroupMetadata | ArrayV3Metadata] = {
-        "": GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}),
-        "tiers": GroupMetadata(),
-    }
+def _hierarchy(plan: Plan) -> dict[str, bytes]:
+    """The documents of an empty store for `plan`, by path in the store: those zarr writes for its
+    nodes (`_document`), and nothing else."""
+    documents = {"zarr.json": _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}})),
+                 "tiers/zarr.json": _document(GroupMetadata())}
     for tier in plan.tiers:
         prefix = f"tiers/{tier.name}"
-        nodes[prefix] = GroupMetadata(attributes=TierRecord(tier, [None] * tier.n_chunks).to_json())
-        for key, metadata in _array_metadata(plan.remoteness_dtype, tier.size, tier.chunk_size).items():
-            nodes[f"{prefix}/{key}"] = metadata
-    return nodes
+        documents[f"{prefix}/zarr.json"] = _document(GroupMetadata(
+            attributes=TierRecord(tier, [None] * tier.n_chunks).to_json()))
+        for key, document in _array_documents(plan.remoteness_dtype, tier.size, tier.chunk_size).items():
+            documents[f"{prefix}/{key}/zarr.json"] = document
+    return documents
 
 
 def create_store(path: str | os.PathLike, plan: Plan) -> Store:
@@ -787,26 +784,15 @@ def create_store(path: str | os.PathLike, plan: Plan) -> Store:
             shutil.rmtree(stale, ignore_errors=True)
     staging = path.parent / f"{prefix}{host}-{os.getpid()}-{uuid.uuid4().hex}"
     try:
-        list(zarr.create_hierarchy(store=durable.DurableLocalStore(staging), nodes=_hierarchy(plan)))
+        durable.write_tree(staging, _hierarchy(plan))
     except BaseException:  # a full disk, a kill: leave nothing (the staging folder takes room)
-        _remove_folder(staging)
+        shutil.rmtree(staging, ignore_errors=True)
         raise
     if path.exists():
         path.rmdir()
     os.rename(staging, path)
     durable.sync_folder(path.parent)
     return open_store(path, mode="r+")
-
-
-def _remove_folder(folder: Path, seconds: float = 5.0) -> None:
-    """Remove a folder that writes still in flight may add to (zarr goes on with a hierarchy's
-    other writes after the first one fails): again until it stays gone, for up to `seconds`."""
-    deadline = time.monotonic() + seconds
-    while True:
-        shutil.rmtree(folder, ignore_errors=True)
-        time.sleep(0.05)
-        if not folder.exists() or time.monotonic() > deadline:
-            return
 
 
 def _abandoned(owner: list[str], host: str) -> bool:
