@@ -9,9 +9,10 @@ index of the class is a hole (outcome 0).
 Symmetry g maps cell (r, c) to its image after g % 4 quarter turns, then a mirror of the
 columns if g >= 4 (g = 0 is the identity). A mask's image is read from byte tables,
 `tables(n)[g, piece, byte]` = the image of the cells of `byte` at bits 8*piece..8*piece+7,
-for masks of up to 32 cells. Plain Python (`representative`) and numpy (`representatives`)
-versions serve probes and batch probes without numba; `symmetry_kernels` holds the numba
-ones for the solver. Tests check all three against a board-string reference of their own.
+for masks of up to 32 cells; on a narrow board (16 cells or fewer) its two pieces lie side by
+side, `tables(n)[g, 256 * piece + byte]`, and the kernels work on a pair's masks as one key.
+Plain Python (`representative`) and numpy (`representatives`) versions serve probes and batch
+probes without numba; `symmetry_kernels` holds the numba ones for the solver. Tests check all three against a board-string reference of their own.
 """
 
 from __future__ import annotations
@@ -44,21 +45,30 @@ def cell_maps(n: int) -> list[list[int]]:
 
 @lru_cache(maxsize=None)
 def tables(n: int) -> np.ndarray:
-    """int32[8, PIECES, 256]: the image under each symmetry of each byte of a mask (see module;
-    32 KB, a core's first-level cache, where int64 would not fit)."""
-    result = np.zeros((COUNT, PIECES, 256), dtype=np.int32)
+    """int32[8, PIECES, 256], or int32[8, 512] on a narrow board: the image under each symmetry
+    of each byte of a mask (see module; at most 32 KB, a core's first-level cache, where int64
+    would not fit)."""
+    pieces = 2 if n * n <= 16 else PIECES
+    result = np.zeros((COUNT, pieces, 256), dtype=np.int32)
     for g, image in enumerate(cell_maps(n)):
         for cell, target in enumerate(image):
             piece, bit = divmod(cell, 8)
             has_bit = (np.arange(256) >> bit) & 1
             result[g, piece] |= has_bit << target
+    if pieces == 2:
+        result = result.reshape(COUNT, 2 * 256)
     result.setflags(write=False)
     return result
 
 
+def _by_piece(n: int) -> np.ndarray:
+    """`tables(n)` as [8, pieces, 256] whatever the board."""
+    return tables(n).reshape(COUNT, -1, 256)
+
+
 @lru_cache(maxsize=None)
 def _table_lists(n: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    return tuple(tuple(tuple(row) for row in by_piece) for by_piece in tables(n).tolist())
+    return tuple(tuple(tuple(row) for row in by_piece) for by_piece in _by_piece(n).tolist())
 
 
 def _image(by_piece, mask: int) -> int:
@@ -75,9 +85,9 @@ def representative(n: int, first: int, second: int) -> tuple[int, int]:
 
 def representatives(n: int, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`representative` of many pairs (int64 arrays in and out), in a few array operations."""
-    table = tables(n)
-    images = [sum(table[:, piece, (masks >> (8 * piece)) & 255].astype(np.int64) for piece in range(PIECES))
-              for masks in (first, second)]
+    table = _by_piece(n)
+    images = [sum(table[:, piece, (masks >> (8 * piece)) & 255].astype(np.int64)
+                  for piece in range(table.shape[1])) for masks in (first, second)]
     best = (images[0] << 32 | images[1]).min(axis=0)
     return best >> 32, best & 0xFFFFFFFF
 

@@ -1,6 +1,7 @@
 """Numba kernels for the symmetries of a square board (see `symmetry`): a mask's image, a
 pair's least image, whether a pair is its class's representative, and class sizes by index.
-`table` is `symmetry.tables(n)`."""
+`table` is `symmetry.tables(n)`: two-dimensional for a narrow board (16 cells or fewer), which
+the kernels tell apart when numba compiles them (an array's `ndim` is part of its type)."""
 
 from retrograde.games.ranking_arrays import BINOMIAL
 from retrograde.games.ranking_kernels import next_pair, unrank_mask, unsqueeze
@@ -10,6 +11,8 @@ from retrograde.jit import njit
 @njit
 def image(table, g, mask):
     """The image of `mask` under symmetry g."""
+    if table.ndim == 2:  # a narrow board: two pieces side by side (a compile-time branch)
+        return table[g, mask & 255] | table[g, 256 | ((mask >> 8) & 255)]
     return table[g, 0, mask & 255] | table[g, 1, (mask >> 8) & 255] | table[g, 2, (mask >> 16) & 255] | \
         table[g, 3, (mask >> 24) & 255]
 
@@ -17,8 +20,22 @@ def image(table, g, mask):
 @njit
 def least_image(table, first, second):
     """(first, second) of the pair's least image, and how many symmetries map the pair onto it
-    (the order of its stabiliser: its class holds 8 / that many positions). The second mask's
-    image is computed only where the first mask's image does not settle the order."""
+    (the order of its stabiliser: its class holds 8 / that many positions).
+
+    On a narrow board both masks make one key, first << 16 | second, ordered as the pairs are,
+    and the least key is kept by selects, not branches: which image is less is a coin toss that
+    a branch mispredicts (4x4 Quixo's parents kernel: 380 -> 240 ns a position). On a wide board
+    the second mask's image is computed only where the first mask's image does not settle the
+    order (computing it always cost 5x5 Quixo 12%)."""
+    if table.ndim == 2:
+        best = (first << 16) | second
+        same = 1
+        for g in range(1, table.shape[0]):
+            key = (image(table, g, first) << 16) | image(table, g, second)
+            lower = key < best
+            same = 1 if lower else same + (key == best)
+            best = key if lower else best
+        return best >> 16, best & 0xFFFF, same
     best_first, best_second = first, second
     same = 1
     for g in range(1, table.shape[0]):
