@@ -2,10 +2,11 @@
 
 A file is written under a temporary name (`*.partial`), flushed to the disk (fsync),
 renamed into place, and then its folder is flushed, so that the new name survives an
-operating-system crash or a power loss too. The driver records a chunk only after its
-task returned, so a record never points at data that a crash can take back. A new folder
-tree (a store being created) is written whole and then flushed, many files at once, before
-anything names it (`write_tree`).
+operating-system crash or a power loss too. Where a later write is what vouches for files,
+they are flushed together, many at once, before it: a new folder tree (a store being created)
+before anything names it (`write_tree`), and a task's chunk files before the task returns
+(`Deferred`, when its store closes), so before its driver records them. A record never points
+at data that a crash can take back.
 
 RETROGRADE_FSYNC=0 leaves the flushing to the operating system (a kill still loses
 nothing; a crash or power loss may): for scratch disks, and to measure what fsync costs.
@@ -55,26 +56,31 @@ def check_writable(folder: Path) -> None:
         raise type(exc)(exc.errno, exc.strerror, str(folder)) from None
 
 
-def make_folder(folder: Path) -> None:
-    """Create `folder` and any missing parents, each new name flushed in its parent."""
+def make_folder(folder: Path, later: Deferred | None = None) -> None:
+    """Create `folder` and any missing parents, each new name flushed in its parent (or left to
+    `later`'s flush)."""
     if folder.is_dir():
         return
-    make_folder(folder.parent)
+    make_folder(folder.parent, later)
     try:
         folder.mkdir()
     except FileExistsError:
         pass  # another writer made it just now
-    sync_folder(folder.parent)
+    if later is None:
+        sync_folder(folder.parent)
+    else:
+        later.paths.add(folder.parent)
 
 
-def write_partial(target: Path, write: Callable[[BinaryIO], object]) -> Path:
-    """A temporary file beside `target`, filled by `write(file)` and flushed to the disk; its
-    path (removed again if writing fails). Renaming it to `target` publishes it whole."""
+def write_partial(target: Path, write: Callable[[BinaryIO], object], *, flush: bool = True) -> Path:
+    """A temporary file beside `target`, filled by `write(file)` and flushed to the disk (unless
+    not `flush`); its path (removed again if writing fails). Renaming it to `target` publishes it
+    whole."""
     partial = target.with_name(f"{target.name}.{uuid.uuid4().hex}{PARTIAL}")
     try:
         with open(partial, "wb") as file:
             write(file)
-            if fsync_enabled():
+            if flush and fsync_enabled():
                 file.flush()
                 os.fsync(file.fileno())
     except BaseException:
@@ -100,7 +106,41 @@ def write_atomically(target: Path, write: Callable[[BinaryIO], object], *, exclu
     sync_folder(target.parent)
 
 
-#: Threads flushing a new tree's files at once (`write_tree`).
+class Deferred:
+    """Writes flushed together by `flush` (`flush_all`), not one by one: for files that nothing
+    names until a record written after the flush does (a task's chunk files, which its driver
+    records once the task has returned). A file is still renamed into place whole, but a crash
+    before the flush may leave it holding anything, which no record then vouches for. A 4x4
+    Quixo chunk's two files took 1.1 ms flushed one by one, 0.35 ms flushed together."""
+
+    def __init__(self):
+        self.paths: set[Path] = set()
+
+    def write(self, target: Path, content: bytes) -> None:
+        """Replace `target` with `content` (a temporary file renamed into place), unflushed."""
+        make_folder(target.parent, self)
+        partial = write_partial(target, lambda file: file.write(content), flush=False)
+        try:
+            os.replace(partial, target)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        self.paths.update((target, target.parent))
+
+    def remove(self, target: Path) -> None:
+        """Remove `target` if it exists, unflushed."""
+        if target.exists():
+            target.unlink()
+            self.paths.add(target.parent)
+
+    def flush(self) -> None:
+        """Flush every file written and every folder changed since the last flush."""
+        paths, self.paths = self.paths, set()
+        if fsync_enabled():
+            flush_all(path for path in paths if path.exists())
+
+
+#: Threads flushing files at once (`flush_all`).
 FLUSH_THREADS = 16
 
 

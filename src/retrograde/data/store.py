@@ -149,9 +149,12 @@ class Store:
         self._checked_arrays: set[str] = set()
         self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self._cached_bytes = 0
+        self._unflushed = durable.Deferred()  # chunk files written, flushed at close
 
     # --- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
+        """Flush the chunk files written (before a task returns, so before its driver records them)."""
+        self._unflushed.flush()
         self._records.clear()
         self._checked_arrays.clear()
         self._chunk_cache.clear()
@@ -545,8 +548,10 @@ class Store:
         return self.path / "tiers" / name / array / "c" / str(chunk)
 
     def write_chunk(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray) -> dict[str, str]:
-        """Write one chunk's values (on the disk when this returns); returns the `checksum` of
-        its values and the `stored` digest of its files for its record. Chunk tasks call this.
+        """Write one chunk's values (whole once this returns, on the disk once the store is closed:
+        the files of a task's chunks are flushed together, `durable.Deferred`); returns the
+        `checksum` of its values and the `stored` digest of its files for its record. Chunk tasks
+        call this, in a `with` block that closes the store before they return.
 
         :raises Superseded: the store's solve attempt is no longer current."""
         self._require_writable()
@@ -556,12 +561,9 @@ class Store:
         for array, content in zip(ARRAYS, files):
             target = self._chunk_file(name, array, chunk)
             if content is None:  # only the fill value: no file (as zarr does it)
-                if target.exists():
-                    target.unlink()
-                    durable.sync_folder(target.parent)
+                self._unflushed.remove(target)
             else:
-                durable.make_folder(target.parent)
-                durable.write_atomically(target, lambda file: file.write(content))
+                self._unflushed.write(target, content)
         return {"checksum": chunk_checksum(packed, remoteness), "stored": stored_digest(files)}
 
     def _chunk_files(self, name: str, chunk: int) -> list[bytes | None]:
