@@ -164,5 +164,6 @@ def write_tree(root: Path, files: dict[str, bytes]) -> None:
 
 def flush_all(paths: Iterable[Path]) -> None:
     """Flush files and folders to the disk, several at a time."""
-    with ThreadPoolExecutor(FLUSH_THREADS, thread_name_prefix="retrograde-flush") as pool:
+    paths = list(paths)
+    with ThreadPoolExecutor(min(FLUSH_THREADS, max(len(paths), 1)), thread_name_prefix="retrograde-flush") as pool:
         list(pool.map(_flush, paths))
