@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrograde.solvers.members import Members
+from retrograde.solvers.members import Members, take_codes
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -93,3 +93,28 @@ def test_locate_turns_references_above_a_base_into_value_slots():
     expected[0, :3] = [base + 1, -1, base + 3]
     members.locate(refs, base)
     assert refs.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_packed_codes_mark_and_give_their_positions_values(seed):
+    """A stored chunk read packed (2-bit codes, 4 a byte, the first in the low bits): `mark_codes`
+    marks the indices whose code is not 0, and `take_codes` appends those codes and the values at
+    them in index order, against codes packed here by hand."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 900))
+    codes = np.where(rng.random(n) < 0.3, rng.integers(1, 4, n), 0).astype(np.uint8)
+    packed = np.zeros(-(-n // 4), dtype=np.uint8)
+    for i, code in enumerate(codes.tolist()):
+        packed[i // 4] |= code << (2 * (i % 4))
+    members = Members(500, 500 + 70 + n)
+    members.mark_codes(570, packed, n)
+    held = np.flatnonzero(codes)
+    assert members.number() == held.size
+    assert members.to_full(np.arange(held.size, dtype=np.int64)).tolist() == (570 + held).tolist()
+    values = rng.integers(0, 1000, n).astype(np.uint16)
+    out_codes = np.full(held.size + 3, 9, dtype=np.uint8)
+    out_values = np.zeros(held.size + 3, dtype=np.uint16)
+    assert take_codes(packed, values, n, out_codes, out_values, 2) == 2 + held.size
+    assert out_codes[2:2 + held.size].tolist() == codes[held].tolist()
+    assert out_values[2:2 + held.size].tolist() == values[held].tolist()
+    assert out_codes[:2].tolist() == [9, 9] and out_codes[-1] == 9

@@ -24,7 +24,7 @@ from retrograde.data.store import Store, chunk_checksum, open_store
 from retrograde.errors import DamagedStore, RetrogradeError, StoreError
 from retrograde.games.base import Expansion
 from retrograde.solvers import loopy
-from retrograde.solvers.members import Members
+from retrograde.solvers.members import Members, take_codes
 from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
 
 FAULTS = {NO_MOVES: "has no moves but is not terminal", UNDECIDED_CHILD: "has an unsolved child",
@@ -92,23 +92,16 @@ class ChildValues:
         chunks = [(j, name, chunk, *store.plan.tier(name).chunk_bounds(chunk))
                   for j, name in enumerate(names) for chunk in range(store.plan.tier(name).n_chunks)]
         for j, name, chunk, start, stop in chunks:  # number the positions: the outcomes alone
-            held = packing.unpack(store.read_chunk_outcome(name, chunk), stop - start) != 0
-            self.members.mark(int(self.offsets[j]) + start, held)
+            self.members.mark_codes(int(self.offsets[j]) + start, store.read_chunk_outcome(name, chunk), stop - start)
         count = self.members.number()
         self.outcome = np.zeros(count + 1, dtype=np.uint8)  # slot 0: no value (an unsolved child)
         self.remoteness = np.zeros(count + 1, dtype=np.uint8)  # the narrowest that fits, widened if need be
         slot = 1
         for j, name, chunk, start, stop in chunks:  # then the values, in place (checked above)
             packed, remoteness = store.read_chunk_raw(name, chunk, checked=False)
-            outcome = packing.unpack(packed, stop - start)
-            held = outcome != 0
-            n = int(np.count_nonzero(held))
-            self.outcome[slot: slot + n] = outcome[held]
-            remoteness = remoteness[held]
-            if n and remoteness.max() > np.iinfo(self.remoteness.dtype).max:
+            if remoteness.size and remoteness.max() > np.iinfo(self.remoteness.dtype).max:
                 self.remoteness = self.remoteness.astype(remoteness.dtype)
-            self.remoteness[slot: slot + n] = remoteness
-            slot += n
+            slot = take_codes(packed, remoteness, stop - start, self.outcome, self.remoteness, slot)
 
     @property
     def nbytes(self) -> int:

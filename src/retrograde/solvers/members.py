@@ -36,6 +36,11 @@ class Members:
         """Mark group indices start.. where `held` is True."""
         _mark(self.words, start - self.lo, held)
 
+    def mark_codes(self, start: int, packed: np.ndarray, n: int) -> None:
+        """Mark group indices start..start+n-1 where the 2-bit codes `packed` holds (4 a byte, as
+        `data.packing` packs outcomes) are not 0: a stored chunk's positions, read packed."""
+        _mark_codes(self.words, start - self.lo, packed, n)
+
     def number(self) -> int:
         """Number the marked positions in index order; returns how many there are."""
         self.count = int(_count_before(self.words, self.before))
@@ -92,6 +97,28 @@ def _mark(words, start, held):
         if held[i]:
             j = start + i
             words[j >> 6] |= np.int64(1) << (j & 63)
+
+
+@njit
+def _mark_codes(words, start, packed, n):
+    for i in range(n):
+        if (packed[i >> 2] >> (2 * (i & 3))) & 3:
+            j = start + i
+            words[j >> 6] |= np.int64(1) << (j & 63)
+
+
+@njit
+def take_codes(packed, values, n, out_codes, out_values, slot):
+    """Append the codes of `packed` (as `Members.mark_codes` reads them) that are not 0, of its
+    first n, to out_codes from `slot` on, and `values` at the same indices to out_values, in
+    index order (the order `Members` numbers them in); returns the slot after the last."""
+    for i in range(n):
+        code = (packed[i >> 2] >> (2 * (i & 3))) & 3
+        if code:
+            out_codes[slot] = code
+            out_values[slot] = values[i]
+            slot += 1
+    return slot
 
 
 @njit
