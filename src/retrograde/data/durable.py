@@ -93,7 +93,13 @@ def write_atomically(target: Path, write: Callable[[BinaryIO], object], *, exclu
     """Write `target` whole or not at all: `write(file)` fills a temporary file, which is
     flushed, renamed into place (with `exclusive`, only if `target` does not exist:
     FileExistsError), and the folder flushed."""
-    partial = write_partial(target, write)
+    _publish(write_partial(target, write), target, exclusive=exclusive)
+    sync_folder(target.parent)
+
+
+def _publish(partial: Path, target: Path, *, exclusive: bool = False) -> None:
+    """Rename a temporary file to `target` (with `exclusive`, only if `target` does not exist:
+    FileExistsError); the temporary file is removed if that fails."""
     try:
         if exclusive:
             os.link(partial, target)
@@ -103,7 +109,6 @@ def write_atomically(target: Path, write: Callable[[BinaryIO], object], *, exclu
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    sync_folder(target.parent)
 
 
 class Deferred:
@@ -119,12 +124,7 @@ class Deferred:
     def write(self, target: Path, content: bytes) -> None:
         """Replace `target` with `content` (a temporary file renamed into place), unflushed."""
         make_folder(target.parent, self)
-        partial = write_partial(target, lambda file: file.write(content), flush=False)
-        try:
-            os.replace(partial, target)
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
+        _publish(write_partial(target, lambda file: file.write(content), flush=False), target)
         self.paths.update((target, target.parent))
 
     def remove(self, target: Path) -> None:
