@@ -16,6 +16,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 import warnings
 
@@ -71,7 +72,25 @@ def _silence_shutdown() -> None:
     for name in ("asyncio", "distributed", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     warnings.simplefilter("ignore")
-    sys.unraisablehook = lambda unraisable: None
+    sys.unraisablehook = _redeliver_stop
+
+
+def _redeliver_stop(unraisable) -> None:
+    """The hook for exceptions Python cannot raise (in a finalizer or a weakref callback), silent
+    after a stop signal. A stop signal whose handler ran inside one raised there and was lost, and
+    the command would go on to its end: the signal is sent again a moment later (`REDELIVER_SECONDS`,
+    once this hook and the finalizer have returned), from another thread, to land where it unwinds
+    the command; lost again, it is sent again."""
+    stop = unraisable.exc_value
+    if isinstance(stop, (KeyboardInterrupt, Terminated)):
+        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
+        again = threading.Timer(REDELIVER_SECONDS, os.kill, args=(os.getpid(), signum))
+        again.daemon = True
+        again.start()
+
+
+#: How long a lost stop signal waits to be sent again (`_redeliver_stop`).
+REDELIVER_SECONDS = 0.05
 
 
 def _on_stop_signal(signum: int, frame) -> None:

@@ -136,7 +136,7 @@ class Deferred:
     def flush(self) -> None:
         """Flush every file written and every folder changed since the last flush."""
         paths, self.paths = self.paths, set()
-        if fsync_enabled():
+        if paths and fsync_enabled():
             flush_all(path for path in paths if path.exists())
 
 

@@ -12,7 +12,8 @@ columns if g >= 4 (g = 0 is the identity). A mask's image is read from byte tabl
 for masks of up to 32 cells; on a narrow board (16 cells or fewer) its two pieces lie side by
 side, `tables(n)[g, 256 * piece + byte]`, and the kernels work on a pair's masks as one key.
 Plain Python (`representative`) and numpy (`representatives`) versions serve probes and batch
-probes without numba; `symmetry_kernels` holds the numba ones for the solver. Tests check all three against a board-string reference of their own.
+probes without numba; `symmetry_kernels` holds the numba ones for the solver. Tests check all
+three against a board-string reference of their own.
 """
 
 from __future__ import annotations
