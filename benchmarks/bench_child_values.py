@@ -26,9 +26,9 @@ from common import measure, print_options, report
 _READ = r"""
 import json, resource, sys, time
 import numpy as np
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.pipeline.tasks import ChildValues, solved_values
-with open_store(sys.argv[1]) as store:
+with Store.open(sys.argv[1]) as store:
     names = tuple(sys.argv[2:])
     ChildValues(store, (min(store.plan.tiers, key=lambda tier: tier.size).name,))  # numba, codecs: warm
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -45,9 +45,9 @@ with open_store(sys.argv[1]) as store:
 
 def deepest_outside_sets(store: Path, count: int) -> list[tuple[str, ...]]:
     """The `count` largest sets of solved tiers the store's loopy first passes read."""
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         plan = opened.plan
         sets = {tuple(child for child in plan.tier(name).children if child not in step.tiers)
                 for step in plan.steps if step.loopy for name in step.tiers}

@@ -80,9 +80,9 @@ def bench_quixo5(folder: Path) -> None:
 
 
 def store_game(store: Path):
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         return opened.game
 
 

@@ -102,9 +102,9 @@ def main() -> None:
     figures["5x5 depth<=4 adaptive max ms"] = 1e3 * max(seconds)
 
     if options.store.is_dir():
-        from retrograde.data.store import open_store
+        from retrograde.data.store import Store
 
-        with open_store(options.store) as store:
+        with Store.open(options.store) as store:
             four = store.game
             sample = openings(four, options.positions, seed=2025)
             seconds, _ = time_moves(build_agent("lookup", four, seed=1, store=store), sample)

@@ -32,7 +32,7 @@ from common import measure, print_options, report
 
 from retrograde.games import make_game
 from retrograde.outcome import ILLEGAL
-from retrograde.pipeline.plan import make_plan
+from retrograde.data.plan import make_plan
 
 
 def tier_costs(game, *, windows: int, width: int, seed: int) -> dict[str, dict]:

@@ -165,7 +165,7 @@ def main() -> None:
     figures: dict = {}
     if options.estimate:
         from retrograde.pipeline.estimate import estimate, human_bytes
-        from retrograde.pipeline.plan import make_plan
+        from retrograde.data.plan import make_plan
 
         for empty in sizes:
             root = root_text(empty, options.seed, options.squares)

@@ -36,19 +36,19 @@ def solve(args: list[str], store: Path, workers: int = WORKERS) -> dict:
 
 def stored(store: Path) -> tuple[int, int]:
     """(positions the store's plan indexes, bytes on disk)."""
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         return opened.plan.positions, folder_bytes(store)
 
 
 def probe_latency(store: Path, n: int, seed: int) -> dict:
     """In-Python latency of probing single random positions (store opened once, warm)."""
     from retrograde.data.probing import values
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
     rng = np.random.default_rng(seed)
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         game = opened.game
         boards = ["".join(rng.choice(list("xo."), game.cells)) for _ in range(n)]
         positions = [(cells, "x") for cells in boards]

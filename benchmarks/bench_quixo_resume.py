@@ -37,10 +37,10 @@ WORKERS = 2
 
 def left_behind(store: Path) -> dict:
     """What a killed solve left: positions recorded, first-pass files, each checkpoint's level."""
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
     from retrograde.pipeline.stages import positions_done
 
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         done, total = positions_done(opened), opened.plan.positions
     checkpoints = {}
     for path in sorted(store.glob("scratch/*/propagation-*.npz")):

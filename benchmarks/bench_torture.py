@@ -271,7 +271,7 @@ def timed(args: list[str], logs: Path, name: str, env: dict[str, str] | None = N
 # --- the store parts ------------------------------------------------------------------------
 def store_state(store: Path) -> dict:
     """What a solve has on disk: positions recorded, first-pass files, checkpoints (with their mtimes)."""
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
     from retrograde.pipeline.stages import positions_done
 
     state = {"exists": (store / "zarr.json").is_file(),
@@ -285,7 +285,7 @@ def store_state(store: Path) -> dict:
         for path in store.glob(pattern):
             state["newest"] = max(state["newest"], (path.stat().st_mtime_ns, kind))
     if state["exists"]:
-        with open_store(store) as opened:
+        with Store.open(store) as opened:
             state.update(done=positions_done(opened), positions=opened.plan.positions, complete=opened.complete)
     return state
 

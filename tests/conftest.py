@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from retrograde.cli import main
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.stages import plan_stage, solve_stage
@@ -47,7 +47,7 @@ def open_solved(solved):
     opened = []
 
     def get(game_name: str, params: dict | None = None, **kw):
-        store = open_store(solved(game_name, params, **kw))
+        store = Store.open(solved(game_name, params, **kw))
         opened.append(store)
         return store
 

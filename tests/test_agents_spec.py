@@ -7,7 +7,7 @@ import re
 import pytest
 
 from retrograde.agents import AGENTS, agent_class, build_agent, parse_spec, parse_spec_list
-from retrograde.agents.spec import AgentSpec, Option
+from retrograde.spec import AgentSpec, Option
 from retrograde.data.probing import analyse
 from retrograde.errors import BadAgent, BadOption, MissingTierError
 from retrograde.games import make_game, parse_game
@@ -121,10 +121,10 @@ def test_lookup_defers_to_its_fallback_outside_the_stores_tiers(tmp_path):
     """A 4x4 store holding only the tiers with 15 and 16 cubes: lookup plays perfectly there and
     hands every other position to its fallback (random, whose seeded choice we replay)."""
     from conftest import solve_in_process
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
     path = solve_in_process("quixo", {"size": 4, "down_to": 15}, tmp_path / "q4.zarr")
-    with open_store(path) as store:
+    with Store.open(path) as store:
         game = store.game
         lookup = build_agent("lookup:fallback=random", game, seed=3, store=store)
         replay = build_agent("random", game, seed=3)

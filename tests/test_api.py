@@ -22,7 +22,7 @@ import reference as ref
 import retrograde
 from conftest import run_cli, store_bytes
 from retrograde.agents.lookup import LookupAgent
-from retrograde.data.store import open_store as open_raw_store
+from retrograde.data.store import Store
 from retrograde.errors import BadPosition, StoreError
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -108,7 +108,7 @@ def test_probe_matches_cli_probe_json(solved, game, params, positions):
     result = run_cli("probe", "--store", str(path), "--json", *positions)
     assert result.returncode == 0, result.stderr
     expected = [json.loads(line) for line in result.stdout.splitlines()]
-    with retrograde.open_store(path) as store, open_raw_store(path) as raw:
+    with retrograde.open_store(path) as store, Store.open(path) as raw:
         agent = LookupAgent(raw.game, store=raw, seed=0)
         for text, want in zip(positions, expected, strict=True):
             got = store.probe(text)

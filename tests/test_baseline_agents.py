@@ -13,7 +13,7 @@ import pytest
 from retrograde import outcome as oc
 from retrograde.agents import build_agent
 from retrograde.agents.match import play_game
-from retrograde.agents.playouts import SearchRules, children, playout, random_child, seed_rng, terminal
+from retrograde.search.playouts import playout, seed_rng
 from retrograde.data.probing import values
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
@@ -122,8 +122,8 @@ def test_magic_square_expert_plays_at_random_until_it_holds_two_cells():
 
 
 @pytest.mark.parametrize("spec,game_name,params,reason", [
-    ("expert", "quixo", {"size": 3}, "no theory strategy"),
-    ("rules", "tictactoe", {}, "Nim rules"),
+    ("expert", "quixo", {"size": 3}, "an agent of nim and tictactoe only"),
+    ("rules", "tictactoe", {}, "an agent of nim only"),
     ("rules:rule=best", "nim", {"heaps": [1, 2]}, "must be one of"),
     ("mcts:iterations=0", "nim", {"heaps": [1, 2]}, "between 1 and"),
     ("mcts:c=-1", "nim", {"heaps": [1, 2]}, "between 0 and"),
@@ -218,30 +218,31 @@ def random_positions(game, count, seed):
 @pytest.mark.parametrize("name,params", KERNEL_GAMES, ids=lambda x: str(x))
 def test_kernel_children_and_outcomes_match_the_rules_in_move_order(name, params):
     game = make_game(name, params)
-    search = SearchRules.of(game)
+    rules = game.playouts()
+    arrays = (rules.params, rules.table, rules.lines)
     out_a = np.empty(game.max_moves, dtype=np.int64)
     out_b = np.empty(game.max_moves, dtype=np.int64)
     for position in random_positions(game, 60, seed=1):
         a, b = reference_state(game, position)
-        assert search.encode(position) == (a, b)
-        assert terminal(search.rules, search.lines, a, b) == 0
-        n = children(search.rules, search.table, search.lines, a, b, out_a, out_b)
+        assert rules.encode(position) == (a, b)
+        assert rules.terminal(*arrays, a, b) == 0
+        n = rules.children(*arrays, a, b, out_a, out_b)
         expected = [reference_state(game, child) for _, child in game.moves(position)]
         assert list(zip(out_a[:n].tolist(), out_b[:n].tolist())) == expected
         for _, child in game.moves(position):
-            assert terminal(search.rules, search.lines, *reference_state(game, child)) == game.primitive(child)
+            assert rules.terminal(*arrays, *reference_state(game, child)) == game.primitive(child)
 
 
 @pytest.mark.parametrize("name,params", KERNEL_GAMES, ids=lambda x: str(x))
 def test_a_kernel_playout_replays_as_legal_moves_to_the_result_it_reports(name, params):
     game = make_game(name, params)
-    search = SearchRules.of(game)
+    rules = game.playouts()
     max_plies = 60
     trace = np.zeros((max_plies + 1, 2), dtype=np.int64)
     for k, position in enumerate(random_positions(game, 25, seed=2)):
         seed_rng(100 + k)
-        result, plies = playout(search.rules, search.table, search.lines, *reference_state(game, position),
-                                max_plies, trace)
+        result, plies = playout(rules.terminal, rules.random_child, rules.params, rules.table, rules.lines,
+                                *reference_state(game, position), max_plies, trace)
         for ply in range(plies):  # replay the reported states through game.moves
             following = {reference_state(game, child): child for _, child in game.moves(position)}
             position = following[tuple(trace[ply + 1].tolist())]
@@ -257,13 +258,13 @@ def test_a_kernel_playout_replays_as_legal_moves_to_the_result_it_reports(name, 
                                               ("nim", {"heaps": [3, 5, 4], "max_take": 3}, "3,5,2")])
 def test_kernel_random_moves_are_uniform_over_the_legal_moves(name, params, text):
     game = make_game(name, params)
-    search = SearchRules.of(game)
+    rules = game.playouts()
     position = game.parse(text)
     a, b = reference_state(game, position)
     moves = [reference_state(game, child) for _, child in game.moves(position)]
     seed_rng(5)
     draws = 200 * len(moves)
-    drawn = Counter(random_child(search.rules, search.table, search.lines, a, b) for _ in range(draws))
+    drawn = Counter(rules.random_child(rules.params, rules.table, rules.lines, a, b) for _ in range(draws))
     # Distinct moves can reach the same child: a child is due as often as moves lead to it.
     due = Counter(moves)
     assert set(drawn) == set(due)

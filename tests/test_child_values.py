@@ -4,11 +4,14 @@ keeping of those sets within KEPT_VALUES_BYTES."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.pipeline import tasks
+from retrograde.pipeline.worker import WorkerState
 from retrograde.pipeline.tasks import ChildValues, solved_values
 
 GAME = ("quixo", {"size": 3})
@@ -17,7 +20,7 @@ CHUNK = 256  # several chunks a tier, some of them short
 
 @pytest.fixture
 def store(solved):
-    with open_store(solved(*GAME, chunk_size=CHUNK)) as opened:
+    with Store.open(solved(*GAME, chunk_size=CHUNK)) as opened:
         yield opened
 
 
@@ -66,7 +69,7 @@ def test_remoteness_over_a_byte_widens_the_set(store, monkeypatch):
     offset = 0
     for name in names:
         outcome, remoteness = store.read_tier(name)
-        start, stop = store.plan.tier(name).chunk_bounds(raised[1])
+        start, stop = store.plan.chunking(name).bounds(raised[1])
         if name == raised[0]:
             remoteness[start:stop] += 300
         refs = np.full((outcome.size, 2), -1, dtype=np.int64)
@@ -79,14 +82,15 @@ def test_remoteness_over_a_byte_widens_the_set(store, monkeypatch):
 
 
 def test_sets_are_kept_within_the_budget(store, monkeypatch):
-    monkeypatch.setattr(tasks, "_KEPT", type(tasks._KEPT)())
-    first = solved_values(store, ("m3o2",))
-    assert solved_values(store, ("m3o2",)) is first  # read once per process
-    second = solved_values(store, ("m2o2",))
-    assert solved_values(store, ("m3o2",)) is first and len(tasks._KEPT) == 2
-    third = solved_values(store, ("m4o4",))  # at most 2 sets: the least recently used goes
-    assert list(tasks._KEPT.values()) == [first, third]
-    assert solved_values(store, ("m2o2",)) is not second
+    worker = WorkerState()
+    kept = worker.slot("child-values", OrderedDict)
+    first = solved_values(worker, store, ("m3o2",))
+    assert solved_values(worker, store, ("m3o2",)) is first  # read once per worker
+    second = solved_values(worker, store, ("m2o2",))
+    assert solved_values(worker, store, ("m3o2",)) is first and len(kept) == 2
+    third = solved_values(worker, store, ("m4o4",))  # at most 2 sets: the least recently used goes
+    assert list(kept.values()) == [first, third]
+    assert solved_values(worker, store, ("m2o2",)) is not second
     monkeypatch.setattr(tasks, "KEPT_VALUES_BYTES", 0)  # every set over the budget: held alone
-    solved_values(store, ("m3o2",))
-    assert len(tasks._KEPT) == 1
+    solved_values(worker, store, ("m3o2",))
+    assert len(kept) == 1

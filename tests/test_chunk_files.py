@@ -10,7 +10,7 @@ import zarr
 from zarr.codecs import BloscCodec, ZstdCodec
 
 from retrograde.data.chunks import ChunkCodec
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.errors import StoreError
 
 #: The codecs a store's arrays use (docs/STORE.md): zstd for packed outcomes, byte-shuffled
@@ -65,11 +65,12 @@ def test_a_solved_store_reads_the_same_through_zarr_and_through_the_store(solved
     """Every chunk the store wrote reads back through plain zarr as the store reads it."""
     path = solved("quixo", {"size": 3}, chunk_size=256)
     root = zarr.open_group(str(path), mode="r")
-    with open_store(path) as store:
+    with Store.open(path) as store:
         for tier in store.plan.tiers:
             packed, remoteness = root[f"tiers/{tier.name}/outcome"][:], root[f"tiers/{tier.name}/remoteness"][:]
-            for chunk in range(tier.n_chunks):
-                start, stop = tier.chunk_bounds(chunk)
+            chunking = store.plan.chunking(tier.name)
+            for chunk in range(chunking.count):
+                start, stop = chunking.bounds(chunk)
                 ours = store.read_chunk_raw(tier.name, chunk)
                 assert np.array_equal(ours[0], packed[start // 4: -(-stop // 4)]), (tier.name, chunk)
                 assert np.array_equal(ours[1], remoteness[start:stop]), (tier.name, chunk)
@@ -78,7 +79,7 @@ def test_a_solved_store_reads_the_same_through_zarr_and_through_the_store(solved
 def test_a_store_opened_read_only_writes_no_chunk_and_no_record(solved):
     path = solved("quixo", {"size": 3}, chunk_size=256)
     before = {p: p.read_bytes() for p in path.rglob("*") if p.is_file()}
-    with open_store(path) as store:
+    with Store.open(path) as store:
         tier = store.plan.tiers[0]
         outcome, remoteness = store.read_tier(tier.name)
         with pytest.raises(StoreError, match="read-only"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import assert_same_store, solve_in_process, store_bytes
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.games import make_game
 from retrograde.pipeline.stages import plan_stage
 
@@ -21,7 +21,7 @@ def test_a_lower_down_to_deepens_the_store_and_solves_only_the_new_tiers(tmp_pat
     store = tmp_path / "q3.zarr"
     code, _, stderr = _solve(cli, store, 7)
     assert code == 0, stderr
-    with open_store(store) as shallow:
+    with Store.open(store) as shallow:
         kept = {tier.name for tier in shallow.plan.tiers}
     files = {path: (path.stat().st_ino, path.stat().st_mtime_ns)
              for name in kept for path in (store / "tiers" / name).rglob("*") if path.is_file()}
@@ -58,7 +58,7 @@ def test_an_interrupted_deepening_is_finished_by_the_next(tmp_path, cli, monkeyp
         plan_stage(make_game("quixo", {"size": 3, "down_to": 2}), store)
     monkeypatch.setattr(durable, "write_atomically", real)
     assert {name for name in store_bytes(store) if name not in before}, "no new tier was written"
-    with open_store(store) as reopened:
+    with Store.open(store) as reopened:
         assert reopened.game.params["down_to"] == 7 and reopened.complete
     assert _solve(cli, store, 5)[0] == 0
     expected = tmp_path / "direct.zarr"

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from retrograde.data import store as stores
-from retrograde.data.store import create_store
+from retrograde.data.store import Store
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
-from retrograde.pipeline.plan import make_plan
+from retrograde.data.plan import make_plan
 from retrograde.pipeline.stages import plan_stage, solve_stage
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")
@@ -90,7 +90,7 @@ def test_a_new_store_is_on_the_disk_before_it_has_its_name(tmp_path, monkeypatch
     monkeypatch.setenv("RETROGRADE_FSYNC", "1")
     watch = Watch(monkeypatch)
     path = tmp_path / "s.zarr"
-    create_store(path, make_plan(make_game("quixo", {"size": 3}))).close()
+    Store.create(path, make_plan(make_game("quixo", {"size": 3}))).close()
     published = watch.named[os.path.realpath(path)]
     entries = [path, *path.rglob("*")]
     assert len(entries) > 50

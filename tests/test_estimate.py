@@ -10,12 +10,13 @@ import os
 import pytest
 
 from retrograde.errors import BadOption
-from retrograde.games import GAMES, Game, make_game
+from retrograde.games import GAMES, make_game
+from retrograde.games.hooks import Costs
 from retrograde.pipeline import estimate as estimating
 from retrograde.pipeline.estimate import (Machine, check_fits, estimate, human_bytes, propagation_parts, task_peaks,
                                           this_machine, worker_processes)
 from retrograde.pipeline.executors import IN_PROCESS_LIMIT
-from retrograde.pipeline.plan import make_plan
+from retrograde.data.plan import make_plan
 
 #: The project machine (2 cores, 24 GiB): about 23 GiB available, and the 53 GB of free disk of the issue.
 PROJECT_MACHINE = Machine(memory=23 * 2**30, disk=53 * 10**9, folder=".")
@@ -85,7 +86,7 @@ def test_peak_names_the_largest_task():
     # `position_share`), beside the largest set a worker may have kept (k6's, 1,680 indices) and one
     # chunk of k7 read (1 + 1 bytes an index, and its outcome unpacked); k6's 1,680 rows expanded
     # (1 + 8 x 9 moves), with outcome, remoteness and fault outputs.
-    share = make_game("tictactoe", {}).position_share
+    share = make_game("tictactoe", {}).costs().position_share
     k7, k6 = (size // 4 + 2 * math.ceil(size * share) for size in (1_260, 1_680))
     assert ttt.peak_bytes == estimating.PROCESS_BYTES + k7 + k6 + 1_260 * 3 + 1_680 * (1 + 8 * 9 + 3)
 
@@ -99,7 +100,7 @@ def test_time_and_scratch_scale_with_workers(monkeypatch):
     assert one.workers == 1 and two.workers == 2
     # One group in progress with one worker: the largest; its first pass (4 bytes an index) and
     # checkpoint (4 bytes a position).
-    share = make_game("quixo", {"size": 4}).position_share
+    share = make_game("quixo", {"size": 4}).costs().position_share
     assert one.scratch_bytes == math.ceil((1 + share) * 4 * 2 * 2_018_016)  # m5o6 + m6o5
     assert one.scratch_bytes < two.scratch_bytes < 2 * one.scratch_bytes
     assert quixo(5, workers=1).scratch_bytes == math.ceil((1 + share) * 4 * 52_586_176_500)  # about 237 GB
@@ -182,11 +183,11 @@ def test_every_game_has_its_measured_rate():
     games = [make_game("nim", {"heaps": [1, 3, 5, 7]}), make_game("tictactoe")] + [
         make_game("quixo", {"size": size}) for size in (3, 4, 5)] + [make_game("quarto")]
     assert {game.name for game in games} == set(GAMES)
-    rates = [game.solve_rate for game in games]
-    assert Game.solve_rate not in rates  # each game measured, none left at the default
+    rates = [game.costs().solve_rate for game in games]
+    assert Costs().solve_rate not in rates  # each game measured, none left at the default
     assert rates[3] == 1_266_000  # 4x4 Quixo, BENCHMARKS.md
-    assert "--down-to N" in GAMES["quixo"].too_big_hint
-    assert "--from POSITION" in GAMES["quarto"].too_big_hint
+    assert "--down-to N" in make_game("quixo", {"size": 5}).costs().too_big_hint
+    assert "--from POSITION" in make_game("quarto").costs().too_big_hint
 
 
 def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):

@@ -25,9 +25,10 @@ import pytest
 
 from conftest import assert_same_store, store_bytes
 from processes import assert_one_error_line, kill_group, run, spawned_workers, start
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.games import make_game
 from retrograde.pipeline.stages import plan_stage
+from retrograde.pipeline.worker import WorkerState
 from retrograde.pipeline.tasks import solve_chunk
 
 #: Nim with several chunks in most tiers (tiers up to 72 positions, chunks of 8): 34 chunk tasks in
@@ -124,9 +125,9 @@ def in_process(tmp_path_factory):
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_process, cluster, tmp_path):
     reference = in_process(game)
-    with open_store(reference) as store:
+    with Store.open(reference) as store:
         assert store.complete
-        chunks = [tier.n_chunks for tier in store.plan.tiers]
+        chunks = [store.plan.chunking(tier.name).count for tier in store.plan.tiers]
     if game == "nim":
         assert sum(n > 1 for n in chunks) >= len(chunks) // 2, f"too few tiers with several chunks: {chunks}"
 
@@ -151,7 +152,7 @@ def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_pr
     assert verify.returncode == 0, verify.stdout + verify.stderr
     report = json.loads(verify.stdout)
     assert report["ok"] is True and report["wrong"] == 0 and report["bad_checksums"] == []
-    with open_store(remote) as store:
+    with Store.open(remote) as store:
         assert report["positions"] == store.plan.positions
 
 
@@ -223,11 +224,11 @@ def test_a_chunk_task_leaves_other_writers_temporary_files_alone(tmp_path):
     in_flight.parent.mkdir(parents=True, exist_ok=True)
     with open(in_flight, "wb") as writing:
         writing.write(b"\0" * 16)
-        solve_chunk(str(path), attempt, first, 0)
+        solve_chunk(WorkerState(), str(path), attempt, first, 0)
         assert any((path / "tiers" / first / "outcome" / "c").iterdir()), "the chunk task wrote nothing"
         assert in_flight.exists(), (
             "solve_chunk deleted a temporary file that another writer still has open "
-            "(open_store(mode='r+') removes every *.partial file)")
+            "(Store.open(mode='r+') removes every *.partial file)")
 
 
 def _worker_settings() -> dict:
@@ -251,7 +252,7 @@ def test_local_cluster_workers_are_spawned_with_one_numba_thread_and_glibc_mallo
     assert "stealing" not in extensions
 
 
-def _record(folder: str, key: str, seconds: float) -> str:
+def _record(worker, folder: str, key: str, seconds: float) -> str:
     """A task that notes when it ran (wall-clock start and end) and where."""
     start = time.time()
     time.sleep(seconds)
@@ -273,7 +274,7 @@ def test_the_dask_executor_runs_each_task_after_what_it_waits_for_on_a_free_thre
     with open_executor(workers=2) as executor:
         results = [(task.key, result) for task, result in executor.run(tasks)]
         with pytest.raises(ZeroDivisionError):
-            list(executor.run([Task("bad", divmod, (1, 0))]))
+            list(executor.run([Task("bad", _divide, (1, 0))]))
     assert sorted(results) == sorted([(task.key, None if task.fn is barrier else task.key) for task in tasks])
     runs = {task.key: json.loads((tmp_path / task.key).read_text()) for task in tasks if task.fn is not barrier}
     waits = {"d": ("a", "b"), "e": ("c",), "f": ("d", "e")}
@@ -376,7 +377,12 @@ def test_a_worker_killed_while_the_local_cluster_starts_it_ends_the_solve_with_o
     assert_same_store(store, reference, "a solve whose worker was killed while the cluster started it")
 
 
-def _where(value):
+def _divide(worker, a, b):
+    """A task that fails in its worker."""
+    return a / b
+
+
+def _where(worker, value):
     """A task reporting the process it ran in."""
     return value, os.getpid()
 

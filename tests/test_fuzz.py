@@ -45,8 +45,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from retrograde.agents import AGENTS, agent_class, build_agent, parse_spec, parse_spec_list
-from retrograde.agents.spec import AgentSpec
+from retrograde.agents import agent_names, agent_options, build_agent, parse_spec, parse_spec_list
+from retrograde.spec import AgentSpec
 from retrograde.cli import OS_ERROR_EXIT, cli, main
 from retrograde.errors import BadAgent, BadOption, BadPosition
 from retrograde.games import GAMES, make_game, parse_game
@@ -285,6 +285,7 @@ class StopAfter(InProcessExecutor):
     never handed to the driver)."""
 
     def __init__(self, n: int):
+        super().__init__()
         self.n = n
 
     def run(self, tasks):
@@ -756,12 +757,22 @@ def fuzz_parsers(max_examples: int, outcomes: Counter | None = None, seed: int |
 
 
 @cache
+def declared_options(name: str) -> tuple:
+    """The options agent `name` takes in any of the fuzzed games (each option once)."""
+    found = {}
+    for key in ("tictactoe", "nim", "quixo3", "quarto"):
+        with contextlib.suppress(BadAgent):
+            found.update({option.name: option for option in agent_options(name, game(key))})
+    return tuple(found.values())
+
+
+@cache
 def agent_specs() -> st.SearchStrategy[str]:
     """Specs by the grammar (known and unknown names, keys and values, nested specs in
     parentheses or not), mutated valid specs, and random text."""
-    names = sorted(AGENTS) + ["Random", "nope", "", "mini max", "a:b"]
-    keys = sorted({option.name for name in AGENTS for option in agent_class(name).options}) + ["Depth", "x", ""]
-    choices = sorted({choice for name in AGENTS for option in agent_class(name).options for choice in option.choices})
+    names = agent_names() + ["Random", "nope", "", "mini max", "a:b"]
+    keys = sorted({option.name for name in agent_names() for option in declared_options(name)}) + ["Depth", "x", ""]
+    choices = sorted({choice for name in agent_names() for option in declared_options(name) for choice in option.choices})
     values = st.one_of(st.integers(-3, 20).map(str), st.sampled_from(
         ["0", "1", "16", "17", "100000", "100001", "0.5", "-0.5", "nan", "inf", "1e999", "", "()", "(", ")",
          "9" * 4301]),
@@ -802,23 +813,23 @@ def option_values(option) -> st.SearchStrategy[str]:
 def typed_specs() -> st.SearchStrategy[str]:
     """Specs of a known agent with its own options (often valid: they are built and move)."""
     def of(name):
-        options = agent_class(name).options
+        options = declared_options(name)
         if not options:
             return st.just(name)
         pairs = st.lists(st.sampled_from(options), max_size=len(options), unique_by=lambda o: o.name).flatmap(
             lambda chosen: st.tuples(*(option_values(o).map(lambda v, o=o: (o.name, v)) for o in chosen)))
         return pairs.map(lambda items: str(AgentSpec(name, tuple(items))) if items else name)
 
-    return st.one_of(*(of(name) for name in sorted(AGENTS)))
+    return st.one_of(*(of(name) for name in agent_names()))
 
 
 def fuzz_specs(sandbox: Sandbox, max_examples: int, seed: int | None = None) -> int:
     """Random specs to the spec parser and `build_agent` (and each agent built makes a move);
     returns how many examples ran, `sandbox.outcomes["spec"]` counts what they came to."""
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
     ran, outcomes = 0, sandbox.outcomes.setdefault("spec", Counter())
-    stores = {"tictactoe": open_store(sandbox.ttt), "nim": open_store(sandbox.nim)}
+    stores = {"tictactoe": Store.open(sandbox.ttt), "nim": Store.open(sandbox.nim)}
     files = st.sampled_from(sandbox.artifact_paths())
     specs = st.one_of(agent_specs(), files.map(lambda path: f"ga:params={path}"),
                       files.map(lambda path: f"rl:params={path}"))

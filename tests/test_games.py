@@ -18,6 +18,8 @@ INSTANCES = [
     ("nim", {"heaps": [1]}),
     ("quarto", {"root": "378b/.a.6/.f40/2..e 1"}),
     ("quarto", {"root": "..e6/1.../2.58/70ac d", "squares": True}),
+    ("connect4", {"width": 4, "height": 5, "connect": 4}),
+    ("connect4", {"width": 5, "height": 4, "connect": 3}),
 ]
 
 
@@ -33,7 +35,7 @@ def test_every_registered_game_has_an_instance_under_test():
 
 @pytest.mark.parametrize("name,params", INSTANCES)
 def test_plan_solves_children_first(name, params):
-    from retrograde.pipeline.plan import make_plan
+    from retrograde.data.plan import make_plan
 
     plan = make_plan(make_game(name, params))
     wave_of = {t: step.wave for step in plan.steps for t in step.tiers}
@@ -122,7 +124,7 @@ def test_quixo_rejects_bad_positions(text, message):
 
 
 def test_quixo_plan_shape():
-    from retrograde.pipeline.plan import make_plan
+    from retrograde.data.plan import make_plan
 
     plan = make_plan(make_game("quixo", {"size": 4}))
     assert plan.positions == 3**16

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import zarr
 
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.errors import DamagedStore
 
 #: Tic-tac-toe: ten tiers, verified in a fraction of a second.
@@ -82,8 +82,8 @@ def test_a_damaged_chunk_stops_every_reader_with_its_name(store, cli):
     data[len(data) // 2] ^= 0xFF
     chunk.write_bytes(bytes(data))
     tier, index = chunk.parts[-4], int(chunk.name)
-    size = open_store(store).plan.tier(tier).chunk_size
-    with open_store(store) as opened:
+    size = Store.open(store).plan.chunking(tier).chunk_size
+    with Store.open(store) as opened:
         with pytest.raises(DamagedStore, match=f"tier {tier} chunk {index}: its data is damaged"):
             opened.read_tier(tier)
         with pytest.raises(DamagedStore, match=f"tier {tier} chunk {index}"):
@@ -190,7 +190,7 @@ def test_a_resumed_solve_refuses_to_build_on_a_damaged_tier(tmp_path, monkeypatc
 
     store = tmp_path / "q3.zarr"
     solve_killed_in_propagation(store, monkeypatch, level=3)
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         unsolved = [tier for tier in opened.plan.tiers if opened.record(tier.name).status != "solved"]
         read = sorted({child for tier in unsolved for child in tier.children
                        if opened.record(child).status == "solved"})

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import reference as ref
 from retrograde.data import packing
 from retrograde.games import bits, make_game, ranking, ranking_arrays, ranking_kernels
-from retrograde.games.nim import kernels as nim_kernels
+from retrograde.games.ranking_kernels import rank_composition, unrank_composition
 from retrograde.solvers import kernels
 
 SETTINGS = settings(derandomize=True, max_examples=150, deadline=None,
@@ -160,9 +160,9 @@ def test_nim_rank_unrank_match_python_rules(case):
     assert name == f"s{total}"
     tier = game.tier(name)
     assert 0 <= index < tier.size
-    assert nim_kernels.rank(np.array(position, dtype=np.int64), ways, total) == index
+    assert rank_composition(np.array(position, dtype=np.int64), ways, total) == index
     out = np.empty(len(heaps), dtype=np.int64)
-    nim_kernels.unrank(index, total, ways, out)
+    unrank_composition(index, total, ways, out)
     assert tuple(out.tolist()) == position
     assert game.position_at(tier, index) == position
 
@@ -175,7 +175,7 @@ def test_nim_kernel_ranks_are_a_bijection_per_tier(heaps):
     for position in ref.nim_positions(heaps):
         total = sum(position)
         by_tier.setdefault(total, []).append(
-            int(nim_kernels.rank(np.array(position, dtype=np.int64), ways, total)))
+            int(rank_composition(np.array(position, dtype=np.int64), ways, total)))
     for tier in game.tiers():
         assert sorted(by_tier[tier.key[0]]) == list(range(tier.size))
 

@@ -10,7 +10,7 @@ import pytest
 from retrograde import outcome as oc
 from retrograde.agents.match import play_game
 from retrograde.agents.registry import build_agent
-from retrograde.agents.search import search_class
+from retrograde.data.tablebase import StoreTablebase
 from retrograde.data.probing import analyse
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
@@ -19,6 +19,13 @@ from retrograde.games import make_game
 W = 10**9
 OPEN_LINE = (0, 1, 10, 100)  # tic-tac-toe `lines`: an open line holding 0..3 marks
 TTT_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+
+
+def probing(game, store):
+    """The game's search, taking the exact values `store` holds."""
+    search = game.search()
+    search.tablebase = StoreTablebase.for_search(search, store)
+    return search
 
 
 # --- plain-Python references -------------------------------------------------------------
@@ -139,7 +146,7 @@ CASES = [  # game, params, evaluation, (depth, positions) pairs, random plies
 @pytest.mark.parametrize("name,params,evaluation,runs,plies", CASES, ids=lambda v: str(v))
 def test_root_scores_equal_plain_minimax(name, params, evaluation, runs, plies):
     game = make_game(name, params)
-    search = search_class(game)(game)
+    search = game.search()
     pruned = full = 0
     for depth, count in runs:
         for k, position in enumerate(random_positions(game, count, plies, seed=depth)):
@@ -156,7 +163,7 @@ def test_root_scores_equal_plain_minimax(name, params, evaluation, runs, plies):
 
 def test_a_push_completing_both_lines_loses_for_the_mover():
     game = make_game("quixo", {"size": 3})
-    search = search_class(game)(game)
+    search = game.search()
     position = game.parse("xxo/xxo/oo. x")
     moves = [text for text, _ in game.moves(position)]
     scores = search.root_scores(position, 1, "cmax", seed=0, exact=True)
@@ -179,7 +186,7 @@ def test_a_push_completing_both_lines_loses_for_the_mover():
 def test_full_depth_scores_every_move_as_the_store(open_solved, name, params, depth):
     store = open_solved(name, params)
     game = store.game
-    search = search_class(game)(game)
+    search = game.search()
     positions = every_position(game)
     for position, truth in zip(positions, stored_scores(store, positions)):
         scores = search.root_scores(position, depth, search.evals[0], seed=1, exact=True)
@@ -195,7 +202,7 @@ def test_full_depth_scores_every_move_as_the_store(open_solved, name, params, de
 def test_depth_one_with_a_store_plays_perfectly(open_solved, name, params):
     store = open_solved(name, params)
     game = store.game
-    search = search_class(game)(game, store)
+    search = probing(game, store)
     positions = every_position(game)
     rng = np.random.default_rng(5)
     positions = [positions[i] for i in rng.choice(len(positions), min(len(positions), 600), replace=False)]
@@ -215,8 +222,8 @@ def test_only_stored_tiers_are_probed(open_solved):
     partial = open_solved("quixo", {"size": 3, "down_to": 7})
     full = open_solved("quixo", {"size": 3})
     game = partial.game
-    search = search_class(game)(game, partial)
-    plain = search_class(game)(game)
+    search = probing(game, partial)
+    plain = game.search()
     positions = [p for p in every_position(full.game) if p[0].count(".") == 3][::5]  # 6 cubes
     assert len(positions) > 100
     for position, truth in zip(positions, stored_scores(full, positions)):
@@ -225,7 +232,7 @@ def test_only_stored_tiers_are_probed(open_solved):
         for j, (_, child) in enumerate(game.moves(position)):
             expected = truth[j] if child[0].count(".") <= 2 else heuristic[j]
             assert scores[j] == expected
-    nothing = search_class(game)(game, full)
+    nothing = probing(game, full)
     nothing.tablebase.max_bytes = 0  # nothing fits: the search searches instead
     position = positions[0]
     assert (nothing.root_scores(position, 2, "cmax", seed=0, exact=True)
@@ -273,9 +280,9 @@ def test_adaptive_depth_follows_seed_004():
 
 
 @pytest.mark.parametrize("spec,game,message", [
-    ("minimax:eval=lines", ("quixo", {"size": 4}), "eval=lines is not defined for quixo; its evals: cmax"),
-    ("minimax:eval=cmax", ("nim", {"heaps": [1, 2]}), "its evals: zero (default), parity"),
-    ("minimax:adaptive=1", ("tictactoe", {}), "adaptive=1 is seed 004's Quixo rule"),
+    ("minimax:eval=lines", ("quixo", {"size": 4}), "eval=lines: must be one of cmax, inline, zero"),
+    ("minimax:eval=cmax", ("nim", {"heaps": [1, 2]}), "must be one of zero, parity"),
+    ("minimax:adaptive=1", ("tictactoe", {}), "adaptive=1: tictactoe has no variable-depth rule"),
     ("minimax:depth=0", ("tictactoe", {}), "depth=0: must be between 1 and 16"),
     ("minimax:eval=best", ("tictactoe", {}), "must be one of"),
     ("minimax:width=3", ("tictactoe", {}), "has no option 'width'"),

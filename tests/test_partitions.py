@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 from conftest import Killed, assert_same_store, run_cli
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
+from retrograde.pipeline.scratch import Scratch
 from retrograde.games import make_game
 from retrograde.pipeline.estimate import PROCESS_BYTES, propagation_parts, task_peaks
 from retrograde.pipeline.executors import InProcessExecutor, open_executor
-from retrograde.pipeline.plan import make_plan
+from retrograde.data.plan import make_plan
 from retrograde.pipeline.propagation import group_bounds
 from retrograde.pipeline.stages import plan_stage, solve_stage
 
@@ -75,9 +76,9 @@ def test_a_split_propagation_resumes_from_the_level_every_partition_saved(tmp_pa
     files = sorted(p.name for p in store.glob("scratch/*/propagation-*.npz"))
     assert files and all("-of-2-level-" in name for name in files), files
     group = next(store.glob("scratch/*/propagation-*.npz")).parent.name
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         step = next(step for step in opened.plan.steps if step.tiers[0] == group)
-        parts, level = opened.checkpoint_level(step.tiers)
+        parts, level = Scratch(opened).checkpoint_level(step.tiers)
     assert parts == 2 and level >= 2
 
     levels, settled_at = [], loopy.settled_at
@@ -118,7 +119,7 @@ def test_partitions_are_ranges_of_whole_chunks_of_nearly_equal_size(tmp_path):
                 assert (bound - tier_starts[t]) % CHUNK == 0
             assert max(np.diff(bounds)) - min(np.diff(bounds)) <= 2 * CHUNK
         small = next(step for step in store.plan.steps
-                     if sum(store.plan.tier(name).n_chunks for name in step.tiers) == 2)
+                     if sum(store.plan.chunking(name).count for name in step.tiers) == 2)
         assert len(group_bounds(store, small.tiers, 5)) == 3, "more partitions than chunks"
 
 
@@ -159,9 +160,9 @@ def test_an_in_process_solve_splits_by_worker_memory(tmp_path, reference, cli, m
 
     split, run_round = set(), propagation.propagation_round
 
-    def counted(store_path, attempt, tier_names, parts, *args):
+    def counted(worker, store_path, attempt, tier_names, parts, *args):
         split.add((tier_names, parts))
-        return run_round(store_path, attempt, tier_names, parts, *args)
+        return run_round(worker, store_path, attempt, tier_names, parts, *args)
 
     monkeypatch.setattr(propagation, "propagation_round", counted)
     store = tmp_path / "q.zarr"
@@ -179,7 +180,7 @@ def test_the_in_process_executor_runs_what_in_driver_tasks_spawn_in_order():
 
     ran = []
 
-    def step(name):
+    def step(worker, name):
         ran.append(name)
         return name
 

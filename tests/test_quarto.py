@@ -24,7 +24,7 @@ import retrograde
 from conftest import run_cli
 from retrograde import outcome as oc
 from retrograde.data.probing import values
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import make_game, parse_game
 from retrograde.games.check import check_game
@@ -231,7 +231,7 @@ def test_a_symmetric_image_of_a_root_solves_to_the_same_value(solved):
     game = make_game("quarto", {"root": root})
     image = game.format(transform(game.root, board_symmetries(False)[5], piece_maps()[77]))
     assert image != root
-    store = open_store(solved("quarto", {"root": image}))
+    store = Store.open(solved("quarto", {"root": image}))
     try:
         assert values(store, [store.game.initial_position])[0] == (outcome, remoteness)
     finally:
@@ -242,7 +242,7 @@ def test_a_symmetric_image_of_a_root_solves_to_the_same_value(solved):
 @pytest.mark.parametrize("root,squares,value", ROOTS, ids=[root for root, _, _ in ROOTS])
 def test_every_stored_value_matches_the_reference(solved, root, squares, value):
     assert ref.value(root, squares) == value
-    store = open_store(solved("quarto", {"root": root, "squares": squares}, chunk_size=256))
+    store = Store.open(solved("quarto", {"root": root, "squares": squares}, chunk_size=256))
     try:
         game = store.game
         stored = set()

@@ -291,15 +291,15 @@ def test_same_seed_same_games_and_legal_moves(spec):
 
 
 @pytest.mark.parametrize("spec,game_text,reason", [
-    ("endgame", "tictactoe", "Quarto's"),
-    ("lookahead", "nim --heaps 1,2", "for Quarto"),
+    ("endgame", "tictactoe", "an agent of quarto only"),
+    ("lookahead", "nim --heaps 1,2", "an agent of quarto only"),
     ("lookahead:population=1", "quarto", "between 2 and"),
     ("endgame:empty=17", "quarto", "between 0 and 16"),
     ("ga", "quarto", "alpha= and beta="),
     ("ga:alpha=0.5", "quarto", "alpha= and beta="),
     ("ga:alpha=2,beta=0", "quarto", "between 0 and 1"),
-    ("ga:alpha=0.1,beta=0.1", "nim --heaps 1,2", "Quarto genome"),
-    ("minimax:eval=cmax", "quarto", "not defined for quarto"),
+    ("ga:alpha=0.1,beta=0.1", "nim --heaps 1,2", "ga has no option 'alpha'"),
+    ("minimax:eval=cmax", "quarto", "must be one of threats, parity, zero"),
 ])
 def test_bad_agents_are_one_line(spec, game_text, reason):
     from retrograde.games import parse_game
@@ -321,10 +321,10 @@ def test_ga_and_rl_train_reproducibly_and_play_from_their_artifacts(tmp_path):
     rl = train(rl_spec, game, tmp_path / "q.npz", seed=2)
     assert rl.read_bytes() == train(rl_spec, game, tmp_path / "r.npz", seed=2).read_bytes()
     agent = build_agent(f"rl:params={rl}", game, seed=1)
-    assert agent.model.pieces.tolist() == ga.weights.tolist()
+    assert agent.model.features.pieces.tolist() == ga.weights.tolist()
     record = play_game(agent, build_agent("random", game, seed=2), game.initial_position, max_plies=17)
     assert record.result in ("win", "draw", "loss")
-    with pytest.raises(BadAgent, match="Quarto piece rule"):
+    with pytest.raises(BadAgent, match="rl has no option 'pieces'"):
         train("rl:episodes=5,pieces=x.json", make_game("tictactoe"), tmp_path / "t.npz", seed=1)
 
 

@@ -14,6 +14,7 @@ from retrograde.errors import BadOption
 from retrograde.games import make_game
 from retrograde.games.quarto.game import random_position
 from retrograde.pipeline.executors import InProcessExecutor
+from retrograde.pipeline.worker import WorkerState
 from retrograde.validation import sampled
 
 #: Late tiers (5 and 4 empty cells) the reference solves in moments.
@@ -54,7 +55,7 @@ def test_sampled_positions_are_distinct_live_positions_of_the_asked_tiers():
 def test_the_ruler_scores_every_move_exactly():
     """Every move's outcome and remoteness, as the reference says, at every sampled position."""
     game, positions, _ = sampled_positions()
-    result = sampled.solve_chunk("quarto", tuple(sorted(game.params.items())), ("random",), 1, 0,
+    result = sampled.solve_chunk(WorkerState(), "quarto", tuple(sorted(game.params.items())), ("random",), 1, 0,
                                  tuple(p for _, p in positions))
     for (_, position), scores in zip(positions, result["scores"]):
         outcome, remoteness = sampled.values(scores)
@@ -80,7 +81,7 @@ def test_placement_and_piece_blunders_as_the_reference_splits_them():
     seen = set()
     for _, position in positions:
         text = game.format(position)
-        result = sampled.solve_chunk("quarto", tuple(sorted(game.params.items())), (), 1, 0, (position,))
+        result = sampled.solve_chunk(WorkerState(), "quarto", tuple(sorted(game.params.items())), (), 1, 0, (position,))
         for k, (move, _) in enumerate(game.moves(position)):
             kind = sampled.blunder_kinds(game, position, result["scores"][0], k)
             assert kind == reference_blunder(text, move), (text, move)
@@ -160,13 +161,15 @@ def test_a_workflow_without_a_store_trains_then_validates_and_resumes(tmp_path, 
     """`run quarto`'s shape on a small budget: no plan/solve/verify, artifacts named by {folder},
     a report; a rerun skips both stages."""
     from retrograde import workflows
+    from retrograde.games import GAMES
+    from retrograde.games.hooks import Workflow
 
-    small = workflows.Workflow("quarto-small", "a small quarto workflow", "quarto", solves=False,
+    small = Workflow("quarto-small", "a small quarto workflow", solves=False,
                                train=(("ga:generations=1,population=2,offspring=1,games=2", "ga.json"),
                                       ("rl:episodes=20,pieces={folder}/ga.json", "rl.npz")),
                                agents=("random", "ga:params={folder}/ga.json", "rl:params={folder}/rl.npz"),
                                games=1, positions=3)
-    monkeypatch.setitem(workflows.WORKFLOWS, small.name, small)
+    monkeypatch.setitem(workflows.WORKFLOWS, small.name, (GAMES["quarto"], small))
     state = workflows.run_workflow(small.name, tmp_path, workers=0, quiet=True)
     folder = tmp_path / small.name
     assert state["stages"] == {"train": "done", "validate": "done"} and state["store"] is None

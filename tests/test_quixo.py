@@ -206,9 +206,9 @@ def test_4x4_verifies(quixo4):
 
 
 def test_4x4_lookup_agent_converts_wins(quixo4):
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
-    with open_store(quixo4) as store:
+    with Store.open(quixo4) as store:
         check_lookup_converts_wins(store, _positions_with(store, oc.WIN, 60, seed=5), seed=50)
 
 
@@ -244,16 +244,17 @@ def test_propagation_resumes_from_its_last_checkpoint(tmp_path, solved, monkeypa
     """A propagation stopped after a few levels goes on from the level of its last checkpoint
     (it does not start the group again) and ends with the bytes of an uninterrupted solve."""
     from conftest import assert_same_store, solve_in_process, solve_killed_in_propagation
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
+    from retrograde.pipeline.scratch import Scratch
     from retrograde.solvers import loopy
 
     store = tmp_path / "q3.zarr"
     solve_killed_in_propagation(store, monkeypatch, level=3)
     checkpoints = list(store.glob("scratch/*/propagation-*.npz"))
     assert len(checkpoints) == 1, checkpoints
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         step = next(step for step in opened.plan.steps if step.tiers[0] == checkpoints[0].parent.name)
-        assert opened.checkpoint_level(step.tiers) == (1, 3)
+        assert Scratch(opened).checkpoint_level(step.tiers) == (1, 3)
 
     levels, settled_at = [], loopy.settled_at
     monkeypatch.setattr(loopy, "settled_at", lambda outcome, remoteness, level, *span:

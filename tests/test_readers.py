@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from processes import kill_group, start
-from retrograde.data.store import SOLVED, open_store
+from retrograde.data.store import SOLVED, Store
 from retrograde.errors import StoreError
 
 #: A loop-free game with many small chunks (as in test_resume) and a game with cycles.
@@ -25,7 +25,7 @@ GAMES = [
 def _check_what_is_recorded(path, reference, seen: set) -> tuple[int, int]:
     """Compare each recorded chunk and solved tier not `seen` before with the reference store;
     (solved tiers, all tiers)."""
-    with open_store(path) as store:
+    with Store.open(path) as store:
         solved = 0
         for tier in store.plan.tiers:
             record = store.record(tier.name)
@@ -55,7 +55,7 @@ def test_readers_see_only_finished_work_while_a_solve_writes(tmp_path, solved):
         midway = cli_reads = 0
         seen: set = set()
         with open(tmp_path / f"{name}.out", "wb") as out, open(tmp_path / f"{name}.err", "wb") as err, \
-                open_store(reference_path) as reference:
+                Store.open(reference_path) as reference:
             solve = start(args, stdout=out, stderr=err)
             try:
                 while solve.poll() is None:

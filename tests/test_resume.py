@@ -30,7 +30,7 @@ import pytest
 
 from conftest import assert_same_store, store_bytes
 from processes import assert_one_error_line, group_members, kill_group, log_paths, run, start
-from retrograde.data.store import chunk_checksum, open_store
+from retrograde.data.store import chunk_checksum, Store
 
 #: Nim 1,3,5,7,9 taking at most 4: 3,840 positions, 26 tiers, 76 chunks of <= 64 positions;
 #: a few seconds in-process, long enough for kills to land mid-solve.
@@ -111,7 +111,7 @@ def inspect(store: Path) -> State:
     chunk has exactly the checksum of the bytes on disk."""
     if not store.exists():
         return State(exists=False, records={})
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         records = {}
         for tier in opened.plan.tiers:
             assert (store / "tiers" / tier.name / "zarr.json").is_file(), f"tier {tier.name} missing from the plan"
@@ -356,9 +356,9 @@ def test_kill_a_local_cluster_solve_then_resume_in_process(reference, tmp_path):
 #: A stop signal whose handler runs inside a finalizer: Python cannot raise its exception there.
 LOST_IN_A_FINALIZER = """
 import os, signal, sys, time
-from retrograde import cli
+from retrograde import exits
 
-signal.signal(signal.{name}, cli._on_stop_signal)
+signal.signal(signal.{name}, exits._on_stop_signal)
 
 
 class Finalised:

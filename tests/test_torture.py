@@ -26,7 +26,7 @@ from pathlib import Path
 
 from conftest import NIM, assert_same_store, store_bytes
 from processes import assert_one_error_line, kill_group, log_paths, run, spawned_workers, start
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 
 
 class Run:
@@ -85,7 +85,7 @@ def assert_opens(store: Path) -> int:
         return 0
     from retrograde.pipeline.stages import positions_done
 
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         return positions_done(opened)
 
 

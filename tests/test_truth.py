@@ -12,7 +12,7 @@ import pytest
 import reference as ref
 from retrograde import outcome as oc
 from retrograde.data.probing import Value, values
-from retrograde.data.store import open_store
+from retrograde.data.store import Store
 from retrograde.games import make_game
 
 
@@ -147,7 +147,7 @@ def reachable():
 
 @pytest.fixture(scope="module")
 def ttt(solved):
-    store = open_store(solved("tictactoe"))
+    store = Store.open(solved("tictactoe"))
     yield store
     store.close()
 
@@ -279,9 +279,9 @@ def test_ttt_every_value_matches_minimax(ttt, ttt_tiers, reachable):
 
 def test_ttt_chunked_solve_matches_reference(solved, reachable):
     """Small chunks (many chunk boundaries per tier) give the same values."""
-    store = open_store(solved("tictactoe", None, chunk_size=200))
+    store = Store.open(solved("tictactoe", None, chunk_size=200))
     try:
-        assert any(t.n_chunks > 1 for t in store.plan.tiers)
+        assert any(store.plan.chunking(t.name).count > 1 for t in store.plan.tiers)
         boards = sorted(reachable)
         probed = values(store, [ref.ttt_to_masks(b) for b in boards])
         for board, value in zip(boards, probed):
@@ -299,7 +299,7 @@ def test_nim_store_remoteness_dtype_holds_the_longest_game():
     so the start position of heaps [70000], k = 1 is a normal-play loss at remoteness 70000
     (an even total). The store's remoteness array must be able to hold it, or the value
     silently wraps (70000 -> 4464 in uint16)."""
-    from retrograde.pipeline.plan import make_plan
+    from retrograde.data.plan import make_plan
 
     heaps, longest = [70000], 70000
     # The reference agrees on the rule for small totals: remoteness == total with k = 1.

@@ -24,7 +24,7 @@ from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor, open_executor
 from retrograde.pipeline.stages import plan_stage
 from retrograde.training import train
-from retrograde.training.artifact import read_metadata
+from retrograde.data.artifact import read_metadata
 from retrograde.validation import play_match, validate
 from retrograde.validation.artifacts import read_curve
 from retrograde.validation.published import compare
@@ -146,9 +146,9 @@ def test_bradley_terry_recovers_known_strengths():
 
 # --- tournaments ---------------------------------------------------------------------------------
 def test_tournament_results_do_not_depend_on_workers(solved):
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
-    with open_store(solved("tictactoe")) as store:
+    with Store.open(solved("tictactoe")) as store:
         plan = [Pairing(a, b, INITIAL, 25) for a in ("random", "lookup") for b in ("random", "lookup")]
         alone = run_tournament(store.game, store, plan, seed=4, executor=InProcessExecutor(), max_plies=10,
                                quiet=True)

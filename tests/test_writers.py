@@ -13,13 +13,14 @@ import subprocess
 import sys
 
 from conftest import assert_same_store, store_bytes
-from retrograde.data.store import SCRATCH, create_store, open_store
+from retrograde.data.store import SCRATCH, Store
 from retrograde.errors import Superseded
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
-from retrograde.pipeline.plan import make_plan
+from retrograde.data.plan import make_plan
 from retrograde.pipeline.stages import plan_stage, solve_stage, solve_tasks
 from retrograde.pipeline.propagation import propagate_group, solve_group
+from retrograde.pipeline.worker import WorkerState
 from retrograde.pipeline.tasks import settle_chunk, solve_chunk
 
 QUIXO3 = ("quixo", {"size": 3})
@@ -47,7 +48,7 @@ def test_tasks_of_an_earlier_attempt_write_nothing(tmp_path, monkeypatch, game, 
         for fn in kinds:
             assert first[fn].args[1] == stale
             with pytest.raises(Superseded, match="another solve took over"):
-                fn(*first[fn].args)
+                fn(WorkerState(), *first[fn].args)
         assert store_bytes(path) == before, "a stale task wrote into the store"
 
 
@@ -62,7 +63,7 @@ def test_a_task_after_the_end_of_its_solve_does_not_bring_back_the_scratch_folde
         solve_stage(store, InProcessExecutor(), quiet=True)
     assert not (path / SCRATCH).exists()
     with pytest.raises(Superseded):
-        late.fn(*late.args)
+        late.fn(WorkerState(), *late.args)
     assert not (path / SCRATCH).exists(), "a late first pass recreated the scratch folder"
     assert_same_store(path, solved(*QUIXO3))
 
@@ -73,7 +74,7 @@ def test_the_current_attempt_writes_and_a_solve_ends_with_no_attempt_left(tmp_pa
         solve_stage(store, InProcessExecutor(), quiet=True)
         assert store.attempt is not None
     assert not (path / SCRATCH).exists()
-    with open_store(path) as store:
+    with Store.open(path) as store:
         assert store.complete
     assert_same_store(path, solved(*QUIXO3))
 
@@ -89,7 +90,7 @@ def test_planning_removes_only_staging_folders_whose_creator_has_ended(tmp_path)
     left = tmp_path / f".store.zarr.planning-{host}-{ended.pid}-89ab"
     for folder in (alive, elsewhere, left):
         (folder / "tiers").mkdir(parents=True)
-    create_store(tmp_path / "store.zarr", make_plan(make_game("tictactoe"))).close()
+    Store.create(tmp_path / "store.zarr", make_plan(make_game("tictactoe"))).close()
     assert alive.is_dir() and elsewhere.is_dir(), "another run's staging folder was deleted"
     assert not left.exists(), "a staging folder left by an ended process stayed"
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["store.zarr"]
@@ -116,5 +117,5 @@ def test_the_lock_of_a_killed_writer_is_taken_over_safely(tmp_path, cli):
     code, _, stderr = cli("solve", "tictactoe", "--store", str(store), "--workers", "0", "--quiet")
     assert code == 0, stderr
     assert not lock_path(store).exists()
-    with open_store(store) as solved_store:
+    with Store.open(store) as solved_store:
         assert solved_store.complete

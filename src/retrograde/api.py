@@ -23,7 +23,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from retrograde.agents.lookup import optimal_moves
-from retrograde.data import probing, store as stores
+from retrograde.data import probing
+from retrograde.data import store as stores
 from retrograde.errors import BadOption, BadPosition, MissingTierError, StoreError
 from retrograde.games import Game
 
@@ -274,7 +275,7 @@ def open_store(path: str | os.PathLike) -> SolvedStore:
 
     :raises StoreError: no store at `path`, not a retrograde store, or another format.
     """
-    return SolvedStore(stores.open_store(path, mode="r"))
+    return SolvedStore(stores.Store.open(path, mode="r"))
 
 
 # --- agents, matches, training, validation ---------------------------------------------------
@@ -286,7 +287,7 @@ def _instance(game: Game | str | None, store: SolvedStore | None) -> tuple[Game,
     if store is not None:
         return store.game, store._opened
     if game is None:
-        raise BadOption("give a store or a game (e.g. game='quixo --size 4')")
+        raise BadOption("give a store or a game (its name and options as on the command line)")
     return (parse_game(game) if isinstance(game, str) else game), None
 
 
@@ -336,8 +337,9 @@ def validate(store: SolvedStore | str | os.PathLike | None, out: str | os.PathLi
              workers: int | None = 0, quiet: bool = True) -> dict[str, Any]:
     """Measure agents against the store (exact move quality, tournaments, ratings) and write
     report.json, report.md and report.html into `out`; returns the report (SPEC §7). With
-    `store` None and `game` Quarto ('quarto'), move quality is measured on positions sampled
-    from baseline games in `tiers` (default p6, p7, p8) and solved by exact search.
+    `store` None and a `game` no store holds whole, move quality is measured on positions sampled
+    from baseline games in `tiers` (default: those the game's `sampling` hook names) and solved by
+    exact search.
     `workers=0` runs in this process, None as the CLI decides, N on a local cluster."""
     from retrograde.validation import validate as validate_stage
 

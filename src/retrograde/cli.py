@@ -1,41 +1,20 @@
-"""The `retrograde` command line (SPEC §2). Commands import their machinery lazily,
-so that quick commands (probe, status, games) never load numba or dask.
-
-Every expected failure (bad option, position or store) ends as one line on
-stderr and a non-zero exit status: 2 for usage errors, 1 otherwise, and 74 when the system
-refuses a file operation (disk full, read-only file system, permission denied, a path through
-a file): `OS_ERROR_EXIT`.
+"""The `retrograde` command line (SPEC §2): its commands. Commands import their machinery
+lazily, so that quick commands (probe, status, games) never load numba or dask. How a command
+ends (one line and an exit status for every expected failure, Ctrl-C and stop signals) is
+`exits`'s.
 """
 
 from __future__ import annotations
 
-import errno
 import json
-import logging
-import os
-import re
-import signal
 import sys
-import threading
 import time
-import warnings
 
 import click
 
-from retrograde.errors import BadOption, RetrogradeError
-
-
-def _one_line(message: str) -> str:
-    """`message` as one printable line: newlines become spaces, and the other characters that
-    would break or garble the line (carriage returns, line and record separators, control
-    characters, a lone surrogate from a non-UTF-8 argument) their escapes, as repr writes them."""
-    return "".join(char if char.isprintable() else " " if char == "\n" else char.encode("unicode_escape").decode()
-                   for char in message)
-
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"retrograde: error: {_one_line(message)}", err=True)
-    sys.exit(code)
+from retrograde import exits
+from retrograde.errors import BadOption
+from retrograde.exits import OS_ERROR_EXIT
 
 
 class _Path(click.Path):
@@ -53,135 +32,22 @@ PATH = _Path()
 #: `verify`'s exit status by verdict.
 VERIFY_EXIT = {"ok": 0, "failed": 1, "incomplete": 3}
 
-#: What a stopped command leaves behind, by command name (others only stop).
-AFTER_STOP = {"solve": "rerun the same command to resume", "run": "rerun the same command to resume",
-              "verify": "verify keeps no progress: rerun it to check again"}
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so that clusters and files are closed."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _silence_shutdown() -> None:
-    # Closing a cluster mid-task and zarr's I/O thread with pending tasks and coroutines make
-    # dask's loggers, asyncio and the warnings machinery report each loose end, around our line.
-    for name in ("asyncio", "distributed", "tornado"):
-        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-    warnings.simplefilter("ignore")
-    sys.unraisablehook = _redeliver_stop
-
-
-def _redeliver_stop(unraisable) -> None:
-    """The hook for exceptions Python cannot raise (in a finalizer or a weakref callback), silent
-    after a stop signal. A stop signal whose handler ran inside one raised there and was lost, and
-    the command would go on to its end: the signal is sent again a moment later (`REDELIVER_SECONDS`,
-    once this hook and the finalizer have returned), from another thread, to land where it unwinds
-    the command; lost again, it is sent again."""
-    stop = unraisable.exc_value
-    if isinstance(stop, (KeyboardInterrupt, Terminated)):
-        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
-        again = threading.Timer(REDELIVER_SECONDS, os.kill, args=(os.getpid(), signum))
-        again.daemon = True
-        again.start()
-
-
-#: How long a lost stop signal waits to be sent again (`_redeliver_stop`).
-REDELIVER_SECONDS = 0.05
-
-
-def _on_stop_signal(signum: int, frame) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP: quiet the shutdown from now on, then unwind."""
-    _silence_shutdown()
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise Terminated(signum)
-
-
-def _stopped(argv: list[str], why: str, code: int) -> None:
-    _silence_shutdown()
-    command = next((arg for arg in argv if not arg.startswith("-")), "")
-    _fail(why + (f"; {AFTER_STOP[command]}" if command in AFTER_STOP else ""), code)
-
-
-#: Exit status when the system refuses a file operation (sysexits' EX_IOERR): distinct from
-#: usage errors (2) and from damage `verify` finds (1), since the cure is outside the store.
-OS_ERROR_EXIT = 74
-
-#: Causes said in words of their own (the others: the system's own words, lower-cased).
-_OS_CAUSES = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
-              errno.EROFS: "read-only file system", errno.EACCES: "permission denied",
-              errno.EPERM: "operation not permitted", errno.ENOTDIR: "a part of the path is a file, not a folder",
-              errno.EISDIR: "is a folder, not a file", errno.ENOENT: "no such file or folder",
-              errno.EMFILE: "too many open files", errno.ENAMETOOLONG: "file name too long"}
-
-#: What to do next, by cause, for commands that keep their progress (`AFTER_STOP`).
-_OS_NEXT = {errno.ENOSPC: "free some space", errno.EDQUOT: "free some space"}
-
-
-def _os_error_line(exc: OSError, argv: list[str]) -> str:
-    """One line for a file operation the system refused: the cause, the path (zarr's and our
-    temporary `*.partial` files named as the file they were to become, else the --store or --out
-    the command was given, --out first) and, for a full disk, how to go on."""
-    cause = _OS_CAUSES.get(exc.errno) or ((exc.strerror or str(exc)).strip().split("\n")[0].lower()
-                                          or type(exc).__name__)
-    path = exc.filename if isinstance(exc.filename, str) else (
-        os.fsdecode(exc.filename) if isinstance(exc.filename, bytes) else None)
-    if path is not None:
-        path = re.sub(r"\.[0-9a-f]{32}\.partial$", "", path)
-        where = repr(path)
-    else:
-        given = [value for option in ("--out", "--store")  # a command with both writes its --out
-                 for value in [argv[k + 1] for k, arg in enumerate(argv[:-1]) if arg == option]
-                 + [arg.split("=", 1)[1] for arg in argv if arg.startswith(f"{option}=")]]
-        where = f"under {given[0]!r}" if given else ""
-    line = f"{cause}: {where}" if path is not None else f"{cause} {where}".strip()
-    if exc.errno in _OS_NEXT:
-        command = next((arg for arg in argv if not arg.startswith("-")), "")
-        resumes = AFTER_STOP.get(command, "").endswith("to resume")
-        line += f"; {_OS_NEXT[exc.errno]}, then rerun the same command" + (" to resume" if resumes else "")
-    return line
+__all__ = ["OS_ERROR_EXIT", "VERIFY_EXIT", "cli", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI, turning expected errors into one line and an exit status."""
+    """Entry point: run the CLI; every expected error ends as one line and an exit status (`exits`)."""
     argv = sys.argv[1:] if argv is None else argv
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _on_stop_signal)
-    try:
-        code = cli.main(args=argv, prog_name="retrograde", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelpError as exc:  # `retrograde` alone: what it can do
-        click.echo(exc.ctx.get_help())
-        code = 0
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        _stopped(argv, "interrupted", 130)
-    except Terminated as exc:
-        _stopped(argv, f"stopped by {exc}", 128 + exc.signum)
-    except click.ClickException as exc:
-        _fail(exc.format_message(), exc.exit_code)
-    except RetrogradeError as exc:
-        _fail(str(exc), exc.exit_code)
-    except BrokenPipeError:
-        sys.stderr.close()
-        sys.exit(1)
-    except OSError as exc:  # disk full, read-only, permission denied, a path through a file
-        # zarr's I/O loop logs each of its failed writes again when it drops them: one line is the rule
-        logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
-        _fail(_os_error_line(exc, argv), OS_ERROR_EXIT)
-    sys.exit(code if isinstance(code, int) else 0)
+    exits.run(lambda: cli.main(args=argv, prog_name="retrograde", standalone_mode=False), argv)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog="""\b
 Start here:
-  retrograde run tictactoe                  solve and verify tic-tac-toe end to end
-  retrograde run --help                     the named workflows
   retrograde games                          the games and their options
-  retrograde solve quixo --size 3 --store q3.zarr
-  retrograde probe --store q3.zarr "x../.o./... x"
-  retrograde play --store q3.zarr
+  retrograde run --help                     the named workflows: solve, verify, train, validate
+  retrograde solve GAME [OPTIONS] --store STORE
+  retrograde probe --store STORE POSITION   a position's value and every move's
+  retrograde play --store STORE             play against perfect play from the store
 Each command's --help lists its options.""")
 @click.version_option(package_name="retrograde")
 def cli() -> None:
@@ -205,9 +71,9 @@ def cluster_options(fn):
 
 
 def _open_read(path: str):
-    from retrograde.data.store import open_store
+    from retrograde.data.store import Store
 
-    return open_store(path)
+    return Store.open(path)
 
 
 # --- games ------------------------------------------------------------------------------
@@ -238,7 +104,8 @@ class GameGroup(click.Group):
     """`solve GAME` and `plan GAME`: one subcommand per game, built from the game's parameter list
     by the group's `command_for(game class)`."""
 
-    command_for = staticmethod(lambda cls: None)
+    def command_for(self, cls) -> click.Command:
+        raise NotImplementedError
 
     def list_commands(self, ctx):
         from retrograde.games import GAMES
@@ -310,9 +177,9 @@ def _split(partitions: int, worker_memory: str | None) -> tuple[int, int | None]
 def _solve_command(cls) -> click.Command:
     def callback(store_path, workers, scheduler, quiet, chunk_size, force, partitions, worker_memory, **options):
         from retrograde.data.lock import writer_lock
+        from retrograde.data.plan import validate_chunk_size
         from retrograde.data.probing import start_summary
         from retrograde.pipeline.executors import open_executor
-        from retrograde.pipeline.plan import validate_chunk_size
         from retrograde.pipeline.progress import clock
         from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage
 
@@ -345,16 +212,21 @@ def _solve_command(cls) -> click.Command:
     return command
 
 
-@cli.group(cls=type("SolveGroup", (GameGroup,), {"command_for": staticmethod(_solve_command)}))
+class SolveGroup(GameGroup):
+    def command_for(self, cls) -> click.Command:
+        return _solve_command(cls)
+
+
+@cli.group(cls=SolveGroup)
 def solve() -> None:
     """Solve a game instance into a store (resumes a partial solve of the same instance)."""
 
 
 def _plan_command(cls) -> click.Command:
     def callback(workers, chunk_size, as_json, partitions, worker_memory, **options):
+        from retrograde.data.plan import DEFAULT_CHUNK_SIZE, make_plan
         from retrograde.pipeline.estimate import estimate, human_bytes, task_peaks
         from retrograde.pipeline.executors import available_memory, worker_processes
-        from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, make_plan
 
         if workers is not None and workers < 0:
             raise BadOption(f"--workers {workers}: must be >= 0")
@@ -386,7 +258,12 @@ def _plan_command(cls) -> click.Command:
     return command
 
 
-@cli.group(cls=type("PlanGroup", (GameGroup,), {"command_for": staticmethod(_plan_command)}))
+class PlanGroup(GameGroup):
+    def command_for(self, cls) -> click.Command:
+        return _plan_command(cls)
+
+
+@cli.group(cls=PlanGroup)
 def plan() -> None:
     """What a solve takes before anything runs: positions, disk, time, and each task's peak memory."""
 
@@ -542,11 +419,10 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
 @click.option("--store", "store_path", default=None, type=PATH,
               help="The solved store whose values judge every move.")
 @click.option("--game", "game_text", default=None, metavar="GAME",
-              help="Instead of a store, for a game no store holds whole ('quarto'): positions met in games "
+              help="Instead of a store, for a game no store holds whole: positions met in games "
                    "between baselines, each solved exactly by search.")
 @click.option("--tiers", "tier_text", default=None, metavar="TIER,...",
-              help="With --game: the tiers positions are sampled from (default: quarto's p6,p7,p8, "
-                   "10 to 8 empty cells).")
+              help="With --game: the tiers positions are sampled from (default: those the game names).")
 @click.option("--out", "out_dir", required=True, type=PATH, metavar="DIR",
               help="Folder for report.html, report.md and report.json (created if needed).")
 @click.option("--agents", "agent_specs", default=None, metavar="AGENT,...",
@@ -559,16 +435,16 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
                    "else a sample per tier); with --game 300, shared by the tiers.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of agents, samples and openings.")
 @click.option("--max-plies", type=int, default=None, metavar="P",
-              help="Games still going after P plies count as draws (default: 200 for Quixo, "
-                   "whose games can go on for ever; beyond any game's end otherwise).")
+              help="Games still going after P plies count as draws (default: 200 for a game that can go on "
+                   "for ever; beyond any game's end otherwise).")
 @cluster_options
 def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, positions, seed, max_plies, workers,
              scheduler, quiet) -> None:
     """Exact move quality of agents, tournaments between them, ratings and a report.
 
-    Exit status: 0 done and every consistency check passed (the lookup agent plays perfectly,
-    Nim's expert never gives a win away, the endgame agent plays perfectly where it searches to
-    the end), 1 a check failed (the report is still written)."""
+    Exit status: 0 done and every consistency check passed (the lookup agent plays perfectly, an
+    agent that claims never to give a win away keeps every win, one that searches to the end plays
+    perfectly there), 1 a check failed (the report is still written)."""
     from retrograde.games import parse_game
     from retrograde.validation import validate as run_validation
 
@@ -600,12 +476,13 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
 @click.option("--store", "store_path", default=None, type=PATH,
               help="A solved store: the game, and the values agents such as lookup read.")
 @click.option("--game", "game_text", default=None, metavar="GAME",
-              help="The game without a store, as 'retrograde games' names it: 'quixo --size 4'.")
+              help="The game without a store, quoted, as on the command line: its name and options.")
 @click.option("--games", type=int, default=100, show_default=True, help="Games in each seat.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the agents.")
 @click.option("--from", "start", default=None, metavar="POSITION", help="Start from this position.")
 @click.option("--max-plies", type=int, default=None, metavar="P",
-              help="Games still going after P plies count as draws (default: 200 for Quixo).")
+              help="Games still going after P plies count as draws (default: 200 for a game that can go on "
+                   "for ever).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @cluster_options
 def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies, as_json, workers, scheduler,
@@ -644,13 +521,10 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
 
 
 # --- train --------------------------------------------------------------------------------
-AFTER_STOP["train"] = "rerun the same command to resume"
-
-
 @cli.command()
 @click.argument("spec", metavar="LEARNER")
 @click.option("--game", "game_text", required=True, metavar="GAME",
-              help="The game as on the command line, quoted: 'quixo --size 4', 'nim --heaps 1,3,5,7 --misere'.")
+              help="The game, quoted, as on the command line: its name and options ('retrograde games' lists them).")
 @click.option("--out", required=True, type=PATH, metavar="PATH",
               help="The artifact to write: a .json for ga, an .npz for rl (checkpoints go to PATH.partial/).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the whole training.")
@@ -679,7 +553,7 @@ class WorkflowCommand(click.Command):
         from retrograde.workflows import WORKFLOWS
 
         with formatter.section("Workflows"):
-            formatter.write_dl([(w.name, w.description) for w in WORKFLOWS.values()])
+            formatter.write_dl([(w.name, w.description) for _, w in WORKFLOWS.values()])
 
 
 @cli.command(cls=WorkflowCommand)

@@ -8,9 +8,13 @@ import numba
 
 
 def njit(fn=None, **options):
-    """`numba.njit` with caching and nogil on (kernels run inside dask worker threads)."""
+    """`numba.njit` with caching and nogil on (kernels run inside dask worker threads): as a
+    decorator, bare or with options, or given a signature (`@njit(signature)`: compiled at once,
+    and a first-class function of that type for other kernels)."""
     options.setdefault("cache", True)
     options.setdefault("nogil", True)
     if fn is None:
         return lambda f: numba.njit(f, **options)
+    if not callable(fn):  # a signature
+        return lambda f: numba.njit(fn, **options)(f)
     return numba.njit(fn, **options)

@@ -11,19 +11,21 @@ from typing import ClassVar
 
 import numpy as np
 
-from retrograde.agents.spec import Option
 from retrograde.games.base import Game, Position
+from retrograde.spec import Option
 
 
 class Agent(ABC):
-    """A player of one game instance. Subclasses take their declared `options` as keyword
-    arguments of `__init__` (after `game`, `seed` and `store`)."""
+    """A player of one game instance. Subclasses take their declared options (`options_for`) as
+    keyword arguments of `__init__` (after `game`, `seed` and `store`)."""
 
     name: ClassVar[str] = "agent"
     summary: ClassVar[str] = ""
     options: ClassVar[tuple[Option, ...]] = ()
     #: True if the agent reads a solved store (built only when one is given).
     needs_store: ClassVar[bool] = False
+    #: True if the agent plays some positions perfectly by exact search (`exact_at` says which).
+    searches_to_end: ClassVar[bool] = False
 
     def __init__(self, game: Game, *, seed: int, store=None):
         self.game = game
@@ -34,6 +36,11 @@ class Agent(ABC):
         self.spec = self.name
 
     @classmethod
+    def options_for(cls, game: Game) -> tuple[Option, ...]:
+        """The options the agent takes when it plays `game` (its own, and those the game adds)."""
+        return cls.options
+
+    @classmethod
     def cannot_play(cls, game: Game) -> str | None:
         """Why this agent cannot play `game` (one phrase), or None if it can."""
         return None
@@ -42,5 +49,15 @@ class Agent(ABC):
     def choose(self, position: Position) -> tuple[str, Position]:
         """Return (move text, child position) for a non-terminal position."""
 
+    def exact_at(self, position: Position) -> bool:
+        """Where `searches_to_end`: whether the agent plays `position` perfectly."""
+        return False
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
+
+
+def best_index(values: np.ndarray, rng: np.random.Generator) -> int:
+    """Index of the largest value, ties broken by `rng` (drawn from only when there is a tie)."""
+    best = np.flatnonzero(values == values.max())
+    return int(best[0]) if len(best) == 1 else int(best[rng.integers(len(best))])

@@ -1,20 +1,11 @@
-"""The `ga` agent: plays the genome `retrograde train ga` evolved (seed 001's Nim genome; feature
-weights for Quixo).
+"""The `ga` agent: plays the genome `retrograde train ga` evolved.
 
-* Nim (seed 001): six weights in [0, 1], [random heap, fattest heap, random take, odd take,
-  prime take, leave one]. Each move draws a heap rule, then a take rule, each with probability
-  proportional to its weights (uniform if they are all 0): random heap / the fattest heap;
-  take a random count, a random odd count, a random prime count (1 if none fits), or leave
-  one object in the heap (all of a one-object heap; as close as --max-take allows).
-* Quixo: one weight in [-1, 1] per board feature (`features`); the agent wins at once if it
-  can, never completes the opponent's line unless every move does, and otherwise plays the
-  move whose board maximises the weighted features (one ply). Ties are broken by `self.rng`.
-* Quarto (seed 002): (alpha, beta) in [0, 1], its piece and placement rule
-  (`games.quarto.heuristics`); `minimax=D` plays its GA+minimax hybrid: pieces the opponent
-  cannot win with at once, and with fewer than 8 empty cells a forced win found in D plies.
-  Without params, `alpha=` and `beta=` give a genome directly (the report's 0.1 and 0.2).
-
-Tic-tac-toe has no GA player in the seeds (they learn it with Q-learning): `ga` declines it.
+A game with a GA genome of its own (its `genome` hook: Nim's rule weights, Quarto's piece and
+cell rule) plays it as the game says. Any other game with board features (its `features` hook)
+evolves one weight in [-1, 1] per feature: the agent wins at once if it can, never ends the
+game with a loss unless every move does, and otherwise plays the move whose board maximises the
+weighted features (one ply); a move ending in a draw scores 0. Ties are broken by `self.rng`.
+A genome's options named like its genes give the genome without an artifact.
 """
 
 from __future__ import annotations
@@ -23,143 +14,105 @@ from pathlib import Path
 
 import numpy as np
 
-from retrograde.agents.base import Agent
-from retrograde.games.quixo.features import LOSS_NOW, WIN_NOW, QuixoFeatures, best_index, feature_names
-from retrograde.agents.spec import Option
+from retrograde.agents.base import Agent, best_index
+from retrograde.data.artifact import load_artifact
 from retrograde.errors import BadAgent
-from retrograde.games.base import Game, Position
-from retrograde.games.quarto.heuristics import GaRules
-from retrograde.training.artifact import load_artifact
-
-NIM_RULES = ("random_heap", "fattest_heap", "random_take", "odd_take", "prime_take", "leave_one")
-QUARTO_GENES = ("alpha", "beta")
+from retrograde.games.base import Game
+from retrograde.games.hooks import Genome, GenomePlayer
+from retrograde.spec import Option
 
 
-def genome_layout(game: Game) -> tuple[tuple[str, ...], float, float]:
-    """(gene names, lowest weight, highest weight) of `game`'s genome."""
-    if game.name == "nim":
-        return NIM_RULES, 0.0, 1.0
-    if game.name == "quarto":
-        return QUARTO_GENES, 0.0, 1.0
-    return feature_names(game.size), -1.0, 1.0
-
-
-def _draw(weights: np.ndarray, rng: np.random.Generator) -> int:
-    """A rule drawn with probability proportional to its weight (uniform if all are 0)."""
-    total = weights.sum()
-    if total <= 0:
-        return int(rng.integers(len(weights)))
-    return min(int(np.searchsorted(np.cumsum(weights), rng.random() * total, side="right")), len(weights) - 1)
-
-
-def _primes_upto(limit: int) -> list[int]:
-    return [p for p in range(2, limit + 1) if all(p % d for d in range(2, int(p ** 0.5) + 1))]
-
-
-class NimRules:
-    """Seed 001's rule genome: a heap rule and a take rule, drawn by their weights each move."""
+class FeaturePlayer(GenomePlayer):
+    """One ply over the game's board features: a win now, never a loss now while another move
+    avoids it, else the best weighted features."""
 
     def __init__(self, game: Game, weights: np.ndarray):
-        self.game = game
+        self.features = game.features()
         self.weights = weights
 
-    def take(self, heaps: Position, rng: np.random.Generator) -> tuple[int, int]:
-        """(heap, count) the rules choose (heap 0-based)."""
-        filled = [i for i, h in enumerate(heaps) if h]
-        if _draw(self.weights[:2], rng) == 0:
-            heap = filled[int(rng.integers(len(filled)))]
-        else:
-            fattest = [i for i in filled if heaps[i] == max(heaps)]
-            heap = fattest[int(rng.integers(len(fattest)))] if len(fattest) > 1 else fattest[0]
-        size = heaps[heap]
-        limit = size if self.game.max_take is None else min(size, self.game.max_take)
-        rule = _draw(self.weights[2:], rng)
-        if rule == 3:  # leave one
-            return heap, size if size == 1 else min(size - 1, limit)
-        counts = (list(range(1, limit + 1)), list(range(1, limit + 1, 2)), _primes_upto(limit) or [1])[rule]
-        return heap, counts[int(rng.integers(len(counts)))]
-
-    def pick(self, position: Position, moves: list, rng: np.random.Generator) -> int:
-        heap, count = self.take(position, rng)
-        return [text for text, _ in moves].index(f"{heap + 1}-{count}")
-
-
-class FeatureWeights:
-    """Quixo: win now if possible, else the best weighted features after the move, avoiding
-    moves that complete the opponent's line."""
-
-    def __init__(self, game: Game, weights: np.ndarray):
-        self.features = QuixoFeatures(game)
-        self.weights = weights
-
-    def pick(self, position: Position, moves: list, rng: np.random.Generator) -> int:
-        features, result = self.features(position)
+    def choose(self, position, rng):
+        moves, features, exact = self.features(position, rng)
         scores = features @ self.weights
-        scores[result == WIN_NOW] = np.inf
-        scores[result == LOSS_NOW] = -np.inf
-        return best_index(scores, rng)
+        known = ~np.isnan(exact)
+        scores[known] = np.where(exact[known] > 0, np.inf, np.where(exact[known] < 0, -np.inf, 0.0))
+        return moves[best_index(scores, rng)]
+
+
+class FeatureWeights(Genome):
+    """The genome of a game without one of its own: a weight in [-1, 1] per board feature."""
+
+    low, high = -1.0, 1.0
+
+    def __init__(self, game: Game):
+        super().__init__(game)
+        self.names = tuple(game.features().names)
+        self.kind = f"{game.name}-features"
+
+    def player(self, weights, **options):
+        return FeaturePlayer(self.game, weights)
+
+
+def genome_of(game: Game) -> Genome | None:
+    """The genome `ga` evolves for `game`: its own, else feature weights, else None."""
+    own = game.genome()
+    if own is not None:
+        return own
+    return FeatureWeights(game) if game.features() is not None else None
 
 
 class GenomeAgent(Agent):
-    """Plays a genome (the trainer's individuals, and `ga`'s artifact)."""
+    """Plays a genome's `weights` (the trainer's individuals, and `ga`'s artifact)."""
 
     name = "genome"
 
-    def __init__(self, game: Game, *, seed: int, weights, store=None, minimax: int = 0):
+    def __init__(self, game: Game, *, seed: int, weights, store=None, **options):
         super().__init__(game, seed=seed, store=store)
-        names, low, high = genome_layout(game)
+        genome = genome_of(game)
         weights = np.asarray(weights, dtype=np.float64)
-        if weights.shape != (len(names),) or not np.all((weights >= low) & (weights <= high)):
-            raise ValueError(f"a genome of {game.name} is {len(names)} weights in [{low:g}, {high:g}]")
+        if weights.shape != (len(genome.names),) or not np.all((weights >= genome.low) & (weights <= genome.high)):
+            raise ValueError(f"a genome of {game.name} is {len(genome.names)} weights in "
+                             f"[{genome.low:g}, {genome.high:g}]")
         self.weights = weights
-        if game.name == "nim":
-            self.player = NimRules(game, weights)
-        elif game.name == "quarto":
-            self.player = GaRules(game, weights, minimax)
-        else:
-            self.player = FeatureWeights(game, weights)
+        self.player = genome.player(weights, **options)
 
     @classmethod
     def cannot_play(cls, game: Game) -> str | None:
-        if game.name == "tictactoe":
-            return "the seeds evolve no tic-tac-toe player (train rl for it)"
+        if genome_of(game) is None:
+            return "the game gives no GA genome and no board features (train rl for it)"
         return None
 
     def choose(self, position):
-        moves = self.game.moves(position)
-        return moves[self.player.pick(position, moves, self.rng)]
+        return self.player.choose(position, self.rng)
 
 
 class GaAgent(GenomeAgent):
     name = "ga"
-    summary = ("genetic-algorithm player trained with 'retrograde train ga': seed 001's rule genome "
-               "for Nim, evolved feature weights (one ply) for Quixo, seed 002's (alpha, beta) rule for Quarto")
-    options = (
-        Option("params", "the .json artifact 'retrograde train ga' wrote", None, kind="file"),
-        Option("alpha", "quarto, instead of params: chance of handing over the piece most like the board's",
-               None, kind="float", low=0, high=1),
-        Option("beta", "quarto, instead of params: chance of placing beside two pieces rather than fewer",
-               None, kind="float", low=0, high=1),
-        Option("minimax", "quarto: seed 002's GA+minimax hybrid searching D plies for a forced win "
-                          "below 8 empty cells (0: the plain rule)", 0, low=0, high=16),
-    )
+    summary = ("genetic-algorithm player trained with 'retrograde train ga': the game's own genome, or "
+               "evolved weights of its board features (one ply)")
+    options = (Option("params", "the .json artifact 'retrograde train ga' wrote", None, kind="file"),)
 
-    def __init__(self, game, *, seed: int, store=None, params: Path | None = None, alpha: float | None = None,
-                 beta: float | None = None, minimax: int = 0):
-        direct = alpha is not None or beta is not None
-        if game.name != "quarto" and (direct or minimax):
-            raise BadAgent(f"ga: alpha=, beta= and minimax= are seed 002's Quarto genome; {game.name} has none")
-        if params is not None and direct:
-            raise BadAgent("ga: give params=FILE or alpha= and beta=, not both")
-        if params is None and (alpha is None or beta is None):
+    @classmethod
+    def options_for(cls, game):
+        genome = genome_of(game)
+        return cls.options + (genome.options if genome is not None else ())
+
+    def __init__(self, game, *, seed: int, store=None, params: Path | None = None, **options):
+        genome = genome_of(game)
+        genes = {name: options.pop(name) for name in genome.names if name in options}
+        given = [name for name, value in genes.items() if value is not None]
+        direct = " and ".join(f"{name}=" for name in genes)
+        if params is not None and given:
+            raise BadAgent(f"ga: give params=FILE or {direct}, not both")
+        if params is None and (not genes or len(given) < len(genes)):
             raise BadAgent("ga needs params=FILE (train one with retrograde train ga ...)" +
-                           (", or alpha= and beta=" if game.name == "quarto" else ""))
+                           (f", or {direct}" if genes else ""))
         if params is None:
-            metadata = {"genome": {"kind": "quarto-rule", "names": ["alpha", "beta"], "weights": [alpha, beta]}}
+            metadata = {"genome": {"kind": genome.kind, "names": list(genome.names),
+                                   "weights": [genes[name] for name in genome.names]}}
         else:
             metadata, _ = load_artifact(params, "ga", game)
         try:
-            super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store, minimax=minimax)
+            super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store, **options)
         except (KeyError, TypeError, ValueError) as exc:
             raise BadAgent(f"ga: params={params}: corrupt genome ({exc})") from None
         self.metadata = metadata

@@ -2,8 +2,8 @@
 
 It plays a move that wins at once if there is one; it never plays a move after which the
 opponent can win at once while another move avoids that; among the rest it plays the move
-whose resulting position the game's default evaluation (the minimax ones: quixo cmax,
-tictactoe lines, nim zero) likes best, ties at random.
+whose resulting position the game's default evaluation (its search's first) likes best, ties
+at random.
 
 Both checks are the minimax kernels': each move's exact value 2 plies deep with the `zero`
 evaluation (a decided position within 2 plies, else 0), then each undecided move's value
@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from retrograde.agents.base import Agent
-from retrograde.agents.minimax import cannot_search, make_search, pick_best
+from retrograde.agents.minimax import cannot_search, make_search
+from retrograde.search.base import pick_best
 
 
 class GreedyAgent(Agent):

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 
 from retrograde import outcome as oc
 from retrograde.agents.base import Agent
-from retrograde.agents.spec import Option
 from retrograde.data.probing import MoveValue, analyse
 from retrograde.data.store import SOLVED, Store
+from retrograde.spec import Option
 
 
 def preference(move: MoveValue, remoteness: bool = True) -> tuple[int, int]:

@@ -1,12 +1,13 @@
 """The mcts agent: Monte Carlo tree search with UCT and uniformly random playouts.
 
-The whole search runs in one numba kernel over flat arrays (`uct_visits`). Each
+The whole search runs in one numba kernel over flat arrays (`uct_visits`), on the compact
+rules the game gives for playouts (its `playouts` hook, `search.playouts`). Each
 iteration walks down the tree choosing, at every expanded node, its decisive move if it
 has one (a move that wins at once is always taken: "decisive moves", Teytaud & Teytaud
 2010), else an unvisited child at random, else the child maximising
 mean reward + c * sqrt(ln N(parent) / N(child)). It expands the first node it reaches
 that has no children yet (all its children at once), steps to its decisive child or a
-random one, and plays a random game from there (`playouts.playout`; a playout of
+random one, and plays a random game from there (`search.playouts.playout`; a playout of
 `max_playout` plies counts as a draw). The result (+1 win, 0 draw, -1 loss) goes back up
 the path, each node scoring it for the side that moved into it. The agent plays the root
 move visited most, ties broken by its rng.
@@ -15,19 +16,20 @@ Nodes hold their state, so the tree takes 53 bytes a node and at most
 1 + iterations x (most moves of a position) nodes: 2.3 MB a move at the default 1,000
 iterations on 5x5 Quixo, 230 MB at 100,000, the most `iterations` allows. Numba's
 generator is seeded in the kernel from a 32-bit seed the agent draws from its rng (see
-`playouts`), so the same agent seed gives the same searches.
+`search.playouts`), so the same agent seed gives the same searches.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
 from retrograde.agents.base import Agent
-from retrograde.agents.playouts import KINDS, SearchRules, children, playout, seed_rng, terminal
-from retrograde.agents.spec import Option
 from retrograde.games.base import Game
 from retrograde.jit import njit
 from retrograde.outcome import LOSS, WIN
+from retrograde.search.playouts import CHILDREN_FN, RANDOM_CHILD_FN, TERMINAL_FN, playout, seed_rng
+from retrograde.spec import Option
 
 
 @njit
@@ -57,11 +59,14 @@ def _select(first, count, decisive, visits, total, node, c):
     return chosen
 
 
-@njit
-def uct_visits(rules, table, lines, root_a, root_b, iterations, c, max_playout, width, seed):
-    """Run `iterations` UCT iterations from the non-terminal state (root_a, root_b) and
-    return the visit count of each root move, in `game.moves` order. `width` bounds the
-    number of moves of a position."""
+@njit(types.int64[::1](TERMINAL_FN, CHILDREN_FN, RANDOM_CHILD_FN, types.int64[::1], types.int64[:, ::1],
+                        types.int64[::1], types.int64, types.int64, types.int64, types.float64, types.int64,
+                        types.int64, types.int64))
+def uct_visits(terminal, children, random_child, params, table, lines, root_a, root_b, iterations, c, max_playout,
+               width, seed):
+    """Run `iterations` UCT iterations from the non-terminal state (root_a, root_b) of the game
+    whose playout kernels are given (`search.playouts`) and return the visit count of each root
+    move, in `game.moves` order. `width` bounds the number of moves of a position."""
     seed_rng(seed)
     capacity = 1 + iterations * width
     state_a = np.empty(capacity, dtype=np.int64)
@@ -81,9 +86,9 @@ def uct_visits(rules, table, lines, root_a, root_b, iterations, c, max_playout, 
         path[0] = 0
         while result[node] == 0:
             if first[node] < 0:
-                n = children(rules, table, lines, state_a[node], state_b[node], state_a[size:], state_b[size:])
+                n = children(params, table, lines, state_a[node], state_b[node], state_a[size:], state_b[size:])
                 for child in range(size, size + n):
-                    result[child] = terminal(rules, lines, state_a[child], state_b[child])
+                    result[child] = terminal(params, table, lines, state_a[child], state_b[child])
                     if result[child] == LOSS and decisive[node] < 0:
                         decisive[node] = child
                 first[node], count[node] = size, n
@@ -97,7 +102,8 @@ def uct_visits(rules, table, lines, root_a, root_b, iterations, c, max_playout, 
             path[depth] = node
         outcome = np.int64(result[node])
         if outcome == 0:
-            outcome, _ = playout(rules, table, lines, state_a[node], state_b[node], max_playout, no_trace)
+            outcome, _ = playout(terminal, random_child, params, table, lines, state_a[node], state_b[node],
+                                 max_playout, no_trace)
         reward = 1.0 if outcome == LOSS else -1.0 if outcome == WIN else 0.0
         for d in range(depth, -1, -1):
             visits[path[d]] += 1.0
@@ -122,19 +128,17 @@ class MctsAgent(Agent):
         self.iterations = int(iterations)
         self.c = float(c)
         self.max_playout = int(max_playout)
-        self.search = SearchRules.of(game)
+        self.playouts = game.playouts()
 
     @classmethod
     def cannot_play(cls, game: Game) -> str | None:
-        if game.name not in KINDS:
-            return f"its random playouts are written for {', '.join(KINDS)} only"
-        return None
+        return None if game.playouts() is not None else "the game gives no rules for random playouts"
 
     def root_visits(self, position) -> np.ndarray:
         """Visit counts of the moves of `position` (in `game.moves` order) after one search."""
-        a, b = self.search.encode(position)
-        return uct_visits(self.search.rules, self.search.table, self.search.lines, a, b, self.iterations,
-                          self.c, self.max_playout, self.game.max_moves, int(self.rng.integers(2**32)))
+        a, b = self.playouts.encode(position)
+        return uct_visits(*self.playouts.kernels, a, b, self.iterations, self.c, self.max_playout,
+                          self.game.max_moves, int(self.rng.integers(2**32)))
 
     def choose(self, position):
         moves = self.game.moves(position)

@@ -1,18 +1,14 @@
-"""The minimax agent: alpha-beta (negamax) to a chosen depth with the seeds' evaluations.
+"""The minimax agent: alpha-beta (negamax) to a chosen depth with the game's own evaluations.
 
-The search runs in numba kernels (`agents.search`): Quixo over bitboards with seed 001's
-N**Cmax - N**Omax (`eval=cmax`) or seed 004's Cmax - Omax (`eval=inline`) and seed 004's
-move ordering; tic-tac-toe over x/o masks (`eval=lines`); Nim over heap vectors with the
-bound k, normal or misère (`eval=zero` or `parity`). Decided positions score
-+-(large constant - plies), so the agent takes the fastest win it sees and delays a loss.
-With `tablebase=1` and a solved store, the search takes the stored value of every position
-below the root whose tier the store holds instead of searching it: at depth 1 that is perfect
-play. Without it the search ignores any store it is handed, so that `validate` and `match
---store` measure the search itself.
+The search is the game's (its `search` hook: numba kernels over the game's compact boards, with
+the course reports' evaluations and move ordering). Decided positions score +-(large constant -
+plies), so the agent takes the fastest win it sees and delays a loss. With `tablebase=1` and a
+solved store, the search takes the stored value of every position below the root whose tier the
+store holds instead of searching it: at depth 1 that is perfect play. Without it the search
+ignores any store it is handed, so that `validate` and `match --store` measure the search itself.
 
-`adaptive=1` (Quixo) is seed 004's variable depth: a move that wins at once is played
-without search; else the depth is min(|C - O| + 1, O), C and O the most cubes of the side
-to move / of the opponent in one line, kept within 1..depth.
+`adaptive=1` plays the game's variable-depth rule (`Search.adaptive_depth`, where the game has
+one): a move that wins at once is played without search; else the rule's depth, within 1..depth.
 
 Ties: equally ordered moves are searched in random order, and the move is drawn uniformly
 among the best-scored ones, all from the agent's seeded generator.
@@ -20,52 +16,45 @@ among the best-scored ones, all from the agent's seeded generator.
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import replace
 
 from retrograde.agents.base import Agent
-from retrograde.agents.search import search_class
-from retrograde.agents.search.base import WIN_SCORE, Search
-from retrograde.agents.spec import Option
 from retrograde.errors import BadAgent
+from retrograde.search.base import WIN_SCORE, pick_best
+from retrograde.spec import Option
 
-#: Every evaluation some game has (`eval=` checks the game's own list when the agent is built).
-EVALS = ("cmax", "inline", "lines", "zero", "parity", "threats")
-
-
-def make_search(agent: Agent, evaluation: str | None, store=None) -> tuple[Search, str]:
-    """The game's search (probing `store` if given) and the evaluation to use: `evaluation`,
-    or the game's default when None. :raises BadAgent: the game has no such evaluation."""
-    search = search_class(agent.game)(agent.game, store)
-    if evaluation is None:
-        return search, search.evals[0]
-    if evaluation not in search.evals:
-        raise BadAgent(f"agent {agent.name!r}: eval={evaluation} is not defined for {agent.game.name}; "
-                       f"its evals: {search.evals[0]} (default), {', '.join(search.evals[1:])}")
-    return search, evaluation
+#: The `eval` option as every game shares it; `options_for` gives it the game's own choices.
+EVAL = Option("eval", "leaf evaluation: one of the game's own, its default first (listed per game); "
+                      "zero (decided positions only) for every game", None, kind="text")
 
 
-def pick_best(scores: np.ndarray, rng: np.random.Generator) -> int:
-    """A move number drawn uniformly among the highest scores."""
-    best = np.flatnonzero(scores == scores.max())
-    return int(best[rng.integers(len(best))])
+def make_search(agent: Agent, evaluation: str | None):
+    """The game's search and the evaluation to use: `evaluation`, or the game's default when None."""
+    search = agent.game.search()
+    return search, evaluation or search.evals[0]
 
 
 def cannot_search(game) -> str | None:
-    """Why no search kernel plays `game`, or None."""
-    return None if search_class(game) else "there is a search kernel for nim, tictactoe, quixo and quarto only"
+    """Why no search plays `game`, or None."""
+    return None if game.search() is not None else "the game gives no search (its `search` hook)"
+
+
+def with_game_evals(options: tuple[Option, ...], game) -> tuple[Option, ...]:
+    """`options` with `eval` choosing among the game's own evaluations."""
+    evals = game.search().evals
+    return tuple(replace(option, kind="choice", choices=evals,
+                         help=f"leaf evaluation: {evals[0]} (default), {', '.join(evals[1:])}")
+                 if option.name == "eval" else option for option in options)
 
 
 class MinimaxAgent(Agent):
     name = "minimax"
-    summary = "alpha-beta search to a fixed depth with the seeds' evaluations; tablebase=1 reads a store's values"
+    summary = "alpha-beta search to a fixed depth with the game's evaluations; tablebase=1 reads a store's values"
     options = (
         Option("depth", "plies searched", 2, low=1, high=16),
-        Option("eval", "leaf evaluation: quixo cmax (default) or inline, tictactoe lines (default), "
-                       "nim zero (default) or parity, quarto threats (default) or parity; "
-                       "zero (decided positions only) for every game",
-               None, kind="choice", choices=EVALS),
-        Option("adaptive", "1: seed 004's variable depth for quixo (take a win at once, else depth "
-                           "min(|C-O|+1, O) within 1..depth)", 0, low=0, high=1),
+        EVAL,
+        Option("adaptive", "1: the game's variable-depth rule (take a win at once, else the rule's depth "
+                           "within 1..depth)", 0, low=0, high=1),
         Option("tablebase", "1: take exact values from the solved store (--store) at the positions it holds, "
                             "inside the search", 0, low=0, high=1),
     )
@@ -79,13 +68,24 @@ class MinimaxAgent(Agent):
         if store is not None and (store.game.name, store.game.rules) != (game.name, game.rules):
             raise BadAgent(f"agent 'minimax': store {str(store.path)!r} holds {store.game.describe()}, "
                            f"not {game.describe()}")
-        if adaptive and game.name != "quixo":
-            raise BadAgent(f"agent 'minimax': adaptive=1 is seed 004's Quixo rule; {game.name} has none")
         self.depth = int(depth)
         self.adaptive = bool(adaptive)
-        self.search, self.evaluation = make_search(self, eval, store)
+        self.search, self.evaluation = make_search(self, eval)
+        if self.adaptive and self.search.variable_depth is None:
+            raise BadAgent(f"agent 'minimax': adaptive=1: {game.name} has no variable-depth rule")
+        if store is not None:
+            if self.search.reads_no_store:
+                raise BadAgent(f"agent 'minimax': tablebase=1: {game.name}'s search reads no store "
+                               f"({self.search.reads_no_store})")
+            from retrograde.data.tablebase import StoreTablebase
+
+            self.search.tablebase = StoreTablebase.for_search(self.search, store)
         #: Nodes visited while choosing the last move.
         self.nodes = 0
+
+    @classmethod
+    def options_for(cls, game):
+        return with_game_evals(cls.options, game)
 
     @classmethod
     def cannot_play(cls, game):
@@ -99,11 +99,10 @@ class MinimaxAgent(Agent):
             scores = self._scores(position, 1)
             if scores.max() == WIN_SCORE - 1:
                 return moves[pick_best(scores, self.rng)]
-            own, other = self.search.longest_lines(position)
-            depth = max(1, min(abs(own - other) + 1, other, self.depth))
+            depth = self.search.adaptive_depth(position, self.depth)
         return moves[pick_best(self._scores(position, depth), self.rng)]
 
-    def _scores(self, position, depth: int) -> np.ndarray:
+    def _scores(self, position, depth: int):
         seed = int(self.rng.integers(1 << 63))
         scores = self.search.root_scores(position, depth, self.evaluation, seed=seed)
         self.nodes += self.search.nodes

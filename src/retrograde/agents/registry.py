@@ -1,6 +1,8 @@
 """The agents by name, and `build_agent`: the one place a spec becomes an agent.
 
-Agent classes are imported when first named, so that naming `random` never loads numba.
+The generic agents (`AGENTS`) play any game that gives the hooks they need, and otherwise
+refuse in one line; a game adds agents of its own (`Game.policies`). Agent classes are imported
+when first named, so that naming `random` never loads numba.
 """
 
 from __future__ import annotations
@@ -8,33 +10,73 @@ from __future__ import annotations
 from importlib import import_module
 
 from retrograde.agents.base import Agent
-from retrograde.agents.spec import AgentSpec, parse_spec
 from retrograde.errors import BadAgent
+from retrograde.games import GAMES
 from retrograde.games.base import Game
+from retrograde.spec import AgentSpec, Option, parse_spec
 
-#: name -> "module:Class" of every agent.
+#: name -> "module:Class" of every generic agent.
 AGENTS: dict[str, str] = {
-    "endgame": "retrograde.agents.endgame:EndgameAgent",
-    "expert": "retrograde.agents.expert:ExpertAgent",
     "ga": "retrograde.agents.ga:GaAgent",
     "greedy": "retrograde.agents.greedy:GreedyAgent",
-    "lookahead": "retrograde.agents.lookahead:LookaheadAgent",
     "lookup": "retrograde.agents.lookup:LookupAgent",
     "mcts": "retrograde.agents.mcts:MctsAgent",
     "minimax": "retrograde.agents.minimax:MinimaxAgent",
     "random": "retrograde.agents.random_agent:RandomAgent",
     "rl": "retrograde.agents.rl:RlAgent",
-    "rules": "retrograde.agents.rules:RulesAgent",
 }
 
 
 def agent_class(name: str) -> type[Agent]:
-    """The class of the agent called `name` (BadAgent naming the known ones otherwise)."""
+    """The class of the generic agent called `name` (BadAgent naming the known ones otherwise)."""
     try:
         module, _, attribute = AGENTS[name].partition(":")
     except KeyError:
-        raise BadAgent(f"unknown agent {name!r}; agents: {', '.join(sorted(AGENTS))}") from None
+        raise BadAgent(f"unknown agent {name!r}; agents: {', '.join(agent_names())}") from None
     return getattr(import_module(module), attribute)
+
+
+def agent_names() -> list[str]:
+    """Every agent name: the generic agents and those games offer of their own."""
+    return sorted(set(AGENTS) | {name for game in GAMES.values() for name in game.policies})
+
+
+def _resolve(name: str, game: Game) -> tuple[type[Agent], dict]:
+    """The class playing agent `name` for `game`, and the keywords it takes beyond the options.
+
+    :raises BadAgent: no such agent, or one of another game's own."""
+    if name in AGENTS:
+        return agent_class(name), {}
+    policy = game.policy(name)
+    if policy is not None:
+        from retrograde.agents.policy import PolicyAgent
+
+        return PolicyAgent, {"policy": policy}
+    offering = sorted(other for other, cls in GAMES.items() if name in cls.policies)
+    if offering:
+        raise BadAgent(f"agent {name!r} cannot play {game.describe()}: it is an agent of "
+                       f"{' and '.join(offering)} only")
+    raise BadAgent(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
+
+
+def agent_options(name: str, game: Game) -> tuple[Option, ...]:
+    """The options agent `name` takes when it plays `game`.
+
+    :raises BadAgent: as `build_agent` for an unknown agent or one of another game's own."""
+    cls, extra = _resolve(name, game)
+    return extra["policy"].options if extra else cls.options_for(game)
+
+
+def agent_claim(name: str, game: Game) -> str | None:
+    """What agent `name` guarantees when it plays `game`: that it never gives a win away, in the
+    words of its `Policy.claim` (generic agents claim nothing)."""
+    policy = None if name in AGENTS else game.policy(name)
+    return policy.claim if policy is not None else None
+
+
+def reads_store(name: str) -> bool:
+    """Whether agent `name` reads a solved store (a game's own agents never do)."""
+    return name in AGENTS and agent_class(name).needs_store
 
 
 def build_agent(spec: str | AgentSpec, game: Game, *, seed: int, store=None) -> Agent:
@@ -45,19 +87,20 @@ def build_agent(spec: str | AgentSpec, game: Game, *, seed: int, store=None) -> 
         or one that needs a store given none.
     """
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
-    cls = agent_class(parsed.name)
+    cls, extra = _resolve(parsed.name, game)
     where = str(parsed)
     reason = cls.cannot_play(game)
     if reason:
         raise BadAgent(f"agent {parsed.name!r} cannot play {game.describe()}: {reason}")
-    declared = {option.name: option for option in cls.options}
+    options = agent_options(parsed.name, game)
+    declared = {option.name: option for option in options}
     values = {}
     for key, text in parsed.options:
         if key not in declared:
             known = ", ".join(declared) or "none"
             raise BadAgent(f"agent spec {where!r}: {parsed.name} has no option {key!r} (options: {known})")
         values[key] = declared[key].convert(text, where)
-    for option in cls.options:
+    for option in options:
         values.setdefault(option.name, option.default)
         if option.kind == "agent" and isinstance(values[option.name], AgentSpec):
             values[option.name] = build_agent(values[option.name], game, seed=seed, store=store)
@@ -66,17 +109,29 @@ def build_agent(spec: str | AgentSpec, game: Game, *, seed: int, store=None) -> 
             raise BadAgent(f"agent {parsed.name!r} reads a solved store: give one with --store PATH")
         if store.game.name != game.name or store.game.params != game.params:
             raise BadAgent(f"store {str(store.path)!r} holds {store.game.describe()}, not {game.describe()}")
-    agent = cls(game, seed=seed, store=store, **values)
+    agent = cls(game, seed=seed, store=store, **extra, **values)
     agent.spec = where
     return agent
 
 
 def describe_agents() -> list[str]:
-    """Lines for `retrograde agents`: each agent, what it does, and its options."""
+    """Lines for `retrograde agents`: each generic agent, what it does and its options, with the
+    options a game adds (asked of the game's first example instance); then the agents games offer
+    of their own."""
+    examples = {name: game(**game.examples[0]) for name, game in GAMES.items()}
     lines = []
     for name in sorted(AGENTS):
         cls = agent_class(name)
         store = " (reads a solved store)" if cls.needs_store else ""
         lines.append(f"{name}: {cls.summary}{store}")
         lines.extend(f"  {option.describe()}" for option in cls.options)
+        for game_name, game in examples.items():
+            if not cls.cannot_play(game):
+                lines.extend(f"  {game_name}: {option.describe()}" for option in cls.options_for(game)
+                             if option not in cls.options)
+    for game_name, game in GAMES.items():
+        for name in sorted(game.policies):
+            policy = game.policy(name)
+            lines.append(f"{name} ({game_name} only): {policy.summary}")
+            lines.extend(f"  {option.describe()}" for option in policy.options)
     return lines

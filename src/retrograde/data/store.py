@@ -20,11 +20,10 @@ import os
 import shutil
 import socket
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -39,26 +38,20 @@ from zarr.storage import MemoryStore
 from retrograde.data import durable, packing
 from retrograde.data.chunks import ChunkCodec
 from retrograde.data.lock import missing_folder
+from retrograde.data.plan import FORMAT_VERSION, Plan, make_plan
 from retrograde.errors import DamagedStore, MissingTierError, StoreError, Superseded
 from retrograde.games import Game, make_game
-from retrograde.pipeline.plan import FORMAT_VERSION, Plan, TierPlan, make_plan
 
 ATTR = "retrograde"
-#: Plan documents found whole in this process, by (path, inode, mtime, size): `Store._check_plan`.
-_CHECKED_PLANS: set[tuple[str, int, int, int]] = set()
 PENDING, PARTIAL, SOLVED = "pending", "partial", "solved"
 #: What a chunk's record holds: its W/L/D counts, the checksum of its values and the digest of
 #: its files as stored.
 CHUNK_RECORD = ("win", "loss", "draw", "checksum", "stored")
-#: Folder (outside the zarr hierarchy) a solve works in: its attempt, first-pass files of loopy
-#: groups being solved, their propagation checkpoints. Gone once the store is solved.
+#: Folder (outside the zarr hierarchy) a solve works in: its attempt, and what the pipeline keeps
+#: of loopy groups being solved (`pipeline.scratch`). Gone once the store is solved.
 SCRATCH = "scratch"
 #: The file in SCRATCH naming the solve attempt now writing (tasks of another attempt publish nothing).
 ATTEMPT = "attempt"
-#: How a first pass's and a checkpoint's `pending` counts a position's children inside its group:
-#: a move each (`Game.parents` weighs each parent by its moves). Earlier versions counted a class
-#: each; their scratch files are not read (a first pass is recomputed, a checkpoint dropped).
-PENDING_COUNTS = "moves"
 #: The two arrays of a tier, in the order their chunk files enter a chunk's `stored` digest.
 ARRAYS = ("outcome", "remoteness")
 #: Packed outcomes are strongly correlated along the index: plain zstd does well (4x4 Quixo:
@@ -96,9 +89,9 @@ def tier_checksum(chunk_checksums: list[str]) -> str:
 
 @dataclass
 class TierRecord:
-    """What the store says about one tier: per-chunk records and the sums over them."""
+    """What the store says about one tier: a record per chunk (None: not solved yet) and the sums
+    over them."""
 
-    plan: TierPlan
     chunks: list[dict[str, Any] | None]
 
     @property
@@ -108,7 +101,7 @@ class TierRecord:
     @property
     def status(self) -> str:
         done = self.done
-        return SOLVED if done == self.plan.n_chunks else PARTIAL if done else PENDING
+        return SOLVED if done == len(self.chunks) else PARTIAL if done else PENDING
 
     def count(self, key: str) -> int:
         return sum(record[key] for record in self.chunks if record is not None)
@@ -122,12 +115,13 @@ class TierRecord:
 
 
 class Store:
-    """An opened store. Use `open_store` / `create_store`; close it (or use `with`)."""
+    """An opened store. Use `Store.open` / `Store.create`; close it (or use `with`)."""
 
     #: Decoded chunks kept for `read_values` (bytes).
     cache_bytes = 256 * 2**20
 
-    def __init__(self, path: Path, meta: Any, *, writable: bool, attempt: str | None = None):
+    def __init__(self, path: Path, meta: Any, *, writable: bool, attempt: str | None = None,
+                 checked_plans: set[tuple] | None = None):
         self.path = path
         self.writable = writable
         #: The solve attempt this store writes for (see `begin_attempt`); None: no fence.
@@ -142,8 +136,8 @@ class Store:
         except (KeyError, TypeError, ValueError) as exc:
             raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is unreadable ({type(exc).__name__}: "
                                f"{exc}); was it damaged, or edited by hand?") from None
-        self._check_plan()
-        self._fence()  # a task of a stale attempt stops before it works, not only before it writes
+        self._check_plan(meta["plan"], checked_plans)
+        self.fence()  # a task of a stale attempt stops before it works, not only before it writes
         self._tier_names = {tier.name for tier in self.plan.tiers}
         self._records: dict[str, TierRecord] = {}
         self._checked_arrays: set[str] = set()
@@ -152,6 +146,46 @@ class Store:
         self._unflushed = durable.Deferred()  # chunk files written, flushed at close
 
     # --- lifecycle ------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, mode: str = "r", attempt: str | None = None,
+             checked_plans: set[tuple] | None = None) -> Store:
+        """Open an existing store, read-only ("r") or for solving ("r+"); a solve task passes
+        its driver's `attempt` (see `begin_attempt`) and its worker's `checked_plans` (see
+        `_check_plan`).
+
+        :raises StoreError: no store, not a retrograde store, or another format.
+        """
+        path = Path(path)
+        return cls(path, _plan_attributes(path), writable=mode == "r+", attempt=attempt, checked_plans=checked_plans)
+
+    @classmethod
+    def create(cls, path: str | os.PathLike, plan: Plan) -> Store:
+        """Create an empty store for `plan` at `path` (which must not exist or be an empty folder).
+
+        Built in a temporary sibling folder and renamed into place, so an
+        interrupted creation leaves no store behind (rerunning creates it again).
+        """
+        path = Path(path)
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise StoreError(f"{str(path)!r} exists and is not a retrograde store")
+        if why := missing_folder(path, "store"):
+            raise StoreError(why)
+        host, prefix = socket.gethostname(), f".{path.name}.planning-"
+        for stale in path.parent.glob(f"{prefix}*"):
+            if _abandoned(stale.name[len(prefix):].rsplit("-", 2), host):
+                shutil.rmtree(stale, ignore_errors=True)
+        staging = path.parent / f"{prefix}{host}-{os.getpid()}-{uuid.uuid4().hex}"
+        try:
+            durable.write_tree(staging, _hierarchy(plan))
+        except BaseException:  # a full disk, a kill: leave nothing (the staging folder takes room)
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        if path.exists():
+            path.rmdir()
+        os.rename(staging, path)
+        durable.sync_folder(path.parent)
+        return cls.open(path, mode="r+")
+
     def close(self) -> None:
         """Flush the chunk files written (before a task returns, so before its driver records them)."""
         self._unflushed.flush()
@@ -179,21 +213,23 @@ class Store:
             why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         return DamagedStore(f"store {str(self.path)!r}: {what} is damaged" + (f" ({why})" if why else ""))
 
-    def _check_plan(self) -> None:
-        """The plan must be the one its game makes, and the root documents byte for byte what
-        zarr writes for it; checked once per process for an unchanged plan document (every
-        chunk task opens the store)."""
+    def _check_plan(self, stored: dict[str, Any], checked: set[tuple] | None) -> None:
+        """The `stored` plan must be the one its game makes, and the root documents byte for byte
+        what zarr writes for it. `checked`: the plan documents found whole before, by (path, inode,
+        mtime, size), which a worker process keeps (every chunk task opens the store), and to
+        which this one is added."""
         stat = (self.path / "zarr.json").stat()
         stamp = (str(self.path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
-        if stamp in _CHECKED_PLANS:
+        if checked is not None and stamp in checked:
             return
-        if make_plan(self.game, chunk_size=self.plan.chunk_size) != self.plan:
+        if self.plan.to_json() != stored:
             raise DamagedStore(f"store {str(self.path)!r}: its plan (zarr.json) is not the plan of the game it "
                                f"names ({self.game.describe()}); was it damaged, or edited by hand?")
         self._check_document("", _document(GroupMetadata(attributes={ATTR: {"plan": self.plan.to_json()}})),
                              "its plan (zarr.json)")
         self._check_document("tiers", _document(GroupMetadata()), "the document tiers/zarr.json")
-        _CHECKED_PLANS.add(stamp)
+        if checked is not None:
+            checked.add(stamp)
 
     def _check_document(self, node: str, expected: bytes, what: str) -> None:
         """The document of `node` must hold exactly the `expected` bytes (what zarr writes for
@@ -212,17 +248,16 @@ class Store:
         :raises DamagedStore: the document is unreadable, malformed, or not byte for byte what
             its records make."""
         if name not in self._records:
-            plan = self.plan.tier(name)
             document = f"tier {name}: its document tiers/{name}/zarr.json"
             try:
                 stored = (self.path / "tiers" / name / "zarr.json").read_bytes()
                 chunks = json.loads(stored)["attributes"]["chunks"]
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise self.damaged(document, exc) from None
-            if not (isinstance(chunks, list) and len(chunks) == plan.n_chunks
+            if not (isinstance(chunks, list) and len(chunks) == self.plan.chunking(name).count
                     and all(chunk is None or _is_chunk_record(chunk) for chunk in chunks)):
                 raise self.damaged(f"tier {name}: the chunk record list in tiers/{name}/zarr.json")
-            record = TierRecord(plan, chunks)
+            record = TierRecord(chunks)
             if stored != _document(GroupMetadata(attributes=record.to_json())):
                 raise self.damaged(f"tier {name}: the status, counts or checksum in tiers/{name}/zarr.json")
             self._records[name] = record
@@ -241,7 +276,7 @@ class Store:
 
     def deepen(self, plan: Plan) -> Store:
         """This store with `plan`, which `extends` its own: the new tiers are added, unsolved,
-        and every solved tier is kept as it is. The result is the store `create_store(plan)`
+        and every solved tier is kept as it is. The result is the store `Store.create(plan)`
         would make and a solve would fill up to where this one is (driver only, under the
         writer lock).
 
@@ -257,7 +292,7 @@ class Store:
         root = _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}))
         durable.write_atomically(self.path / "zarr.json", lambda file: file.write(root))
         self.close()
-        return open_store(self.path, mode="r+")
+        return Store.open(self.path, mode="r+")
 
     # --- attempts: which solve may write --------------------------------------------------
     def begin_attempt(self) -> str:
@@ -289,7 +324,7 @@ class Store:
         if not self.writable:
             raise StoreError(f"store {str(self.path)!r} is open read-only")
 
-    def _fence(self) -> None:
+    def fence(self) -> None:
         """:raises Superseded: this store writes for an attempt that is no longer the current one."""
         if self.attempt is None:
             return
@@ -301,210 +336,6 @@ class Store:
             raise Superseded(f"store {str(self.path)!r}: another solve took over the store (this task's solve "
                              f"attempt {self.attempt[:8]} is {'over' if current is None else 'stopped'}); "
                              "its results are dropped")
-
-    # --- scratch: a loopy group's first pass (a file a chunk) and propagation checkpoint ---
-    def _scratch_folder(self, name: str) -> Path:
-        """scratch/<name>, made if needed; the scratch folder itself is the attempt's (made and
-        removed by the driver), and a task never brings it back."""
-        folder = self.path / SCRATCH / name
-        if not folder.is_dir():
-            try:
-                folder.mkdir()
-            except FileExistsError:
-                pass
-            except FileNotFoundError:
-                self._fence()
-                raise
-            durable.sync_folder(folder.parent)
-        return folder
-
-    def _scratch_file(self, name: str, chunk: int) -> Path:
-        return self.path / SCRATCH / name / f"{chunk}.npz"
-
-    def settled_chunks(self, name: str) -> list[bool]:
-        """Which chunks of a loopy tier have their first pass written (a file, renamed into place)."""
-        return [self._scratch_file(name, c).is_file() for c in range(self.plan.tier(name).n_chunks)]
-
-    def write_scratch(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray,
-                      pending: np.ndarray) -> None:
-        self._fence()
-        self._scratch_folder(name)
-        _save_atomically(self._scratch_file(name, chunk), outcome=outcome, remoteness=remoteness, pending=pending,
-                         counts=np.array(PENDING_COUNTS))
-
-    def read_scratch(self, name: str, chunks: Iterable[int] | None = None
-                     ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-        """A loopy tier's first pass, chunk by chunk (all, or `chunks`): (start, outcome,
-        remoteness, pending), so that a group's state is built without holding its files whole.
-        A damaged file is removed (a rerun recomputes it) and stops the reading with DamagedStore."""
-        plan = self.plan.tier(name)
-        for chunk in range(plan.n_chunks) if chunks is None else chunks:
-            start, _ = plan.chunk_bounds(chunk)
-            try:
-                arrays = self._first_pass(name, chunk)
-            except DamagedStore as exc:
-                self._scratch_file(name, chunk).unlink(missing_ok=True)  # a missing first pass is recomputed
-                raise DamagedStore(f"{exc}; removed: rerun solve to recompute it") from None
-            yield (start, *arrays)
-
-    def _first_pass(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(outcome, remoteness, pending) of a chunk's first-pass file.
-
-        :raises DamagedStore: it cannot be read, or its arrays are not the chunk's."""
-        length = self.plan.tier(name).chunk_length(chunk)
-        try:  # an .npz is a zip: a changed byte fails its CRC or its structure
-            with np.load(self._scratch_file(name, chunk), allow_pickle=False) as data:
-                arrays = tuple(data[key] for key in ("outcome", "remoteness", "pending"))
-                counts = _counts(data)
-        except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
-            raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
-                               exc) from None
-        if counts != PENDING_COUNTS:
-            raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
-                               why="written by an earlier version, which counted children otherwise")
-        if any(array.shape != (length,) for array in arrays):
-            raise self.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
-                               why="arrays of the wrong length")
-        return arrays
-
-    # A loopy group's propagation is split into `parts` partitions (1: one task); each saves its
-    # state between two levels into propagation-<part>-of-<parts>-level-<level>.npz, and sends
-    # the parents it reaches in other partitions through level-<level>/<sender>-<receiver>.bin.
-    def _checkpoint_file(self, group: tuple[str, ...], parts: int, part: int, level: int) -> Path:
-        return self.path / SCRATCH / group[0] / f"propagation-{part + 1}-of-{parts}-level-{level}.npz"
-
-    def _checkpoint_files(self, group: tuple[str, ...]) -> dict[tuple[int, int, int], Path]:
-        """(parts, part, level) -> file, of every checkpoint file of the group."""
-        found = {}
-        for file in (self.path / SCRATCH / group[0]).glob("propagation-*-of-*-level-*.npz"):
-            fields = file.name[len("propagation-"):-len(".npz")].replace("-of-", " ").replace("-level-", " ").split()
-            if len(fields) == 3 and all(field.isdigit() for field in fields):
-                part, parts, level = (int(field) for field in fields)
-                found[(parts, part - 1, level)] = file
-        return found
-
-    def checkpoint_level(self, group: tuple[str, ...]) -> tuple[int, int] | None:
-        """(parts, level) of the group's latest checkpoint that every partition saved, if any."""
-        files = self._checkpoint_files(group)
-        complete = [(level, parts) for parts, _, level in files
-                    if all((parts, part, level) in files for part in range(parts))]
-        return (max(complete)[1], max(complete)[0]) if complete else None
-
-    def write_checkpoint(self, group: tuple[str, ...], parts: int, part: int, level: int, highest: int,
-                         outcome: np.ndarray, remoteness: np.ndarray, pending: np.ndarray) -> None:
-        """Save one partition's propagation state as it stands before `level`."""
-        self._fence()
-        self._scratch_folder(group[0])
-        _save_atomically(self._checkpoint_file(group, parts, part, level), group=np.array(group), level=level,
-                         highest=highest, outcome=outcome, remoteness=remoteness, pending=pending,
-                         counts=np.array(PENDING_COUNTS))
-
-    def read_checkpoint(self, group: tuple[str, ...], parts: int, part: int,
-                        level: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        """(highest, outcome, remoteness, pending) of a partition's checkpoint (its arrays hold the
-        partition's positions, numbered densely: `solvers.members`).
-
-        :raises DamagedStore: it cannot be read, or it is not a checkpoint of this group and level."""
-        file = self._checkpoint_file(group, parts, part, level)
-        what = f"tier {group[0]}: the propagation checkpoint {file.relative_to(self.path)}"
-        try:  # an .npz is a zip: a changed byte fails its CRC or its structure
-            with np.load(file, allow_pickle=False) as data:
-                state = (tuple(data["group"].tolist()), int(data["level"]), int(data["highest"]),
-                         data["outcome"], data["remoteness"], data["pending"])
-                counts = _counts(data)
-        except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
-            raise self.damaged(what, exc) from None
-        if counts != PENDING_COUNTS:
-            raise self.damaged(what, why="written by an earlier version, which counted children otherwise")
-        size = sum(self.plan.tier(name).size for name in group)
-        if state[:2] != (group, level) or any(array.ndim != 1 or array.shape != state[3].shape
-                                              for array in state[3:]) or state[3].size > size:
-            raise self.damaged(what, why="not this group's")
-        return state[2:]
-
-    def drop_checkpoints(self, group: tuple[str, ...], keep: tuple[int, int] | None = None) -> None:
-        """Delete the group's checkpoint files but those of `keep` = (parts, level)."""
-        for (parts, _, level), file in self._checkpoint_files(group).items():
-            if (parts, level) != keep:
-                file.unlink(missing_ok=True)
-
-    def _messages_folder(self, group: tuple[str, ...], level: int) -> Path:
-        return self.path / SCRATCH / group[0] / f"level-{level}"
-
-    @contextmanager
-    def message_writer(self, group: tuple[str, ...], level: int, sender: int) -> Iterator[Callable]:
-        """`write(receiver, messages)`, appending to what partition `sender` sends partition
-        `receiver` at `level`: the parents it reached in the receiver's positions, as int64
-        messages (`pipeline.propagation.MESSAGE_INDEX`: group index, weight, whether the child
-        lost). The files are renamed into place when the block ends. Read back within the same
-        solve attempt only (a resumed solve starts from a checkpoint), so not synced. Nothing is
-        written where nothing is sent."""
-        folder = self._messages_folder(group, level)
-        files: dict[int, Any] = {}
-
-        def write(receiver: int, messages: np.ndarray) -> None:
-            if receiver not in files:
-                if not files:
-                    self._fence()
-                    self._scratch_folder(group[0])
-                    folder.mkdir(exist_ok=True)
-                files[receiver] = open(folder / f"{sender}-{receiver}.bin{durable.PARTIAL}", "wb")
-            files[receiver].write(np.ascontiguousarray(messages, dtype=np.int64).tobytes())
-
-        try:
-            yield write
-        finally:
-            for file in files.values():
-                file.close()
-        for receiver in files:
-            target = folder / f"{sender}-{receiver}.bin"
-            target.with_name(target.name + durable.PARTIAL).replace(target)
-
-    def read_messages(self, group: tuple[str, ...], level: int, receiver: int, parts: int,
-                      piece: int) -> Iterator[np.ndarray]:
-        """What every other partition sent `receiver` at `level`, up to `piece` entries at a time."""
-        folder = self._messages_folder(group, level)
-        for sender in range(parts):
-            file = folder / f"{sender}-{receiver}.bin"
-            if sender == receiver or not file.is_file():
-                continue
-            with open(file, "rb") as opened:
-                while (found := np.fromfile(opened, dtype=np.int64, count=piece)).size:
-                    yield found
-
-    def drop_messages(self, group: tuple[str, ...], level: int | None = None) -> None:
-        """Delete what partitions sent at `level` (None: at every level)."""
-        folders = [self._messages_folder(group, level)] if level is not None else \
-            (self.path / SCRATCH / group[0]).glob("level-*")
-        for folder in folders:
-            shutil.rmtree(folder, ignore_errors=True)
-
-    def scratch_damage(self) -> list[str]:
-        """One line for each first-pass file or propagation checkpoint of an unfinished solve
-        that a rerun could not use (read only: `verify`); a rerun recomputes what they held."""
-        found = []
-        for step in self.plan.steps:
-            if not step.loopy:
-                continue
-            for name in step.tiers:
-                for chunk, present in enumerate(self.settled_chunks(name)):
-                    if present:
-                        try:
-                            self._first_pass(name, chunk)
-                        except DamagedStore as exc:
-                            found.append(str(exc))
-            for (parts, part, level) in sorted(self._checkpoint_files(step.tiers)):
-                try:
-                    self.read_checkpoint(step.tiers, parts, part, level)
-                except DamagedStore as exc:
-                    found.append(str(exc))
-        return found
-
-    def delete_scratch(self, name: str) -> None:
-        """Drop a solved tier's first pass (driver only: no task writes there any more). The
-        scratch folder itself goes at `end_attempt`: until then a worker may write another
-        group's first pass into it at any moment."""
-        shutil.rmtree(self.path / SCRATCH / name, ignore_errors=True)
 
     def remove_partial_writes(self) -> None:
         """Delete temporary files killed writers left (every write goes to a `*.partial` file
@@ -535,7 +366,7 @@ class Store:
     def _codecs(self, name: str) -> tuple[ChunkCodec, ChunkCodec]:
         """The codecs of the tier's outcome and remoteness chunks; its array documents are checked
         once (they must be what the plan makes)."""
-        tier = self.plan.tier(name)
+        tier = self.plan.chunking(name)
         if name not in self._checked_arrays:
             expected = _array_documents(self.plan.remoteness_dtype, tier.size, tier.chunk_size)
             for key in ARRAYS:
@@ -555,7 +386,7 @@ class Store:
 
         :raises Superseded: the store's solve attempt is no longer current."""
         self._require_writable()
-        self._fence()
+        self.fence()
         packed = packing.pack(outcome)
         files = [codec.encode(values) for codec, values in zip(self._codecs(name), (packed, remoteness))]
         for array, content in zip(ARRAYS, files):
@@ -603,7 +434,7 @@ class Store:
 
     def _read_chunk(self, name: str, chunk: int, *, checked: bool, remoteness: bool) -> tuple[np.ndarray, ...]:
         """The chunk's packed outcome bytes, and its remoteness if asked (see `read_chunk_raw`)."""
-        start, stop = self.plan.tier(name).chunk_bounds(chunk)
+        start, stop = self.plan.chunking(name).bounds(chunk)
         codecs = self._codecs(name)
         files = self._chunk_files(name, chunk)
         if checked:
@@ -619,11 +450,11 @@ class Store:
 
         :raises DamagedStore: a recorded chunk's files are not those recorded, or a stored chunk
             cannot be decoded (the first such is named)."""
-        plan = self.plan.tier(name)
-        outcome = np.empty(plan.size, dtype=np.uint8)
-        remoteness = np.empty(plan.size, dtype=np.dtype(self.plan.remoteness_dtype))
-        for chunk in range(plan.n_chunks):
-            start, stop = plan.chunk_bounds(chunk)
+        chunking = self.plan.chunking(name)
+        outcome = np.empty(chunking.size, dtype=np.uint8)
+        remoteness = np.empty(chunking.size, dtype=np.dtype(self.plan.remoteness_dtype))
+        for chunk in range(chunking.count):
+            start, stop = chunking.bounds(chunk)
             packed, values = self._read_chunk(name, chunk, checked=True, remoteness=True)
             outcome[start:stop], remoteness[start:stop] = packing.unpack(packed, stop - start), values
         return outcome, remoteness
@@ -636,14 +467,14 @@ class Store:
         """
         self.require_solved(name)
         indices = np.asarray(indices, dtype=np.int64)
-        plan = self.plan.tier(name)
+        chunk_size = self.plan.chunking(name).chunk_size
         outcome = np.empty(indices.size, dtype=np.uint8)
         remoteness = np.empty(indices.size, dtype=np.dtype(self.plan.remoteness_dtype))
-        chunks = indices // plan.chunk_size
+        chunks = indices // chunk_size
         for chunk in np.unique(chunks).tolist():
             rows = np.flatnonzero(chunks == chunk)
             packed, values = self._cached_chunk(name, chunk)
-            local = indices[rows] - chunk * plan.chunk_size
+            local = indices[rows] - chunk * chunk_size
             outcome[rows] = packing.unpack_at(packed[local // 4], local)
             remoteness[rows] = values[local]
         return outcome, remoteness
@@ -665,10 +496,17 @@ class Store:
 
 @lru_cache(maxsize=8)
 def _plan_and_game(document: str) -> tuple[Plan, Game]:
-    """A store's plan and game from its plan document (JSON text), built once per process: every
-    task opens its store, and a game lists its tiers anew when built (neither is ever changed)."""
-    plan = Plan.from_json(json.loads(document))
-    return plan, make_game(plan.game, plan.params)
+    """The plan and game a store's plan document (JSON text) names, built once per process (every
+    task opens its store, and a game lists its tiers anew when built; neither is ever changed):
+    the game from its name and options, the plan from the game and the document's chunk size
+    (`Store._check_plan` then holds the document to it)."""
+    stored = json.loads(document)
+    missing = [key for key in ("game", "params", "chunk_size", "remoteness_dtype", "tiers", "steps", "format")
+               if key not in stored]
+    if missing:
+        raise KeyError(missing[0])
+    game = make_game(stored["game"], stored["params"])
+    return make_plan(game, chunk_size=stored["chunk_size"]), game
 
 
 def _plan_attributes(path: Path) -> Any:
@@ -687,26 +525,6 @@ def _plan_attributes(path: Path) -> Any:
                            f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
     attributes = document.get("attributes") if isinstance(document, dict) else None
     return attributes.get(ATTR) if isinstance(attributes, dict) else None
-
-
-def open_store(path: str | os.PathLike, *, mode: str = "r", attempt: str | None = None) -> Store:
-    """Open an existing store, read-only ("r") or for solving ("r+"); a solve task passes
-    its driver's `attempt` (see `Store.begin_attempt`).
-
-    :raises StoreError: no store, not a retrograde store, or another format.
-    """
-    path = Path(path)
-    return Store(path, _plan_attributes(path), writable=mode == "r+", attempt=attempt)
-
-
-def _counts(data) -> str | None:
-    """How a scratch file's `pending` counts children (None: a file of a version before the mark)."""
-    return str(data["counts"]) if "counts" in data.files else None
-
-
-def _save_atomically(target: Path, **arrays: Any) -> None:
-    """Write an .npz file whole or not at all, on the disk when this returns (never a pickle)."""
-    durable.write_atomically(target, lambda file: np.savez(file, **arrays))
 
 
 def _document(metadata: GroupMetadata | ArrayV3Metadata) -> bytes:
@@ -762,39 +580,12 @@ def _hierarchy(plan: Plan) -> dict[str, bytes]:
                  "tiers/zarr.json": _document(GroupMetadata())}
     for tier in plan.tiers:
         prefix = f"tiers/{tier.name}"
+        chunking = plan.chunking(tier.name)
         documents[f"{prefix}/zarr.json"] = _document(GroupMetadata(
-            attributes=TierRecord(tier, [None] * tier.n_chunks).to_json()))
-        for key, document in _array_documents(plan.remoteness_dtype, tier.size, tier.chunk_size).items():
+            attributes=TierRecord([None] * chunking.count).to_json()))
+        for key, document in _array_documents(plan.remoteness_dtype, chunking.size, chunking.chunk_size).items():
             documents[f"{prefix}/{key}/zarr.json"] = document
     return documents
-
-
-def create_store(path: str | os.PathLike, plan: Plan) -> Store:
-    """Create an empty store for `plan` at `path` (which must not exist or be an empty folder).
-
-    Built in a temporary sibling folder and renamed into place, so an
-    interrupted creation leaves no store behind (rerunning creates it again).
-    """
-    path = Path(path)
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise StoreError(f"{str(path)!r} exists and is not a retrograde store")
-    if why := missing_folder(path, "store"):
-        raise StoreError(why)
-    host, prefix = socket.gethostname(), f".{path.name}.planning-"
-    for stale in path.parent.glob(f"{prefix}*"):
-        if _abandoned(stale.name[len(prefix):].rsplit("-", 2), host):
-            shutil.rmtree(stale, ignore_errors=True)
-    staging = path.parent / f"{prefix}{host}-{os.getpid()}-{uuid.uuid4().hex}"
-    try:
-        durable.write_tree(staging, _hierarchy(plan))
-    except BaseException:  # a full disk, a kill: leave nothing (the staging folder takes room)
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if path.exists():
-        path.rmdir()
-    os.rename(staging, path)
-    durable.sync_folder(path.parent)
-    return open_store(path, mode="r+")
 
 
 def _abandoned(owner: list[str], host: str) -> bool:

@@ -1,17 +1,26 @@
-"""The games retrograde can solve, by name. Each game is one module behind `Game`."""
+"""The games retrograde can solve, by name: one folder a game behind `Game`, registered by a
+line of `FOLDERS` (docs/GAMES.md says how to add one)."""
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from retrograde.errors import BadOption
-from retrograde.games.base import Game, Param, Tier
-from retrograde.games.nim import Nim
-from retrograde.games.quarto import Quarto
-from retrograde.games.quixo import Quixo
-from retrograde.games.tictactoe import TicTacToe
+from retrograde.games.base import Game, Param
+from retrograde.games.tiers import Tier
 
-GAMES: dict[str, type[Game]] = {cls.name: cls for cls in (Nim, TicTacToe, Quixo, Quarto)}
+#: The game folders (packages of `retrograde.games`), one a line; each names its Game class `GAME`.
+FOLDERS = (
+    "nim",
+    "tictactoe",
+    "quixo",
+    "quarto",
+    "connect4",
+)
+
+GAMES: dict[str, type[Game]] = {game.name: game for game in
+                                (import_module(f"{__name__}.{folder}").GAME for folder in FOLDERS)}
 
 __all__ = ["GAMES", "Game", "Param", "Tier", "make_game", "parse_game"]
 

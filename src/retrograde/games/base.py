@@ -1,8 +1,8 @@
 """The one game interface that solvers, agents, stores and the CLI share.
 
-A game instance splits its positions into tiers. A tier is a numbered range of
-indices 0..size-1; every move leads into one of the tier's declared child tiers.
-Each game gives two views of its rules:
+A game instance splits its positions into tiers (`games.tiers`). A tier is a numbered range
+of indices 0..size-1; every move leads into one of the tier's declared child tiers. Each game
+gives two views of its rules:
 
 * plain Python (`parse`, `format`, `locate`, `position_at`, `moves`, `primitive`):
   readable, used for probing single positions, playing, and as the reference the
@@ -13,17 +13,27 @@ Each game gives two views of its rules:
 A game may fold symmetric positions together: a store then keeps one position per
 symmetry class, its `representative`, and the kernels refer to children and parents by
 their representatives' indices; every other index is a hole.
+
+Beyond its rules, a game declares what the layers above need through hooks (`HOOKS`, below:
+each required or optional, with its contract): the cost of a solve, its own search, its
+compact rules for playouts, agents of its own, its genome and features, and the course reports'
+presets. A hook's implementation lives in a module of the game's folder, imported when the hook
+is first called; docs/GAMES.md walks through them.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from importlib import import_module
 from typing import Any, ClassVar
-from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
+
+from retrograde.games.hooks import Costs, Features, Figure, Genome, Policy, Sampling, Workflow
+from retrograde.games.tiers import Tier
 
 Position = Hashable
 
@@ -35,21 +45,6 @@ WINNING_CHILD = -3
 #: Child reference for "a terminal child inside the loopy group, lost by its side to move":
 #: the position wins in one, and this is its row's only reference.
 LOSING_CHILD = -4
-
-
-@dataclass(frozen=True)
-class Tier:
-    """A class of positions solved as one unit of the plan.
-
-    `children` names the tiers that this tier's moves lead into, in the order the
-    expand kernel refers to them; a loopy tier lists itself (and its partners).
-    `key` is what the game's kernel needs to identify the tier (plain integers).
-    """
-
-    name: str
-    size: int
-    children: tuple[str, ...]
-    key: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -111,20 +106,11 @@ class Game(ABC):
     #: not propagate from terminal positions, whose parents took their values in the first
     #: pass (`check_game` holds a game to it).
     group_terminals_by_value: ClassVar[bool] = False
-    #: Positions solved per second per core, measured (BENCHMARKS.md), for `pipeline.estimate`
-    #: to say how long a solve takes before it starts. A game not measured yet keeps this low figure.
-    solve_rate: float = 1_000.0
-    #: Bytes a position takes in a finished store, measured after compression; None: the
-    #: uncompressed size (2 bits of outcome and the remoteness dtype), an upper bound.
-    stored_bytes_per_position: ClassVar[float | None] = None
-    #: The share of a tier's indices that hold positions (for the estimate: a loopy group's
-    #: propagation keeps positions only, `solvers.members`); below 1 where a game has holes.
-    position_share: ClassVar[float] = 1.0
-    #: How to solve a smaller part of an instance too big for the machine (for the refusal), or "".
-    too_big_hint: ClassVar[str] = ""
-    #: The tiers `validate --game` samples positions from, for a game no store holds whole
-    #: (Quarto): each sampled position is solved by exact search. Empty: validated against a store.
-    sampled_tiers: ClassVar[tuple[str, ...]] = ()
+    #: Small instances (their `params`) that the self-tests solve and check (`check_game`,
+    #: `check_hooks`, tests/test_hooks.py): a few thousand positions each.
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ()
+    #: The game's own agents: agent name -> "module:Policy class" in the game's folder (`policy`).
+    policies: ClassVar[dict[str, str]] = {}
 
     @property
     @abstractmethod
@@ -285,3 +271,97 @@ class Game(ABC):
             else:
                 parts.append(f"{flag} {shlex.quote(str(value))}")
         return " ".join(parts)
+
+    # --- hooks: what the layers above need (see HOOKS) --------------------------------
+    def costs(self) -> Costs:
+        """What solving this instance costs (the estimate before a solve)."""
+        return Costs()
+
+    def search(self):
+        """The game's alpha-beta search (`search.base.Search`), or None."""
+        return None
+
+    def playouts(self):
+        """The game's compact-state rules for random playouts (`search.playouts.Playouts`), or None."""
+        return None
+
+    def genome(self) -> Genome | None:
+        """The game's own GA genome, or None."""
+        return None
+
+    def features(self, genome: np.ndarray | None = None) -> Features | None:
+        """The board features after each move, or None; `genome`: the weights of the features'
+        `genome_option` where they have one (None: its default preset)."""
+        return None
+
+    def sampling(self) -> Sampling | None:
+        """How `validate --game` samples positions of a game no store holds whole, or None
+        (validated against a store)."""
+        return None
+
+    @classmethod
+    def policy(cls, name: str) -> type[Policy] | None:
+        """The class of the game's own agent `name` (`policies`), or None."""
+        where = cls.policies.get(name)
+        if where is None:
+            return None
+        module, _, attribute = where.partition(":")
+        return getattr(import_module(module), attribute)
+
+    @classmethod
+    def workflows(cls) -> tuple[Workflow, ...]:
+        """The named workflows of the game (`retrograde run`)."""
+        return ()
+
+    @classmethod
+    def figures(cls) -> tuple[Figure, ...]:
+        """The match results the course reports published for the game."""
+        return ()
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One hook of the game interface: whether every game must give it, and what it must hold."""
+
+    name: str
+    required: bool
+    contract: str
+
+
+#: Every hook of `Game`, required or optional, with its preconditions and what it must
+#: guarantee (GamesmanOne's habit); `check_game` and `check_hooks` hold games to them.
+HOOKS: tuple[Hook, ...] = (
+    Hook("name, summary, notation, tier_legend", True, "class texts: the registry name, one line for "
+         "`retrograde games`, the position notation, and what the tier names mean"),
+    Hook("params_spec, params", True, "the options (`Param`) and the instance's canonical, JSON-serialisable "
+         "values; make_game(name, params) rebuilds the instance"),
+    Hook("examples", True, "small instances (params) the self-tests solve and check"),
+    Hook("tiers", True, "every tier, children first; every child is a listed tier, the tier graph's "
+         "strongly connected components are the loopy groups"),
+    Hook("max_moves", True, "at least the moves of any position (kernel row width)"),
+    Hook("parse, format, initial_position", True, "parse(format(p)) == p; parse raises BadPosition in one line"),
+    Hook("locate, position_at", True, "inverse of each other on legal positions; position_at gives None at a hole"),
+    Hook("moves, primitive", True, "a terminal position (primitive != 0) has no moves; every move leads into "
+         "a declared child tier, to a legal position"),
+    Hook("expand", True, "the kernel agrees with moves and primitive: ILLEGAL at holes, children by their "
+         "representatives' references (IN_GROUP etc. inside a loopy group's first pass)"),
+    Hook("parents, group_terminals_by_value", False, "required where a tier is loopy: each parent inside the "
+         "group once, weighed by its moves into the position's class"),
+    Hook("representative, locate_stored, orbit_sizes", False, "a game folding symmetric positions: the "
+         "representative is the class's member at the least index, the others are holes"),
+    Hook("max_remoteness", False, "an upper bound on remoteness (the store's remoteness dtype)"),
+    Hook("render, why_illegal, placement, locate_many", False, "a board picture, why a move is illegal, the "
+         "part of a move that places (reports), array code for many positions"),
+    Hook("costs", False, "measured solve rate, stored bytes, position share, too-big hint (the estimate)"),
+    Hook("search", False, "a search.base.Search: root_scores of every move in game.moves order; evals, default "
+         "first; adaptive_depth and solve_scores optional (minimax, greedy)"),
+    Hook("playouts", False, "a search.playouts.Playouts: terminal, children in game.moves order, a random child "
+         "(mcts)"),
+    Hook("policies", False, "agents of the game's own (`Policy` classes): expert rules, the reports' players"),
+    Hook("genome", False, "the game's own GA genome (the ga agent and trainer); without it, ga weighs features"),
+    Hook("features", False, "board features after each move in [0, 1] with each ending move's value (ga "
+         "weights, rl linear Q where no Q table fits)"),
+    Hook("sampling", False, "a game no store holds whole: tiers and baseline agents to sample positions from; "
+         "its search must give solve_scores, and the game must build with its default options"),
+    Hook("workflows, figures", False, "the course reports' presets: named workflows, published figures"),
+)

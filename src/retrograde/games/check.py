@@ -1,4 +1,5 @@
-"""`check_game`: a self-test every game must pass (like GamesmanOne's game tests).
+"""`check_game` and `check_hooks`: the self-tests every game must pass (like GamesmanOne's game
+tests): its rules and kernels agree, and its hooks keep their contracts (`base.HOOKS`).
 
 On sampled positions of every tier it checks that indices round-trip, that the
 notation round-trips, that every move lands in a declared child tier on a legal
@@ -19,7 +20,9 @@ from collections import Counter
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD, Game, Tier
+from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD, Game
+from retrograde.games.hooks import Costs, Features, Genome, Policy, Sampling
+from retrograde.games.tiers import Tier, solve_steps
 
 
 def _sample(tier: Tier, samples: int, rng: np.random.Generator) -> list[int]:
@@ -141,10 +144,8 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
     non-terminal stored position with a move into the stored position's class exactly once, and
     no other, weighing each by its moves into the class (what a win's propagation takes off,
     matching the first pass's count of a move each)."""
-    from retrograde.pipeline.plan import plan_steps
-
     problems: list[str] = []
-    for step in plan_steps(tuple(tiers.values())):
+    for step in solve_steps(tuple(tiers.values())):
         if not step.loopy:
             continue
         offsets, total = {}, 0
@@ -184,4 +185,139 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
                             _parents_of(game, tiers, offsets, child_tier, child_index)[0][(name, index)] != 1:
                         problems.append(f"{where}: its move into {child_tier}[{child_index}] is not found once "
                                         f"by the parents kernel")
+    return problems
+
+
+def sample_positions(game: Game, count: int, rng: np.random.Generator) -> list:
+    """Up to `count` non-terminal positions of the game, at random indices of random tiers."""
+    tiers = [tier for tier in game.tiers() if tier.size]
+    found: list = []
+    for _ in range(50 * count):
+        if len(found) == count:
+            break
+        tier = tiers[int(rng.integers(len(tiers)))]
+        position = game.position_at(tier, int(rng.integers(tier.size)))
+        if position is not None and not game.primitive(position):
+            found.append(position)
+    return found
+
+
+def check_hooks(game: Game, *, samples: int = 40, seed: int = 0) -> list[str]:
+    """Return a list of broken hook contracts (`base.HOOKS`), checked on sampled positions:
+    required class texts and examples; `costs`; the search's scores one ply deep against the
+    rules; the playout kernels against `moves` and `primitive`; the game's own agents, genome
+    and features choosing legal moves; features in [0, 1] with exact values where a move ends
+    the game; sampling tiers that the game of its default options has."""
+    cls = type(game)
+    problems = [f"{game.name}: the required hook {name} is missing" for name in ("name", "summary", "notation",
+                                                                                 "tier_legend")
+                if not isinstance(getattr(cls, name, None), str) or not getattr(cls, name)]
+    if not cls.examples:
+        problems.append(f"{game.name}: the required hook `examples` names no instance")
+    rng = np.random.default_rng(seed)
+    positions = sample_positions(game, samples, rng)
+    costs = game.costs()
+    if not (isinstance(costs, Costs) and costs.solve_rate > 0 and 0 < costs.position_share <= 1):
+        problems.append(f"{game.name}: costs() is not a Costs of a positive rate and a share in (0, 1]")
+    for check in (_check_search, _check_playouts, _check_players, _check_features):
+        problems.extend(check(game, positions, rng))
+    sampling = game.sampling()
+    if sampling is not None:  # validated as `validate --game NAME`: the instance of the default options
+        names = {tier.name for tier in cls().tiers()}
+        if not isinstance(sampling, Sampling) or not set(sampling.tiers) <= names or not sampling.baselines:
+            problems.append(f"{game.name}: sampling() names tiers the game lacks, or no baselines")
+    return problems
+
+
+def _moved_value(game: Game, child) -> int:
+    """What a move into `child` scores one ply deep (search.base's scale, the mover's view): a
+    terminal child its exact value (a win in one if the child's side to move has lost, a draw 0);
+    any other child less than a win in one (the bound its score must stay inside: a search may
+    know deeper values)."""
+    from retrograde.search.base import WIN_SCORE
+
+    value = game.primitive(child)
+    return {oc.LOSS: WIN_SCORE - 1, oc.WIN: 1 - WIN_SCORE, oc.DRAW: 0}.get(value, WIN_SCORE - 1)
+
+
+def _check_search(game: Game, positions: list, rng) -> list[str]:
+    search = game.search()
+    if search is None:
+        return []
+    if not search.evals or "zero" not in search.evals:
+        return [f"{game.name}: its search's evals must include zero (decided positions only)"]
+    problems = []
+    for position in positions:
+        scores = search.root_scores(position, 1, "zero", seed=0, exact=True).tolist()
+        children = [child for _, child in game.moves(position)]
+        if len(scores) != len(children) or any(
+                score != _moved_value(game, child) if game.primitive(child) else abs(score) >= _moved_value(game, child)
+                for score, child in zip(scores, children)):
+            problems.append(f"{game.name}: search one ply deep from {game.format(position)!r} scores {scores} for "
+                            f"moves into {[game.primitive(child) for child in children]} (outcome codes)")
+    return problems
+
+
+def _check_playouts(game: Game, positions: list, rng) -> list[str]:
+    rules = game.playouts()
+    if rules is None:
+        return []
+    problems = []
+    arrays = (rules.params, rules.table, rules.lines)
+    out_a = np.empty(game.max_moves, dtype=np.int64)
+    out_b = np.empty(game.max_moves, dtype=np.int64)
+    for position in positions:
+        count = rules.children(*arrays, *rules.encode(position), out_a, out_b)
+        children = [(int(a), int(b)) for a, b in zip(out_a[:count], out_b[:count])]
+        expected = [tuple(rules.encode(child)) for _, child in game.moves(position)]
+        if children != expected or rules.terminal(*arrays, *rules.encode(position)) != 0:
+            problems.append(f"{game.name}: the playout kernels disagree with moves at {game.format(position)!r}")
+        for _, child in game.moves(position):
+            if rules.terminal(*arrays, *rules.encode(child)) != game.primitive(child):
+                problems.append(f"{game.name}: the playout kernels' terminal value of {game.format(child)!r} "
+                                "is not the rules'")
+    return problems
+
+
+def _legal(game: Game, position, move) -> bool:
+    return tuple(move) in {(text, child) for text, child in game.moves(position)}
+
+
+def _check_players(game: Game, positions: list, rng) -> list[str]:
+    """The game's own agents and its genome's player choose legal moves."""
+    players = []
+    for name in game.policies:
+        policy = game.policy(name)
+        if not (isinstance(policy, type) and issubclass(policy, Policy) and policy.name == name):
+            return [f"{game.name}: policies[{name!r}] is not a Policy class named {name!r}"]
+        players.append((f"agent {name}", policy(game, np.random.default_rng(0)).choose))
+    genome = game.genome()
+    if genome is not None:
+        if not (isinstance(genome, Genome) and genome.names and genome.low < genome.high):
+            return [f"{game.name}: genome() is not a Genome of named genes in a range"]
+        player = genome.player(rng.uniform(genome.low, genome.high, len(genome.names)))
+        players.append(("its genome", lambda position: player.choose(position, rng)))
+    return [f"{game.name}: {who} plays an illegal move at {game.format(position)!r}"
+            for who, choose in players for position in positions[:10] if not _legal(game, position, choose(position))]
+
+
+def _check_features(game: Game, positions: list, rng) -> list[str]:
+    features = game.features()
+    if features is None:
+        return []
+    if not isinstance(features, Features):
+        return [f"{game.name}: features() is not a Features"]
+    problems = []
+    for position in positions:
+        moves, values, exact = features(position, rng)
+        where = f"{game.name}: features at {game.format(position)!r}"
+        if values.shape != (len(moves), len(features.names)) or exact.shape != (len(moves),):
+            problems.append(f"{where}: shapes {values.shape}, {exact.shape} for {len(moves)} moves")
+            continue
+        if not ((values >= 0) & (values <= 1)).all():
+            problems.append(f"{where}: a feature outside [0, 1]")
+        for (text, child), known in zip(moves, exact):
+            value = {oc.LOSS: 1.0, oc.WIN: -1.0, oc.DRAW: 0.0}.get(game.primitive(child), np.nan)
+            if not _legal(game, position, (text, child)) or not np.array_equal([known], [value], equal_nan=True):
+                problems.append(f"{where}: move {text} is illegal or its value {known} is not the rules' {value}")
     return problems

@@ -1,13 +1,19 @@
-"""Combinatorial ranking of two-colour boards (plain Python reference).
+"""Combinatorial ranking (plain Python reference): two-colour boards and bounded compositions.
 
 A board with `a` cells of one colour and `b` of the other among `cells` cells is
 ranked as in "Quixo Is Solved": the rank of the first mask among masks of the
 same popcount (colex order), times C(cells - a, b), plus the rank of the second
 mask with the first mask's cells squeezed out. The kernels in
 `ranking_kernels` compute the same numbers with bit tricks.
+
+A composition of a total into parts 0 <= part i <= bound i (Nim's heaps, a board's column
+heights) is ranked lexicographically among those of the same total, from a counting table
+`ways[i, t]`: the number of ways parts i.. sum to t (`composition_ways`).
 """
 
 from math import comb
+
+import numpy as np
 
 
 def rank_mask(mask: int) -> int:
@@ -73,3 +79,37 @@ def unrank_pair(index: int, a: int, b: int, cells: int) -> tuple[int, int]:
     high, low = divmod(index, comb(cells - a, b))
     first = unrank_mask(high, a)
     return first, unsqueeze(unrank_mask(low, b), first, cells)
+
+
+def composition_ways(bounds) -> np.ndarray:
+    """ways[i, t]: the number of ways parts i.. (each 0..bounds[i]) sum to exactly t."""
+    n, total = len(bounds), sum(bounds)
+    ways = np.zeros((n + 1, total + 1), dtype=np.int64)
+    ways[n, 0] = 1
+    for i in range(n - 1, -1, -1):
+        for t in range(total + 1):
+            ways[i, t] = ways[i + 1, max(0, t - bounds[i]):t + 1].sum()
+    return ways
+
+
+def rank_composition(parts, ways: np.ndarray) -> int:
+    """Index of `parts` among the compositions of their total (lexicographic)."""
+    index, remaining = 0, sum(parts)
+    for i, part in enumerate(parts):
+        for v in range(part):
+            index += int(ways[i + 1, remaining - v])
+        remaining -= part
+    return index
+
+
+def unrank_composition(index: int, total: int, ways: np.ndarray) -> tuple[int, ...]:
+    """The composition of `total` at `index` (inverse of `rank_composition`)."""
+    parts = []
+    for i in range(ways.shape[0] - 1):
+        v = 0
+        while index >= ways[i + 1, total - v]:
+            index -= int(ways[i + 1, total - v])
+            v += 1
+        parts.append(v)
+        total -= v
+    return tuple(parts)

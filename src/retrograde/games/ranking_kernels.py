@@ -1,5 +1,5 @@
-"""Numba kernels for two-colour board ranking, one board at a time (see `ranking` for
-the reference and `ranking_arrays` for the tables and the batch version).
+"""Numba kernels for two-colour board and bounded-composition ranking, one at a time (see
+`ranking` for the reference and `ranking_arrays` for the tables and the batch version).
 
 The kernels read rank contributions from byte-wise tables and walk consecutive
 indices with Gosper's next-combination step instead of unranking each one. Squeezing a
@@ -8,8 +8,18 @@ mask by another's cells is one PEXT (spreading back one PDEP) where the host run
 """
 
 from retrograde.games import bits
-from retrograde.games.ranking_arrays import (BINOMIAL, MAX_CELLS, PIECES, POPCOUNT8, RANK, RANK16, SPREAD,
-                                             SQUEEZE, START16, UNRANK16)
+from retrograde.games.ranking_arrays import (
+    BINOMIAL,
+    MAX_CELLS,
+    PIECES,
+    POPCOUNT8,
+    RANK,
+    RANK16,
+    SPREAD,
+    SQUEEZE,
+    START16,
+    UNRANK16,
+)
 from retrograde.jit import njit
 
 
@@ -120,3 +130,29 @@ def next_pair(first, second_packed, a, b, cells):
     if b == 0 or nxt >> (cells - a) != 0:
         return next_combination(first), (1 << b) - 1
     return first, nxt
+
+
+@njit
+def rank_composition(parts, ways, total):
+    """Index of the composition `parts` (summing to `total`) among those of its total
+    (lexicographic; `ranking.composition_ways` gives `ways`)."""
+    index = 0
+    remaining = total
+    for i in range(parts.shape[0]):
+        for v in range(parts[i]):
+            index += ways[i + 1, remaining - v]
+        remaining -= parts[i]
+    return index
+
+
+@njit
+def unrank_composition(index, total, ways, parts):
+    """Write into `parts` the composition of `total` at `index`."""
+    remaining = total
+    for i in range(parts.shape[0]):
+        v = 0
+        while index >= ways[i + 1, remaining - v]:
+            index -= ways[i + 1, remaining - v]
+            v += 1
+        parts[i] = v
+        remaining -= v

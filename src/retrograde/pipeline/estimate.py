@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from retrograde.data.plan import Plan
 from retrograde.errors import BadOption
 from retrograde.games import make_game
 from retrograde.pipeline.executors import available_memory, worker_processes
-from retrograde.pipeline.plan import Plan
 from retrograde.pipeline.progress import clock
 from retrograde.pipeline.tasks import BATCH, KEPT_VALUES_BYTES, ChildValues, small_group_chunks
 
@@ -87,7 +87,7 @@ class Estimate:
     peak_task: str
     seconds: float
     workers: int
-    #: The game's way to solve less (`Game.too_big_hint`), for a refusal.
+    #: The game's way to solve less (`Costs.too_big_hint`), for a refusal.
     hint: str = ""
 
     @property
@@ -131,10 +131,10 @@ def propagation_parts(plan: Plan, tiers: tuple[str, ...], *, worker_memory: int 
     game = game or make_game(plan.game, plan.params)
     value = 1 + np.dtype(plan.remoteness_dtype).itemsize
     size = sum(plan.tier(name).size for name in tiers)
-    chunks = sum(plan.tier(name).n_chunks for name in tiers)
+    chunks = sum(plan.chunking(name).count for name in tiers)
     parts = max(1, min(partitions, chunks))
     while worker_memory is not None and parts < chunks and PROCESS_BYTES + _propagation_bytes(
-            size, game.position_share, value, game.max_moves, parts) > worker_memory:
+            size, game.costs().position_share, value, game.max_moves, parts) > worker_memory:
         parts += 1
     return parts
 
@@ -142,13 +142,13 @@ def propagation_parts(plan: Plan, tiers: tuple[str, ...], *, worker_memory: int 
 def in_one_task(plan: Plan, tiers: tuple[str, ...], parts: int) -> bool:
     """Whether a loopy group propagated in `parts` partitions is solved in one task, first passes
     in memory (`pipeline.propagation.solve_group`), when nothing of it is done yet."""
-    return parts == 1 and sum(plan.tier(name).n_chunks for name in tiers) <= small_group_chunks()
+    return parts == 1 and sum(plan.chunking(name).count for name in tiers) <= small_group_chunks()
 
 
 def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Iterator[tuple[int, str]]:
     """(bytes, what) of each step's largest task of each kind, beyond PROCESS_BYTES: the arrays
     of pipeline/tasks.py and pipeline/propagation.py, with `value` bytes (outcome code and
-    remoteness) a position, `share` of the indices positions (`Game.position_share`) and
+    remoteness) a position, `share` of the indices positions (`Costs.position_share`) and
     `parts(tiers)` partitions of a loopy group's propagation."""
     expansion_row = 1 + 8 * max_moves  # terminal code + child references (Expansion.buffers)
 
@@ -164,13 +164,14 @@ def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Itera
         (tasks.solved_values): the set alone if it is over KEPT_VALUES_BYTES, else at most that
         much in all, and never more than one other set; plus one chunk read."""
         need = values(names)
-        chunk = max((min(plan.tier(name).chunk_size, plan.tier(name).size) * (value + 1) for name in names), default=0)
+        chunk = max((min(plan.chunking(name).chunk_size, plan.tier(name).size) * (value + 1) for name in names),
+                    default=0)
         return min(max(need, KEPT_VALUES_BYTES), need + largest) + chunk
 
     for step in plan.steps:
         if not step.loopy:  # solve_chunk: child tiers whole, the chunk expanded, its outputs and faults
             tier = plan.tier(step.tiers[0])
-            rows = min(tier.chunk_size, tier.size)
+            rows = min(plan.chunking(tier.name).chunk_size, tier.size)
             yield read(tier.children) + rows * (expansion_row + value + 1), f"chunk of {tier.name}"
             continue
         size = sum(plan.tier(name).size for name in step.tiers)
@@ -179,7 +180,7 @@ def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Itera
         first_passes = []
         for name in step.tiers:  # settle_chunk: the tiers led out to whole, the chunk's state, a batch
             tier = plan.tier(name)
-            rows = min(tier.chunk_size, tier.size)
+            rows = min(plan.chunking(name).chunk_size, tier.size)
             outside = [child for child in tier.children if child not in step.tiers]
             first_passes.append((read(outside) + rows * (value + 1) + min(BATCH, rows) * expansion_row,
                                  f"first pass of {name}"))
@@ -197,7 +198,7 @@ def task_peaks(plan: Plan, *, worker_memory: int | None = None, partitions: int 
     game = make_game(plan.game, plan.params)
     value = 1 + np.dtype(plan.remoteness_dtype).itemsize
     return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(
-        plan, game.max_moves, value, game.position_share,
+        plan, game.max_moves, value, game.costs().position_share,
         lambda tiers: propagation_parts(plan, tiers, worker_memory=worker_memory, partitions=partitions, game=game))]
 
 
@@ -207,12 +208,13 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
     which `done_positions` are solved already (a resumed store), loopy groups' propagations
     split as `propagation_parts` says."""
     game = make_game(plan.game, plan.params)
+    costs = game.costs()
     processes = worker_processes(workers, plan.positions)
     remoteness = np.dtype(plan.remoteness_dtype).itemsize
     value = 1 + remoteness  # bytes of outcome code and remoteness a position, while solving
-    per_position = game.stored_bytes_per_position or 0.25 + remoteness  # uncompressed: 2 bits of outcome
+    per_position = costs.stored_bytes_per_position or 0.25 + remoteness  # uncompressed: 2 bits of outcome
     disk = (plan.positions * per_position + len(plan.tiers) * TIER_FILE_BYTES
-            + sum(tier.n_chunks for tier in plan.tiers) * CHUNK_FILE_BYTES)
+            + sum(plan.chunking(tier.name).count for tier in plan.tiers) * CHUNK_FILE_BYTES)
     # A group being solved has first-pass files of every index and a propagation checkpoint of
     # its positions, each holding outcome, remoteness and pending count uncompressed (not one
     # solved in one task: `in_one_task`). Groups of one wave do not read each other, so up to
@@ -223,11 +225,11 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
                 plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=game)):
             waves.setdefault(step.wave, []).append(sum(plan.tier(name).size for name in step.tiers))
     at_once = max((sum(sorted(sizes, reverse=True)[:processes]) for sizes in waves.values()), default=0)
-    scratch = math.ceil((1 + game.position_share) * (value + 1) * at_once)
+    scratch = math.ceil((1 + costs.position_share) * (value + 1) * at_once)
     peak, task = max(task_peaks(plan, worker_memory=worker_memory, partitions=partitions))
     to_solve = max(plan.positions - done_positions, 0)
     return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, peak,
-                    task, to_solve / (game.solve_rate * processes), processes, game.too_big_hint)
+                    task, to_solve / (costs.solve_rate * processes), processes, costs.too_big_hint)
 
 
 @dataclass(frozen=True)

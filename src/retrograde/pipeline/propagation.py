@@ -11,17 +11,17 @@ children's reports arrive in (a parent takes a loss's win at level + 1 unless it
 count of winning children reaches zero only if no child lost), so every split gives the bytes of
 the single task.
 
-With one partition, `propagate_group` runs every level in one task, as before. With more, the
-driver runs each level as one task per partition (`propagation_round`; a partition's state stays
-in its worker process, `Task.affinity`) and plans the next level from their reports
-(`plan_round`, in the driver), then each partition writes its chunks (`finish_partition`).
+With one partition, `propagate_group` runs every level in one task. With more, the driver runs
+each level as one task per partition (`propagation_round`; a partition's state stays in its
+worker process, `Task.affinity`, kept in the worker's state) and makes the next level's tasks
+from their reports (`next_level`, in the driver), then each partition writes its chunks
+(`finish_partition`).
 Checkpoints: every partition saves its state at the same level, at most once per
 `checkpoint_every` seconds; a rerun resumes from the latest level every partition saved.
 """
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,12 +29,14 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.data.store import Store, open_store
+from retrograde.data.store import Store
 from retrograde.errors import DamagedStore, StoreError
 from retrograde.jit import njit
 from retrograde.outcome import LOSS
 from retrograde.pipeline.executors import Task
-from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position, first_pass
+from retrograde.pipeline.scratch import Scratch
+from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position, first_pass, open_task_store
+from retrograde.pipeline.worker import WorkerState
 from retrograde.solvers import loopy
 from retrograde.solvers.kernels import OVERFLOW
 from retrograde.solvers.members import Members
@@ -52,9 +54,9 @@ def group_bounds(store: Store, tier_names: tuple[str, ...], parts: int) -> np.nd
     asked where the group has fewer chunks."""
     starts, size = [], 0
     for name in tier_names:
-        plan = store.plan.tier(name)
-        starts.extend(size + plan.chunk_bounds(chunk)[0] for chunk in range(plan.n_chunks))
-        size += plan.size
+        chunking = store.plan.chunking(name)
+        starts.extend(size + chunking.bounds(chunk)[0] for chunk in range(chunking.count))
+        size += chunking.size
     chosen = sorted({min(starts, key=lambda start: abs(start - size * k / parts)) for k in range(parts)})
     return np.array([*chosen, size], dtype=np.int64)
 
@@ -91,9 +93,9 @@ class Partition:
                 yield tier, first, stop
 
     def _chunks(self, store: Store, tier, first: int, stop: int) -> range:
-        plan = store.plan.tier(tier.name)
+        chunk_size = store.plan.chunking(tier.name).chunk_size
         base = self.offsets[tier.name]
-        return range((first - base) // plan.chunk_size, -(-(stop - base) // plan.chunk_size))
+        return range((first - base) // chunk_size, -(-(stop - base) // chunk_size))
 
     def load(self, store: Store, *, values: bool, first_passes: Callable | None = None) -> None:
         """Mark the range's positions from its chunks' first passes (a position is a row the
@@ -101,7 +103,7 @@ class Partition:
         and with `values` take their (outcome, remoteness, pending) as the state. The first
         passes are read from the scratch files, or come from `first_passes(tier name, chunks)`
         (start, outcome, remoteness, pending of each chunk in turn)."""
-        first_passes = first_passes or store.read_scratch
+        first_passes = first_passes or Scratch(store).read_first_passes
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for tier, first, stop in self._spans():
             for start, outcome, remoteness, pending in first_passes(tier.name, self._chunks(store, tier, first, stop)):
@@ -123,7 +125,7 @@ class Partition:
         marked (`load`); what is wrong with the checkpoint (damaged, not this group's) if it
         cannot be used, else None."""
         try:
-            self.highest, self.outcome, self.remoteness, self.pending = store.read_checkpoint(
+            self.highest, self.outcome, self.remoteness, self.pending = Scratch(store).read_checkpoint(
                 self.tier_names, self.parts, self.part, level)
         except DamagedStore as exc:
             return str(exc)
@@ -137,7 +139,7 @@ class Partition:
     def save(self, store: Store) -> None:
         """Save the state before `level` (after the last level's messages are applied)."""
         assert self.inbox is None
-        store.write_checkpoint(self.tier_names, self.parts, self.part, self.level, self.highest, self.outcome,
+        Scratch(store).write_checkpoint(self.tier_names, self.parts, self.part, self.level, self.highest, self.outcome,
                                self.remoteness, self.pending)
 
     def _describe(self, store: Store, dense: int) -> str:
@@ -160,7 +162,7 @@ class Partition:
         """Apply what the other partitions sent at the inbox's level."""
         if self.inbox is None:
             return
-        for messages in store.read_messages(self.tier_names, self.inbox, self.part, self.parts,
+        for messages in Scratch(store).read_messages(self.tier_names, self.inbox, self.part, self.parts,
                                             BATCH * store.game.max_moves):
             parents = (messages >> MESSAGE_INDEX).reshape(-1, 1)
             weights = ((messages >> 1) & MESSAGE_WEIGHT).astype(np.int8).reshape(-1, 1)
@@ -176,7 +178,7 @@ class Partition:
         buffers = game.parents_buffers(min(BATCH, max(self.members.count, 1)), game.max_moves)
         outbox = np.empty(buffers[0].size, dtype=np.int64)
         sent = 0
-        with store.message_writer(self.tier_names, level, self.part) as write:
+        with Scratch(store).message_writer(self.tier_names, level, self.part) as write:
             for tier, first, stop in self._spans():
                 low, high = self.members.rank(first), self.members.rank(stop)
                 found = loopy.settled_at(self.outcome, self.remoteness, level, low, high) + low
@@ -201,9 +203,9 @@ class Partition:
         loopy.finish_draws(self.outcome, self.remoteness, self.pending)
         summaries = []
         for tier, first, stop in self._spans():
-            plan = store.plan.tier(tier.name)
+            chunking = store.plan.chunking(tier.name)
             for chunk in self._chunks(store, tier, first, stop):
-                start, end = plan.chunk_bounds(chunk)
+                start, end = chunking.bounds(chunk)
                 base = self.offsets[tier.name]
                 outcome, remoteness = self.members.scatter(base + start, base + end, self.outcome, self.remoteness)
                 written = store.write_chunk(tier.name, chunk, outcome, remoteness)
@@ -241,7 +243,7 @@ def _route(parents, weights, settled, lo, hi, outbox):
     return n
 
 
-def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
+def propagate_group(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...],
                     checkpoint_every: float) -> list[dict[str, Any]]:
     """The whole propagation of a loopy group in one task, after every chunk's first pass:
     settle positions level by level (increasing remoteness); what is left is a draw. Writes
@@ -251,13 +253,14 @@ def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
     levels is saved to scratch; a rerun after a kill goes on from there (same bytes: the levels
     after a checkpoint depend on nothing else). A damaged checkpoint is dropped: the
     propagation starts again."""
-    with open_store(store_path, mode="r+", attempt=attempt) as store:
-        bounds, saved = group_bounds(store, tier_names, 1), store.checkpoint_level(tier_names)
+    with open_task_store(worker, store_path, attempt=attempt) as store:
+        scratch = Scratch(store)
+        bounds, saved = group_bounds(store, tier_names, 1), scratch.checkpoint_level(tier_names)
         resumable = saved is not None and saved[0] == 1
         partition = Partition(store, tier_names, bounds, 0)
         partition.load(store, values=not resumable)
         if resumable and partition.resume(store, saved[1]):
-            store.drop_checkpoints(tier_names)
+            scratch.drop_checkpoints(tier_names)
             partition = Partition(store, tier_names, bounds, 0)
             partition.load(store, values=True)
         last = time.monotonic()
@@ -265,59 +268,62 @@ def propagate_group(store_path: str, attempt: str, tier_names: tuple[str, ...],
             partition.send(store)
             if partition.level <= partition.highest and time.monotonic() - last >= checkpoint_every:
                 partition.save(store)
-                store.drop_checkpoints(tier_names, keep=(1, partition.level))
+                scratch.drop_checkpoints(tier_names, keep=(1, partition.level))
                 last = time.monotonic()
         return partition.finish(store)
 
 
-def solve_group(store_path: str, attempt: str, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
+def solve_group(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
     """A small loopy group whole in one task: each chunk's first pass, in memory, then the
     propagation; writes every chunk of the group's tiers and returns their summaries. No scratch
     file and no checkpoint: a rerun after a kill does it all again (a small group's work is a
     task's round trip or two, which its three or more tasks and their scratch files cost)."""
-    with open_store(store_path, mode="r+", attempt=attempt) as store:
+    with open_task_store(worker, store_path, attempt=attempt) as store:
         partition = Partition(store, tier_names, group_bounds(store, tier_names, 1), 0)
         partition.load(store, values=True, first_passes=lambda name, chunks: (
-            (store.plan.tier(name).chunk_bounds(chunk)[0], *first_pass(store, tier_names, name, chunk))
+            (store.plan.chunking(name).bounds(chunk)[0], *first_pass(worker, store, tier_names, name, chunk))
             for chunk in chunks))
         while partition.level <= partition.highest:
             partition.send(store)
         return partition.finish(store)
 
 
-#: Partitions held by this process between the levels of a split propagation, by (store, group,
-#: partition); only the current solve attempt's are kept.
-_HELD: dict[tuple[str, tuple[str, ...], int], Partition] = {}
+def _held(worker: WorkerState) -> dict[tuple[str, tuple[str, ...], int], Partition]:
+    """The partitions the worker holds between the levels of a split propagation, by (store,
+    group, partition); only the current solve attempt's are kept."""
+    return worker.slot("partitions", dict)
 
 
-def _held(store: Store, tier_names: tuple[str, ...], parts: int, part: int, level: int) -> Partition:
-    """The partition's state this process holds from the last level."""
-    key = (store.location, tier_names, part)
-    if key not in _HELD or _HELD[key].level != level:
+def _partition(worker: WorkerState, store: Store, tier_names: tuple[str, ...], parts: int, part: int,
+               level: int) -> Partition:
+    """The partition's state the worker holds from the last level."""
+    key, held = (store.location, tier_names, part), _held(worker)
+    if key not in held or held[key].level != level:
         raise StoreError(f"store {store.location!r}: group {' '.join(tier_names)}: partition {part + 1} of "
                          f"{parts} lost its propagation state before level {level} (its worker restarted); "
                          "rerun solve to resume from the last checkpoint")
-    return _HELD[key]
+    return held[key]
 
 
-def propagation_round(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int, part: int,
-                      level: int, start: str, save: bool) -> dict[str, Any]:
+def propagation_round(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int,
+                      part: int, level: int, start: str, save: bool) -> dict[str, Any]:
     """One level of one partition: its state from the last level ("held"), or built from the
     first passes ("first pass") or its checkpoint at `level` ("checkpoint"); apply the last
     level's messages to it, save it if `save`, settle its positions at `level`. Reports its
     highest level set, the messages it sent, and (a checkpoint it could not use) `damaged`."""
-    with open_store(store_path, mode="r+", attempt=attempt) as store:
-        for key in [key for key, held in _HELD.items() if held.attempt != store.attempt]:
-            del _HELD[key]  # an earlier solve attempt's
+    with open_task_store(worker, store_path, attempt=attempt) as store:
+        held = _held(worker)
+        for key in [key for key, partition in held.items() if partition.attempt != store.attempt]:
+            del held[key]  # an earlier solve attempt's
         if start == "held":
-            partition = _held(store, tier_names, parts, part, level)
+            partition = _partition(worker, store, tier_names, parts, part, level)
         else:
-            _HELD.pop((store.location, tier_names, part), None)
+            held.pop((store.location, tier_names, part), None)
             partition = Partition(store, tier_names, group_bounds(store, tier_names, parts), part)
             partition.load(store, values=start == "first pass")
             if start == "checkpoint" and (damage := partition.resume(store, level)):
                 return {"damaged": damage}
-            _HELD[(store.location, tier_names, part)] = partition
+            held[(store.location, tier_names, part)] = partition
         partition.receive(store)
         if save:
             partition.save(store)
@@ -325,47 +331,46 @@ def propagation_round(store_path: str, attempt: str, tier_names: tuple[str, ...]
         return {"highest": partition.highest, "sent": sent, "saved": save}
 
 
-def finish_partition(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int,
+def finish_partition(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int,
                      part: int, level: int) -> list[dict[str, Any]]:
     """After the last level: apply its messages, write the partition's chunks; their summaries."""
-    with open_store(store_path, mode="r+", attempt=attempt) as store:
-        partition = _held(store, tier_names, parts, part, level)
+    with open_task_store(worker, store_path, attempt=attempt) as store:
+        partition = _partition(worker, store, tier_names, parts, part, level)
         partition.receive(store)
         summaries = partition.finish(store)
-        del _HELD[(store.location, tier_names, part)]
+        del _held(worker)[(store.location, tier_names, part)]
         return summaries
 
 
-_SERIALS = itertools.count()
-
-
-def plan_round(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int, level: int, start: str,
-               saved_at: float, checkpoint_every: float, reports: list[Any]) -> list[Task]:
+def next_level(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int, level: int, start: str,
+               saved_at: float, checkpoint_every: float, serial: int, reports: list[Any]) -> list[Task]:
     """In the driver, once the partitions' last level is done (`reports`; those of the first
     passes before the first level): the tasks of level `level` of every partition and the next
     call of this, or (no position left to settle, no message left to apply) the tasks writing
-    the partitions' chunks. A damaged checkpoint to start from starts the propagation again."""
+    the partitions' chunks. A damaged checkpoint to start from starts the propagation again.
+    `serial` counts the calls of a propagation, so that task keys stay unique where a damaged
+    checkpoint made levels run again."""
     group = "-".join(tier_names)
-    with open_store(store_path, mode="r+") as store:
+    with Store.open(store_path, mode="r+") as store:
+        scratch = Scratch(store)
         if any("damaged" in report for report in reports if isinstance(report, dict)):
-            store.drop_checkpoints(tier_names)
+            scratch.drop_checkpoints(tier_names)
             start, level = "first pass", first_level(store.game)
         if start != "held":  # what a stopped solve's partitions sent: never read
-            store.drop_messages(tier_names)
+            scratch.drop_messages(tier_names)
         else:
-            store.drop_messages(tier_names, level - 2)  # applied in the level before
+            scratch.drop_messages(tier_names, level - 2)  # applied in the level before
             if reports[0]["saved"]:
-                store.drop_checkpoints(tier_names, keep=(parts, level - 1))
+                scratch.drop_checkpoints(tier_names, keep=(parts, level - 1))
             if level > max(report["highest"] for report in reports) and not sum(report["sent"] for report in reports):
-                return [Task(f"finish-{group}-{part}-{next(_SERIALS)}", finish_partition,
+                return [Task(f"finish-{group}-{part}-{serial}", finish_partition,
                              (store_path, attempt, tier_names, parts, part, level), affinity=f"{group}-{part}")
                         for part in range(parts)]
     save = start == "held" and time.monotonic() - saved_at >= checkpoint_every
-    serial = next(_SERIALS)  # keys stay unique where a damaged checkpoint made levels run again
     rounds = [Task(f"propagate-{group}-{part}-level-{level}-{serial}", propagation_round,
                    (store_path, attempt, tier_names, parts, part, level, start, save), affinity=f"{group}-{part}")
               for part in range(parts)]
     following = (store_path, attempt, tier_names, parts, level + 1, "held",
-                 time.monotonic() if save or start != "held" else saved_at, checkpoint_every)
-    return [*rounds, Task(f"plan-{group}-level-{level + 1}-{serial}", plan_round, following,
+                 time.monotonic() if save or start != "held" else saved_at, checkpoint_every, serial + 1)
+    return [*rounds, Task(f"next-{group}-level-{level + 1}-{serial}", next_level, following,
                           tuple(task.key for task in rounds), in_driver=True)]

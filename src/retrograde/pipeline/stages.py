@@ -14,16 +14,30 @@ from pathlib import Path
 from typing import Any
 
 from retrograde.data.lock import missing_folder
-from retrograde.data.store import SOLVED, Store, create_store, open_store
+from retrograde.data.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
+from retrograde.data.store import SOLVED, Store
 from retrograde.errors import BadOption, DamagedStore, StoreError
 from retrograde.games import Game
-from retrograde.pipeline.estimate import (Estimate, check_fits, estimate, human_bytes, in_one_task,
-                                          propagation_parts, this_machine)
+from retrograde.pipeline.estimate import (
+    Estimate,
+    check_fits,
+    estimate,
+    human_bytes,
+    in_one_task,
+    propagation_parts,
+    this_machine,
+)
 from retrograde.pipeline.executors import Task, waits_for, worker_processes
-from retrograde.pipeline.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.pipeline.progress import Progress
-from retrograde.pipeline.propagation import (finish_partition, first_level, group_bounds, plan_round,
-                                             propagate_group, solve_group)
+from retrograde.pipeline.propagation import (
+    finish_partition,
+    first_level,
+    group_bounds,
+    next_level,
+    propagate_group,
+    solve_group,
+)
+from retrograde.pipeline.scratch import Scratch
 from retrograde.pipeline.tasks import checkpoint_seconds, settle_chunk, small_group_chunks, solve_chunk, verify_chunk
 
 #: The tasks whose results are chunk summaries for the driver to record.
@@ -45,7 +59,7 @@ def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = N
         if why := missing_folder(path, "store"):
             raise StoreError(why)
         return None
-    with open_store(path) as store:
+    with Store.open(path) as store:
         if chunk_size is not None and store.plan.chunk_size != chunk_size:
             raise StoreError(f"store {str(path)!r} was planned with --chunk-size {store.plan.chunk_size}, "
                              f"not {chunk_size}")
@@ -69,7 +83,7 @@ def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = 
     """
     plan = check_plan(game, store_path, chunk_size=chunk_size)
     if plan:
-        with open_store(store_path) as store:
+        with Store.open(store_path) as store:
             done = positions_done(store)
     else:
         plan, done = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE), 0
@@ -91,8 +105,8 @@ def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = N
     deepen it if `game` adds tiers to its plan (Quixo with a lower --down-to)."""
     plan = check_plan(game, store_path, chunk_size=chunk_size)
     if plan is None:
-        return create_store(store_path, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE))
-    store = open_store(store_path, mode="r+")
+        return Store.create(store_path, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE))
+    store = Store.open(store_path, mode="r+")
     return store if store.plan == plan else store.deepen(plan)
 
 
@@ -113,7 +127,7 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
     least `partitions`, and as many as its partitions take to fit `worker_memory`
     (`estimate.propagation_parts`). A propagation resumed from a checkpoint keeps the
     partitions it was saved with."""
-    path, attempt = store.location, store.attempt
+    path, attempt, scratch = store.location, store.attempt, Scratch(store)
     checkpoint_every = checkpoint_seconds()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
     barriers: dict[tuple[str, ...], str] = {}
@@ -125,16 +139,16 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
         if step.loopy:
             if all(store.record(name).status == SOLVED for name in step.tiers):
                 for name in step.tiers:  # a run stopped while dropping the scratch
-                    store.delete_scratch(name)
+                    scratch.delete(name)
                 continue
             keys = [f"propagate-{'-'.join(step.tiers)}"]
             size = sum(store.plan.tier(name).size for name in step.tiers)
-            saved = store.checkpoint_level(step.tiers)
+            saved = scratch.checkpoint_level(step.tiers)
             parts = saved[0] if saved else len(group_bounds(store, step.tiers, propagation_parts(
                 store.plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=store.game))) - 1
-            settled = {(name, c): done for name in step.tiers for c, done in enumerate(store.settled_chunks(name))}
+            settled = {(name, c): done for name in step.tiers for c, done in enumerate(scratch.settled_chunks(name))}
             first_pass = [Task(f"settle-{name}-{c}", settle_chunk, (path, attempt, step.tiers, name, c), after,
-                               store.plan.tier(name).chunk_length(c))
+                               store.plan.chunking(name).length(c))
                           for (name, c), done in settled.items() if not done]
             waits = after + tuple(task.key for task in first_pass)
             if in_one_task(store.plan, step.tiers, parts) and len(first_pass) == len(settled) and not saved:
@@ -145,15 +159,15 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
             else:
                 tasks.extend(first_pass)
                 level, start = (saved[1], "checkpoint") if saved else (first_level(store.game), "first pass")
-                tasks.append(Task(keys[0], plan_round, (path, attempt, step.tiers, parts, level, start, 0.0,
-                                                        checkpoint_every), waits, size, in_driver=True))
+                tasks.append(Task(keys[0], next_level, (path, attempt, step.tiers, parts, level, start, 0.0,
+                                                        checkpoint_every, 0), waits, size, in_driver=True))
         else:
             (name,) = step.tiers
             chunks = [c for c, done in enumerate(store.record(name).chunks) if done is None]
             if not chunks:
                 continue
             keys = [f"solve-{name}-{c}" for c in chunks]
-            tasks.extend(Task(key, solve_chunk, (path, attempt, name, c), after, store.plan.tier(name).chunk_length(c))
+            tasks.extend(Task(key, solve_chunk, (path, attempt, name, c), after, store.plan.chunking(name).length(c))
                          for key, c in zip(keys, chunks))
         barriers[step.tiers] = solved_key(step)
         tasks.append(waits_for(barriers[step.tiers], keys))
@@ -185,7 +199,7 @@ def solve_stage(store: Store, executor, *, quiet: bool = False, partitions: int 
                 progress.advance(summary["positions"], f"tier {name}")
         if task.key in loopy:
             for name in loopy[task.key].tiers:
-                store.delete_scratch(name)
+                Scratch(store).delete(name)
     store.end_attempt()
     progress.finish("done")
 
@@ -196,8 +210,8 @@ def positions_done(store: Store) -> int:
 
 
 def tier_positions_done(store: Store, name: str) -> int:
-    plan = store.plan.tier(name)
-    return sum(plan.chunk_length(c) for c, record in enumerate(store.record(name).chunks) if record is not None)
+    chunking = store.plan.chunking(name)
+    return sum(chunking.length(c) for c, record in enumerate(store.record(name).chunks) if record is not None)
 
 
 @dataclass
@@ -235,7 +249,7 @@ def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult
     """Recompute every stored position from the rules and its children; check checksums,
     counts, every document and an unfinished solve's scratch files; a damaged tier's record
     leaves its chunks unchecked (it and the tiers reading it are reported, not checked)."""
-    result = VerifyResult(damaged=store.scratch_damage())
+    result = VerifyResult(damaged=Scratch(store).damage())
     done, damaged = set(), set()
     for tier in store.plan.tiers:
         try:
@@ -249,7 +263,7 @@ def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult
                        if tier not in ready and tier.name not in damaged and not damaged & set(tier.children)]
     progress = Progress("verify", sum(tier.size for tier in ready), quiet=quiet)
     tasks = [Task(f"verify-{tier.name}-{chunk}", verify_chunk, (store.location, tier.name, chunk))
-             for tier in ready for chunk in range(tier.n_chunks)]
+             for tier in ready for chunk in range(store.plan.chunking(tier.name).count)]
     for task, report in executor.run(tasks):
         _, name, chunk = task.args
         result.positions += report["positions"]
@@ -258,7 +272,7 @@ def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult
         result.damaged.extend(line for line in report["damaged"] if line not in result.damaged)
         if not report["checksum_ok"]:
             result.bad_checksums.append(f"{name}/{chunk}")
-        progress.advance(store.plan.tier(name).chunk_length(chunk), f"tier {name}")
+        progress.advance(store.plan.chunking(name).length(chunk), f"tier {name}")
     progress.finish(result.verdict)
     result.bad_checksums.sort()
     result.damaged.sort()
@@ -271,7 +285,7 @@ def status(store: Store) -> dict[str, Any]:
     for tier in store.plan.tiers:
         record = store.record(tier.name)
         tiers.append({"name": tier.name, "size": tier.size, "status": record.status,
-                      "chunks": tier.n_chunks, "chunks_done": record.done,
+                      "chunks": len(record.chunks), "chunks_done": record.done,
                       "positions_done": tier_positions_done(store, tier.name),
                       "win": record.count("win"), "loss": record.count("loss"),
                       "draw": record.count("draw")})

@@ -1,11 +1,11 @@
 """Tasks: what one worker does for one chunk of a tier (a loopy group's propagation is in
 `pipeline.propagation`).
 
-A task takes the store's absolute path, its driver's solve attempt, and names its
-tiers and chunk; it opens the store itself and returns small summaries. It knows
-nothing about dask, so the same function runs in-process and on any cluster that
-shares the store's file system. Before it writes, the store checks that the attempt
-is still the current one (`Store.begin_attempt`): a task left running on a cluster by
+A task takes its worker's state (`executors.WorkerState`), the store's absolute path, its
+driver's solve attempt, and names its tiers and chunk; it opens the store itself and returns
+small summaries. It knows nothing about dask, so the same function runs in-process and on any
+cluster that shares the store's file system. Before it writes, the store checks that the
+attempt is still the current one (`Store.begin_attempt`): a task left running on a cluster by
 a killed driver writes nothing once a newer solve started.
 """
 
@@ -20,12 +20,14 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.data import packing
-from retrograde.data.store import Store, chunk_checksum, open_store
+from retrograde.data.store import Store, chunk_checksum
 from retrograde.errors import DamagedStore, RetrogradeError, StoreError
 from retrograde.games.base import Expansion
+from retrograde.pipeline.scratch import Scratch
+from retrograde.pipeline.worker import WorkerState
 from retrograde.solvers import loopy
-from retrograde.solvers.members import Members, take_codes
 from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
+from retrograde.solvers.members import Members, take_codes
 
 FAULTS = {NO_MOVES: "has no moves but is not terminal", UNDECIDED_CHILD: "has an unsolved child",
           OVERFLOW: "has a remoteness too large for the store's remoteness dtype"}
@@ -73,6 +75,12 @@ def _setting(name: str, default, kind: type, what: str):
     return value
 
 
+def open_task_store(worker: WorkerState, path: str, *, attempt: str | None = None, mode: str = "r+") -> Store:
+    """The store a task works on (`mode` "r" to read only); its plan document is checked once per
+    worker for as long as it is unchanged (every task opens the store)."""
+    return Store.open(path, mode=mode, attempt=attempt, checked_plans=worker.slot("checked-plans", set))
+
+
 class ChildValues:
     """The values of solved tiers a task reads (its child tiers, or those a loopy group leads
     out to), positions only: the tiers' indices concatenated, numbered densely where a value is
@@ -89,8 +97,8 @@ class ChildValues:
         for j, name in enumerate(names):
             self.offsets[j], total = total, total + store.plan.tier(name).size
         self.members = Members(0, total)
-        chunks = [(j, name, chunk, *store.plan.tier(name).chunk_bounds(chunk))
-                  for j, name in enumerate(names) for chunk in range(store.plan.tier(name).n_chunks)]
+        chunks = [(j, name, chunk, *store.plan.chunking(name).bounds(chunk))
+                  for j, name in enumerate(names) for chunk in range(store.plan.chunking(name).count)]
         for j, name, chunk, start, stop in chunks:  # number the positions: the outcomes alone
             self.members.mark_codes(int(self.offsets[j]) + start, store.read_chunk_outcome(name, chunk), stop - start)
         count = self.members.number()
@@ -123,21 +131,21 @@ class ChildValues:
 #: chunks of a loopy group's tiers reach its workers in turn): up to 2 sets, this much in all,
 #: the least recently used dropped before a new set is read. A larger set is held alone.
 KEPT_VALUES_BYTES = 1 << 30
-_KEPT: OrderedDict[tuple, ChildValues] = OrderedDict()
 
 
-def solved_values(store: Store, names: tuple[str, ...]) -> ChildValues:
-    """The values of solved tiers `names`, kept per worker process (see KEPT_VALUES_BYTES);
-    keyed by the tiers' data folder times too, so that a rewritten store is read again."""
+def solved_values(worker: WorkerState, store: Store, names: tuple[str, ...]) -> ChildValues:
+    """The values of solved tiers `names`, kept by the worker (see KEPT_VALUES_BYTES); keyed by
+    the tiers' data folder times too, so that a rewritten store is read again."""
+    kept: OrderedDict[tuple, ChildValues] = worker.slot("child-values", OrderedDict)
     key = (store.location, names, _stamp(store, names))
-    if key in _KEPT:
-        _KEPT.move_to_end(key)
-        return _KEPT[key]
-    need = ChildValues.bytes_needed(sum(store.plan.tier(name).size for name in names), store.game.position_share,
-                                    1 + np.dtype(store.plan.remoteness_dtype).itemsize)
-    while _KEPT and (len(_KEPT) >= 2 or need + sum(kept.nbytes for kept in _KEPT.values()) > KEPT_VALUES_BYTES):
-        _KEPT.popitem(last=False)
-    _KEPT[key] = values = ChildValues(store, names)
+    if key in kept:
+        kept.move_to_end(key)
+        return kept[key]
+    need = ChildValues.bytes_needed(sum(store.plan.tier(name).size for name in names),
+                                    store.game.costs().position_share, 1 + np.dtype(store.plan.remoteness_dtype).itemsize)
+    while kept and (len(kept) >= 2 or need + sum(values.nbytes for values in kept.values()) > KEPT_VALUES_BYTES):
+        kept.popitem(last=False)
+    kept[key] = values = ChildValues(store, names)
     return values
 
 
@@ -147,7 +155,7 @@ def _stamp(store: Store, names: tuple[str, ...]) -> tuple[int, ...]:
                  for name in names for array in ("outcome", "remoteness"))
 
 
-def _evaluate_chunk(store: Store, tier_name: str, chunk: int, *, recorded: bool = True):
+def _evaluate_chunk(worker: WorkerState, store: Store, tier_name: str, chunk: int, *, recorded: bool = True):
     """Recompute a chunk's values from the rules and the stored values of its child tiers.
 
     With `recorded`, the child tiers must be recorded as solved. Solve tasks pass
@@ -159,8 +167,8 @@ def _evaluate_chunk(store: Store, tier_name: str, chunk: int, *, recorded: bool 
     for child in tier.children:
         if recorded and child != tier_name:
             store.require_solved(child)
-    children = solved_values(store, tier.children)
-    start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+    children = solved_values(worker, store, tier.children)
+    start, stop = store.plan.chunking(tier_name).bounds(chunk)
     expansion = store.game.expand(tier, start, stop, children.offsets)
     children.locate(expansion.children, 0)
     values = solve_rows(expansion.primitive, expansion.children, children.outcome, children.remoteness,
@@ -178,7 +186,7 @@ def chunk_summary(store: Store, tier_name: str, chunk: int, outcome: np.ndarray,
     """A written chunk's record for the driver: the indices it holds, the positions of each value
     it stands for (a representative counts its whole symmetry class), and `written`'s checksum
     and stored digest."""
-    start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+    start, stop = store.plan.chunking(tier_name).bounds(chunk)
     sizes = store.game.orbit_sizes(store.game.tier(tier_name), start, stop, outcome)
 
     def count(code: int) -> int:
@@ -189,10 +197,10 @@ def chunk_summary(store: Store, tier_name: str, chunk: int, outcome: np.ndarray,
             "win": count(oc.WIN), "loss": count(oc.LOSS), "draw": count(oc.DRAW), **written}
 
 
-def solve_chunk(store_path: str, attempt: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
+def solve_chunk(worker: WorkerState, store_path: str, attempt: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
     """Solve one chunk of a loop-free tier whose child tiers are solved; write it; return its counts."""
-    with open_store(store_path, mode="r+", attempt=attempt) as store:
-        start, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk, recorded=False)
+    with open_task_store(worker, store_path, attempt=attempt) as store:
+        start, _, (outcome, remoteness, faults) = _evaluate_chunk(worker, store, tier_name, chunk, recorded=False)
         bad = np.flatnonzero(faults)
         if bad.size:
             raise StoreError(f"store {store_path!r}: position {describe_position(store, tier_name, start + int(bad[0]))} "
@@ -201,15 +209,16 @@ def solve_chunk(store_path: str, attempt: str, tier_name: str, chunk: int) -> li
     return [chunk_summary(store, tier_name, chunk, outcome, written)]
 
 
-def settle_chunk(store_path: str, attempt: str, tier_names: tuple[str, ...], tier_name: str, chunk: int) -> list:
+def settle_chunk(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...], tier_name: str,
+                 chunk: int) -> list:
     """First pass over one chunk of a loopy group's tier (see `solvers.loopy`), written to a
     scratch file of the chunk (its presence records it); chunks run in parallel."""
-    with open_store(store_path, mode="r+", attempt=attempt) as store:
-        store.write_scratch(tier_name, chunk, *first_pass(store, tier_names, tier_name, chunk))
+    with open_task_store(worker, store_path, attempt=attempt) as store:
+        Scratch(store).write_first_pass(tier_name, chunk, *first_pass(worker, store, tier_names, tier_name, chunk))
     return []  # nothing for the driver to record: the scratch file is the record
 
 
-def first_pass(store: Store, tier_names: tuple[str, ...], tier_name: str,
+def first_pass(worker: WorkerState, store: Store, tier_names: tuple[str, ...], tier_name: str,
                chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(outcome, remoteness, pending) of one chunk of a loopy group's tier after the first pass:
     terminal values, values from the already solved tiers it leads out to, and counts of
@@ -217,10 +226,10 @@ def first_pass(store: Store, tier_names: tuple[str, ...], tier_name: str,
     size = sum(store.plan.tier(name).size for name in tier_names)
     tier = store.game.tier(tier_name)
     outside = tuple(c for c in tier.children if c not in tier_names)
-    out = solved_values(store, outside)
+    out = solved_values(worker, store, outside)
     where = dict(zip(outside, out.offsets))
     offsets = np.array([0 if c in tier_names else size + int(where[c]) for c in tier.children], dtype=np.int64)
-    start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+    start, stop = store.plan.chunking(tier_name).bounds(chunk)
     outcome = np.zeros(stop - start, dtype=np.uint8)
     remoteness = np.zeros(stop - start, dtype=np.dtype(store.plan.remoteness_dtype))
     pending = np.zeros(stop - start, dtype=np.uint8)
@@ -237,13 +246,13 @@ def first_pass(store: Store, tier_names: tuple[str, ...], tier_name: str,
     return outcome, remoteness, pending
 
 
-def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
+def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
     """Re-check every position of a chunk against the rules and its children (SPEC §5), a
     draw's or unreachable index's remoteness (0), and the chunk's record (checksum and counts).
     Damage that stops the check (an undecodable chunk, here or in a child tier) is returned
     in `damaged`, never raised."""
-    with open_store(store_path) as store:
-        start, stop = store.plan.tier(tier_name).chunk_bounds(chunk)
+    with open_task_store(worker, store_path, mode="r") as store:
+        start, stop = store.plan.chunking(tier_name).bounds(chunk)
         damaged = []
         try:
             record = store.record(tier_name).chunks[chunk]
@@ -252,7 +261,7 @@ def verify_chunk(store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
             except DamagedStore as exc:  # reported; its values are still checked, position by position
                 damaged.append(str(exc))
             packed, stored_remoteness = store.read_chunk_raw(tier_name, chunk, checked=False)
-            _, _, (outcome, remoteness, faults) = _evaluate_chunk(store, tier_name, chunk)
+            _, _, (outcome, remoteness, faults) = _evaluate_chunk(worker, store, tier_name, chunk)
         except DamagedStore as exc:
             return {"tier": tier_name, "chunk": chunk, "positions": 0, "wrong": 0, "examples": [],
                     "checksum_ok": True, "damaged": [*damaged, str(exc)]}

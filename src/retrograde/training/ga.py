@@ -1,5 +1,5 @@
-"""The genetic algorithm behind `retrograde train ga` (seed 001's Nim GA; feature weights for Quixo;
-seed 002's (alpha, beta) genome for Quarto).
+"""The genetic algorithm behind `retrograde train ga`: the game's own genome (seed 001's Nim
+rules, seed 002's Quarto rule), else weights of its board features (`agents.ga`).
 
 Each generation breeds `offspring` children: two parents (uniformly at random with
 selection=plus, by tournament with selection=tournament), uniform crossover, then each gene
@@ -16,26 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents.ga import GenomeAgent, genome_layout
+from retrograde.agents.ga import GenomeAgent, genome_of
 from retrograde.agents.match import play_game
 from retrograde.agents.registry import build_agent
-from retrograde.agents.spec import Option, parse_spec_list
+from retrograde.data.artifact import save_json
 from retrograde.errors import BadAgent
 from retrograde.pipeline.progress import Progress
-from retrograde.training.artifact import save_json
+from retrograde.spec import Option, parse_spec_list
 from retrograde.training.learner import Learner
 
 #: A match's result for the individual, and what it scores.
 SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 SWAPPED = {"win": "loss", "draw": "draw", "loss": "win"}
-
-
-def default_opponents(game) -> str:
-    """Seed 001 evolves Nim players against a random and an optimal player (`expert`);
-    Quixo players, and seed 002 Quarto players, against a random one."""
-    if game.name == "nim":
-        return "random,expert"
-    return "random"
 
 
 class GaLearner(Learner):
@@ -53,7 +45,7 @@ class GaLearner(Learner):
         Option("sigma", "standard deviation of the Gaussian noise", 0.2, kind="float", low=0, high=10),
         Option("games", "matches per fitness evaluation (seats alternate)", 20, low=1),
         Option("opponents", "opponent specs, comma-separated in parentheses, played in turn "
-                            "(auto: random; random and expert for nim)", "auto", kind="text"),
+                            "(auto: the genome's, random unless the game says otherwise)", "auto", kind="text"),
         Option("plies", "ply cap of a match (a draw when reached)", 200, low=1),
         Option("every", "generations between checkpoints (0: a tenth of them)", 0, low=0),
     )
@@ -61,8 +53,9 @@ class GaLearner(Learner):
     def __init__(self, game, settings: dict[str, Any], *, store=None):
         if GenomeAgent.cannot_play(game):
             raise BadAgent(f"ga cannot learn {game.describe()}: {GenomeAgent.cannot_play(game)}")
+        self.genome = genome_of(game)
         if settings["opponents"] == "auto":
-            settings["opponents"] = default_opponents(game)
+            settings["opponents"] = self.genome.opponents
         self.opponents = parse_spec_list(settings["opponents"])
         for spec in self.opponents:  # a bad opponent is refused before anything is written
             build_agent(spec, game, seed=0, store=store)
@@ -74,7 +67,7 @@ class GaLearner(Learner):
             if settings["tournament"] > settings["population"]:
                 raise BadAgent("ga: tournament must not exceed population")
         super().__init__(game, settings, store=store)
-        self.names, self.low, self.high = genome_layout(game)
+        self.names, self.low, self.high = self.genome.names, self.genome.low, self.genome.high
         self.population = np.empty((0, len(self.names)))
         self.fitness = np.empty(0)
 
@@ -140,7 +133,5 @@ class GaLearner(Learner):
         return GenomeAgent(self.game, seed=seed, weights=self.population[0])
 
     def write(self, out: Path, metadata):
-        kind = {"nim": "nim-rules", "quarto": "quarto-rule"}.get(self.game.name, "quixo-features")
-        genome = {"kind": kind,
-                  "names": list(self.names), "weights": self.population[0].tolist()}
+        genome = {"kind": self.genome.kind, "names": list(self.names), "weights": self.population[0].tolist()}
         save_json(out, {**metadata, "genome": genome, "fitness": float(self.fitness[0])})

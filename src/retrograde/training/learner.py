@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from retrograde.agents.base import Agent
-from retrograde.agents.spec import AgentSpec, Option
+from retrograde.data.artifact import UNITS
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
 from retrograde.pipeline.progress import Progress
-from retrograde.training.artifact import UNITS
+from retrograde.spec import AgentSpec, Option
 
 
 def typed_options(spec: AgentSpec, declared: tuple[Option, ...]) -> dict[str, Any]:
@@ -40,6 +40,11 @@ class Learner(ABC):
     #: The artifact's file suffix.
     suffix: ClassVar[str]
     options: ClassVar[tuple[Option, ...]]
+
+    @classmethod
+    def options_for(cls, game: Game) -> tuple[Option, ...]:
+        """The options the learner takes for `game` (its own, and those the game adds)."""
+        return cls.options
 
     def __init__(self, game: Game, settings: dict[str, Any], *, store=None):
         self.game = game

@@ -1,6 +1,7 @@
 """Q-learning behind `retrograde train rl` (seeds 000/001): tabular where the game fits a table,
-linear in board features on 4x4/5x5 Quixo, linear in placement features on Quarto with seed
-002's GA rule handing the pieces over (genome `pieces`: a ga artifact, or the report's) (`agents.rl`).
+else linear in the game's board features (`agents.rl`); where the features play part of the move
+by a genome of the game's (Quarto hands its pieces over by seed 002's GA rule), the learner takes
+the features' genome option: a preset of the game's, or a ga artifact of the game.
 
 Moves are epsilon-greedy with seed 001's GLIE schedule eps_k = b / (b + k), b chosen so that
 eps reaches the final `epsilon` at 90% of the episodes, then kept. Rewards are win +1, loss -1,
@@ -26,18 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents.base import Agent
-from retrograde.games.quixo.features import best_index
+from retrograde.agents.base import Agent, best_index
 from retrograde.agents.registry import build_agent
-from retrograde.agents.rl import REWARD, LinearQ, PlacementQ, QAgent, TabularQ, model_class
-from retrograde.agents.spec import Option, parse_spec
+from retrograde.agents.rl import REWARD, LinearQ, QAgent, TabularQ, load_model, model_class
+from retrograde.data.artifact import load_artifact, save_npz
 from retrograde.errors import BadAgent
 from retrograde.pipeline.progress import Progress
-from retrograde.training.artifact import load_artifact, save_npz
+from retrograde.spec import Option, parse_spec
 from retrograde.training.learner import Learner
-
-#: The `pieces` value naming seed 002's genome for its RL&GA player.
-REPORT_PIECES = "seed002"
 
 
 class RlLearner(Learner):
@@ -52,20 +49,23 @@ class RlLearner(Learner):
         Option("opponent", "self (self-play) or the spec of the agent to learn against", "self", kind="text"),
         Option("plies", "ply cap of an episode", 200, low=1),
         Option("every", "episodes between checkpoints (0: a tenth of them)", 0, low=0),
-        Option("pieces", "quarto: the ga artifact (.json) whose (alpha, beta) rule hands the pieces over; "
-                         f"{REPORT_PIECES}: the report's genome (0.1, 0.3)", REPORT_PIECES, kind="text"),
     )
+
+    @classmethod
+    def options_for(cls, game):
+        features = game.features() if model_class(game) is LinearQ else None
+        option = features.genome_option if features is not None else None
+        return cls.options + ((option,) if option is not None else ())
 
     def __init__(self, game, settings: dict[str, Any], *, store=None):
         self.model_class = model_class(game)
-        refusal = self.model_class is TabularQ and TabularQ.refusal(game)
-        if refusal:
-            raise BadAgent(f"rl cannot learn {game.describe()}: {refusal}")
+        if self.model_class is None:
+            raise BadAgent(f"rl cannot learn {game.describe()}: {QAgent.cannot_play(game)}")
         self.opponent = None if settings["opponent"].lower() == "self" else parse_spec(settings["opponent"])
         if self.opponent is not None:  # a bad opponent is refused before anything is written
             build_agent(self.opponent, game, seed=0, store=store)
         settings["opponent"] = str(self.opponent or "self")
-        self.model_options = _model_options(game, settings.get("pieces", REPORT_PIECES))
+        self.model_options = _genome_of_features(game, settings)
         super().__init__(game, settings, store=store)
         final, episodes = settings["epsilon"], settings["episodes"]
         self.b = 0.9 * episodes * final / (1 - final)
@@ -154,7 +154,7 @@ class RlLearner(Learner):
         return self.model.arrays()
 
     def restore(self, arrays):
-        self.model = self.model_class(self.game, **arrays)
+        self.model = load_model(self.game, arrays)
 
     def player(self, seed):
         return QAgent(self.game, seed=seed, model=self.model)
@@ -166,19 +166,21 @@ class RlLearner(Learner):
         save_npz(out, self.model.arrays(), {**metadata, **extra})
 
 
-def _model_options(game, pieces: str) -> dict[str, Any]:
-    """The Quarto model's piece genome from the `pieces` option (other games take none)."""
-    if game.name != "quarto":
-        if pieces != REPORT_PIECES:
-            raise BadAgent(f"rl: pieces= is the Quarto piece rule's genome; {game.name} has none")
+def _genome_of_features(game, settings: dict[str, Any]) -> dict[str, Any]:
+    """The linear model's `genome`, from the setting of its features' genome option: a preset of
+    the features, or a ga artifact of the game ({} where the features have no such option)."""
+    features = game.features() if model_class(game) is LinearQ else None
+    option = features.genome_option if features is not None else None
+    if option is None:
         return {}
-    if pieces == REPORT_PIECES:
-        return {"pieces": PlacementQ.SEED_GENOME}
-    metadata, _ = load_artifact(Path(pieces), "ga", game)
+    value = settings[option.name]
+    if value in features.genome_presets:
+        return {"genome": features.genome_presets[value]}
+    metadata, _ = load_artifact(Path(value), "ga", game)
     try:
-        return {"pieces": tuple(float(gene) for gene in metadata["genome"]["weights"])}
+        return {"genome": tuple(float(gene) for gene in metadata["genome"]["weights"])}
     except (KeyError, TypeError, ValueError) as exc:
-        raise BadAgent(f"rl: pieces={pieces}: corrupt genome ({exc})") from None
+        raise BadAgent(f"rl: {option.name}={value}: corrupt genome ({exc})") from None
 
 
 def _result(reward: float) -> str:

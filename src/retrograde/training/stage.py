@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents.spec import parse_spec
+from retrograde.data import artifact
 from retrograde.data.durable import check_writable
 from retrograde.errors import BadAgent, BadOption, RetrogradeError
 from retrograde.games import parse_game
 from retrograde.games.base import Game
 from retrograde.pipeline.progress import Progress
-from retrograde.training import artifact
+from retrograde.spec import parse_spec
 from retrograde.training.ga import GaLearner
 from retrograde.training.learner import Learner, typed_options
 from retrograde.training.rl import RlLearner
@@ -42,7 +42,7 @@ def learner_for(spec: str, game: Game, *, store=None) -> Learner:
     cls = LEARNERS.get(parsed.name)
     if cls is None:
         raise BadAgent(f"unknown learner {parsed.name!r}; learners: {', '.join(LEARNERS)}")
-    return cls(game, typed_options(parsed, cls.options), store=store)
+    return cls(game, typed_options(parsed, cls.options_for(game)), store=store)
 
 
 def _check_out(out: Path, suffix: str, learner: str) -> None:
@@ -81,14 +81,14 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, sto
     curve exactly. Bad input (learner, option, store, --out) raises before anything is written.
     """
     from retrograde.data.lock import writer_lock
-    from retrograde.data.store import Store, open_store
+    from retrograde.data.store import Store
     from retrograde.training.measure import ValueKeptSample
 
     game = parse_game(game) if isinstance(game, str) else game
     out = Path(out)
     with ExitStack() as stack:
         if store is not None and not isinstance(store, Store):
-            store = stack.enter_context(open_store(store))
+            store = stack.enter_context(Store.open(store))
         learner = learner_for(spec, game, store=store)
         _check_out(out, learner.suffix, learner.name)
         stack.enter_context(writer_lock(out, "training artifact"))

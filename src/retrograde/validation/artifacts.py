@@ -1,7 +1,7 @@
 """Learning curves recorded in training artifacts that agent specs name.
 
 An agent option of kind "file" names an artifact; the points of its learning curve that a store
-measured (`training.artifact.measured_curve`) give the report's {"step", "value_kept"} points, the
+measured (`data.artifact.measured_curve`) give the report's {"step", "value_kept"} points, the
 step being the units trained (generations, episodes). Anything else is skipped: a curve is optional.
 """
 
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from retrograde.agents import agent_class, parse_spec
+from retrograde.agents import agent_options, parse_spec
+from retrograde.data.artifact import measured_curve, read_metadata
 from retrograde.errors import BadAgent
-from retrograde.training.artifact import measured_curve, read_metadata
+from retrograde.games import Game
 
 
 def read_curve(path: Path) -> list[dict[str, float]] | None:
@@ -26,13 +27,13 @@ def read_curve(path: Path) -> list[dict[str, float]] | None:
     return kept or None
 
 
-def learning_curves(specs: list[str]) -> dict[str, list[dict[str, float]]]:
-    """The curve of each spec whose file options name an artifact holding one."""
+def learning_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
+    """The curve of each spec (of an agent of `game`) whose file options name an artifact holding one."""
     curves = {}
     for spec in specs:
         try:
             parsed = parse_spec(spec)
-            kinds = {option.name: option.kind for option in agent_class(parsed.name).options}
+            kinds = {option.name: option.kind for option in agent_options(parsed.name, game)}
         except (BadAgent, ImportError):
             continue
         for key, value in parsed.options:

@@ -32,6 +32,7 @@ from retrograde.data.probing import analyse
 from retrograde.data.store import Store
 from retrograde.pipeline.executors import Task
 from retrograde.pipeline.progress import Progress
+from retrograde.pipeline.worker import WorkerState
 from retrograde.validation.seeding import task_seed
 from retrograde.validation.worker import worker_store
 
@@ -88,14 +89,14 @@ def select_positions(store: Store, limit: int, seed: int) -> Selection:
                      {name: len(candidates) for name, candidates in zip(tiers, found)})
 
 
-def choose_chunk(location: str, specs: tuple[str, ...], seed: int, chunk: int, tiers: tuple[str, ...],
-                 tier_of: np.ndarray, index: np.ndarray) -> dict[str, Any]:
+def choose_chunk(worker: WorkerState, location: str, specs: tuple[str, ...], seed: int, chunk: int,
+                 tiers: tuple[str, ...], tier_of: np.ndarray, index: np.ndarray) -> dict[str, Any]:
     """One task: the value of each position and of the move each agent chooses there.
 
     Returns `playable` (False for terminal draws, which have no move), `outcome`/`remoteness`
     of each playable position, and per agent the chosen move's `chosen_outcome` and
     `chosen_remoteness` (mover's view, plies from the position) and its `seconds` choosing."""
-    store = worker_store(location)
+    store = worker_store(worker, location)
     game = store.game
     positions = [game.position_at(game.tier(tiers[t]), i) for t, i in zip(tier_of.tolist(), index.tolist())]
     playable = np.array([game.primitive(position) == 0 for position in positions], dtype=bool)

@@ -1,7 +1,8 @@
-"""Move quality without a store, for a game no store holds whole (Quarto): positions met in
-seeded games between baseline agents, in the game's `sampled_tiers`, each solved by exact search.
+"""Move quality without a store, for a game no store holds whole: positions met in seeded games
+between the baseline agents its `sampling` hook names, in the tiers it names, each solved by the
+game's exact search.
 
-Sampling: game k pits the k-th ordered pairing of `BASELINES` (an agent against itself too,
+Sampling: game k pits the k-th ordered pairing of the baselines (an agent against itself too,
 in turn), both agents seeded from --seed and k, and gives the position it passes through in
 one tier, the tiers not yet holding their share of the positions asked for taking turns (a
 position met before is not kept twice), until every tier holds its share or `MAX_GAMES`
@@ -20,7 +21,6 @@ blunder: one does, but the piece the agent handed over gives the value away.
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 from itertools import product
 from typing import Any
 
@@ -29,18 +29,16 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.agents import build_agent
 from retrograde.agents.match import play_game
-from retrograde.agents.search import search_class
-from retrograde.agents.search.base import WIN_SCORE
 from retrograde.errors import BadOption
 from retrograde.games import Game, make_game
 from retrograde.games.base import Position
 from retrograde.pipeline.executors import Task
+from retrograde.pipeline.worker import WorkerState
+from retrograde.search.base import WIN_SCORE
 from retrograde.validation import quality
 from retrograde.validation.rating import wilson
 from retrograde.validation.seeding import task_seed
 
-#: The agents whose games the positions come from: seed 002's opponents and its GA.
-BASELINES = ("random", "greedy", "minimax:depth=2", "ga:alpha=0.1,beta=0.2")
 #: Positions measured by default (shared evenly by the sampled tiers).
 DEFAULT_POSITIONS = 300
 #: Games played per position asked for, at most (a tier the baselines' games rarely reach
@@ -51,11 +49,12 @@ CHUNK = 5
 
 
 def check_tiers(game: Game, tiers: tuple[str, ...] | None) -> tuple[str, ...]:
-    """The tiers to sample (the game's `sampled_tiers` when None), checked against the game's."""
-    if not game.sampled_tiers:
+    """The tiers to sample (the game's `sampling` tiers when None), checked against the game's."""
+    sampling = game.sampling()
+    if sampling is None:
         raise BadOption(f"{game.describe()} is validated against a solved store: solve it, then "
                         "validate --store PATH")
-    chosen = game.sampled_tiers if tiers is None else tuple(tiers)
+    chosen = sampling.tiers if tiers is None else tuple(tiers)
     known = [tier.name for tier in reversed(game.tiers())]
     for name in chosen:
         if name not in known:
@@ -72,7 +71,8 @@ def sample_positions(game: Game, tiers: tuple[str, ...], count: int, seed: int
     Each game gives at most one position, in the tier whose turn it is among those not full."""
     quota = [count // len(tiers) + (t < count % len(tiers)) for t in range(len(tiers))]
     kept: list[dict[Position, None]] = [{} for _ in tiers]
-    pairings = list(product(BASELINES, repeat=2))
+    baselines = game.sampling().baselines
+    pairings = list(product(baselines, repeat=2))
     played = 0
     while played < MAX_GAMES * count:
         wanted = [t for t in range(len(tiers)) if len(kept[t]) < quota[t]]
@@ -88,25 +88,29 @@ def sample_positions(game: Game, tiers: tuple[str, ...], count: int, seed: int
                 kept[target].setdefault(position)
                 break
     positions = [(t, position) for t, found in enumerate(kept) for position in found]
-    description = {"positions": len(positions), "asked": count, "games": played, "baselines": list(BASELINES),
+    description = {"positions": len(positions), "asked": count, "games": played, "baselines": list(baselines),
                    "ruler": "alpha-beta to the end of the game, every move scored exactly",
                    "per_tier": {name: {"positions": len(kept[t]), "asked": quota[t]} for t, name in enumerate(tiers)}}
     return positions, description
 
 
-@lru_cache(maxsize=2)
-def _search(game_name: str, rules: tuple):
-    """The game's search, kept per process: its transposition table serves every task after the first."""
-    game = make_game(game_name, dict(rules))
-    return game, search_class(game)(game)
+def _search(worker: WorkerState, game_name: str, rules: tuple):
+    """The game and its search, kept by the worker: the search's transposition table serves every
+    task after the first."""
+    searches = worker.slot("sampled-searches", dict)
+    if (game_name, rules) not in searches:
+        game = make_game(game_name, dict(rules))
+        searches.clear()  # one game at a time
+        searches[(game_name, rules)] = game, game.search()
+    return searches[(game_name, rules)]
 
 
-def solve_chunk(game_name: str, rules: tuple, specs: tuple[str, ...], seed: int, chunk: int,
+def solve_chunk(worker: WorkerState, game_name: str, rules: tuple, specs: tuple[str, ...], seed: int, chunk: int,
                 positions: tuple[Position, ...]) -> dict[str, Any]:
     """One task: every move's exact score at each position ((WIN_SCORE - remoteness) for a win,
     its negative for a loss, 0 for a draw, mover's view) with the seconds its search took, and
     the move each agent chooses there (its index in `game.moves`) with the seconds it took."""
-    game, search = _search(game_name, rules)
+    game, search = _search(worker, game_name, rules)
     scores, seconds = [], []
     for k, position in enumerate(positions):
         started = time.perf_counter()
@@ -164,7 +168,7 @@ def perfect_play_checks(game: Game, specs: list[str], positions: list[Position],
     checks = []
     for spec in specs:
         agent = build_agent(spec, game, seed=0)
-        if not hasattr(agent, "exact_at"):
+        if not agent.searches_to_end:
             continue
         rows = np.array([agent.exact_at(position) for position in positions], dtype=bool)
         wrong = int((rows & (chosen_scores[spec] != best)).sum())

@@ -9,17 +9,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from retrograde.agents import build_agent, parse_spec, parse_spec_list
+from retrograde.agents import agent_claim, build_agent, parse_spec, parse_spec_list
 from retrograde.data.durable import check_writable
 from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary
-from retrograde.data.store import Store, open_store
+from retrograde.data.store import Store
 from retrograde.errors import BadAgent, BadOption, StoreError
 from retrograde.games import Game
 from retrograde.pipeline.executors import open_executor
-from retrograde.validation import published, quality, rating, report as reports, sampled, tournament
+from retrograde.validation import published, quality, rating, sampled, tournament
+from retrograde.validation import report as reports
 from retrograde.validation.artifacts import learning_curves
-
 
 DEFAULT_GAMES = 100
 #: Agents validated when none are named, in this order: those that can play the game.
@@ -64,8 +64,8 @@ def check_agents(specs: list[str], game: Game, store: Store | None) -> list[str]
 
 def consistency_checks(game: Game, move_quality: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """What must hold whatever the run: the lookup agent keeps every value and plays perfect
-    remoteness (by value alone with `remoteness=0`); Nim's expert (nim-sum theory) never gives a
-    win away. One entry per check."""
+    remoteness (by value alone with `remoteness=0`); an agent of the game's own that claims to
+    never give a win away (`Policy.claim`: Nim's nim-sum expert) keeps every win. One entry per check."""
     checks = []
     for spec, q in move_quality.items():
         parsed = parse_spec(spec)
@@ -79,10 +79,10 @@ def consistency_checks(game: Game, move_quality: dict[str, dict[str, Any]]) -> l
             checks.append({"name": f"{spec} plays perfectly", "ok": bool(ok),
                            "detail": f"value kept {q['value_kept']}, remoteness lost {q['mean_remoteness_lost']}, "
                                      f"loss shortfall {q['mean_loss_shortfall']} (must be 1, 0, 0)"})
-        if name == "expert" and game.name == "nim":
+        claim = agent_claim(name, game)
+        if claim:
             ok = q["win_kept"] in (None, 1.0)
-            checks.append({"name": f"{spec} never gives a Nim win away", "ok": bool(ok),
-                           "detail": f"win kept {q['win_kept']} (must be 1)"})
+            checks.append({"name": f"{spec} {claim}", "ok": bool(ok), "detail": f"win kept {q['win_kept']} (must be 1)"})
     return checks
 
 
@@ -124,7 +124,7 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
                          **options)
     if isinstance(store, Store):
         return _validate(Path(out_dir), agent_specs, game=store.game, store=store, tiers=None, **options)
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         return _validate(Path(out_dir), agent_specs, game=opened.game, store=opened, tiers=None, **options)
 
 
@@ -176,7 +176,7 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
         measured["sample"]["kind"] = "sampled"
     quality_done = time.monotonic()
     opening_positions = tournament.random_openings(game, games, seed) if openings else []
-    entries = tournament.run_tournament(game, store, tournament.pairings(specs, games, openings=openings),
+    entries = tournament.run_tournament(game, store, tournament.every_pairing(specs, games, openings=openings),
                                         seed=seed, executor=executor, max_plies=cap, openings=opening_positions,
                                         quiet=quiet)
     games_done = time.monotonic()
@@ -202,7 +202,7 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
                      "openings": openings, "opening_plies": list(tournament.OPENING_PLIES),
                      "games_per_task": tournament.BATCH,
                      "positions_per_task": quality.CHUNK if store is not None else sampled.CHUNK},
-        "learning_curves": learning_curves(specs),
+        "learning_curves": learning_curves(specs, game),
     }
     if store is None:
         report["sampled_positions"] = measured["positions"]

@@ -22,6 +22,7 @@ from retrograde.games import Game, make_game
 from retrograde.games.base import Position
 from retrograde.pipeline.executors import InProcessExecutor, Task
 from retrograde.pipeline.progress import Progress
+from retrograde.pipeline.worker import WorkerState
 from retrograde.validation.rating import wilson
 from retrograde.validation.seeding import task_seed
 from retrograde.validation.worker import worker_store
@@ -58,11 +59,11 @@ def random_openings(game: Game, count: int, seed: int) -> list[Position]:
     return openings
 
 
-def play_batch(game_name: str, params: dict[str, Any], location: str | None, first: str, second: str,
-               seed: int, starts: tuple[Position, ...], max_plies: int) -> list[tuple[str, int]]:
+def play_batch(worker: WorkerState, game_name: str, params: dict[str, Any], location: str | None, first: str,
+               second: str, seed: int, starts: tuple[Position, ...], max_plies: int) -> list[tuple[str, int]]:
     """One task: games of `first` (moving first) against `second` from each start, as
     (result for first, plies). Both agents are built once for the batch, seeded from `seed`."""
-    store = worker_store(location) if location else None
+    store = worker_store(worker, location) if location else None
     game = store.game if store is not None else make_game(game_name, params)
     agents = [build_agent(spec, game, seed=task_seed(seed, seat), store=store)
               for seat, spec in enumerate((first, second))]
@@ -83,21 +84,21 @@ class Pairing:
     label: str = ""
 
 
-def pairings(specs: Sequence[str], games: int, *, openings: bool) -> list[Pairing]:
+def every_pairing(specs: Sequence[str], games: int, *, openings: bool) -> list[Pairing]:
     """Every ordered pair of agents (an agent against itself too: the seat's advantage), from
     the start position and, if asked, from the openings."""
     starts = (INITIAL, OPENINGS) if openings else (INITIAL,)
     return [Pairing(first, second, start, games) for start in starts for first in specs for second in specs]
 
 
-def tournament_tasks(game: Game, store: Store | None, plan: Sequence[Pairing], seed: int,
+def tournament_tasks(game: Game, store: Store | None, pairings: Sequence[Pairing], seed: int,
                      openings: Sequence[Position], max_plies: int,
                      start: Position | None = None) -> list[Task]:
     """Batches of `BATCH` games per pairing; game i of an openings pairing starts at opening i."""
     location = store.location if store is not None else None
     first_position = game.initial_position if start is None else start
     tasks = []
-    for p, pairing in enumerate(plan):
+    for p, pairing in enumerate(pairings):
         for batch, begin in enumerate(range(0, pairing.games, BATCH)):
             count = min(BATCH, pairing.games - begin)
             starts = (tuple(openings[begin:begin + count]) if pairing.start == OPENINGS
@@ -124,11 +125,11 @@ def tally(pairing: Pairing, records: list[tuple[str, int]], max_plies: int) -> d
             "mean_plies": round(float(np.mean(plies)), 2) if plies else None}
 
 
-def run_tournament(game: Game, store: Store | None, plan: Sequence[Pairing], *, seed: int, executor,
+def run_tournament(game: Game, store: Store | None, pairings: Sequence[Pairing], *, seed: int, executor,
                    max_plies: int, openings: Sequence[Position] = (), start: Position | None = None,
                    quiet: bool = False) -> list[dict[str, Any]]:
-    """Play every pairing of `plan`; one entry per pairing, in plan order."""
-    tasks = tournament_tasks(game, store, plan, seed, openings, max_plies, start)
+    """Play every pairing; one entry per pairing, in their order."""
+    tasks = tournament_tasks(game, store, pairings, seed, openings, max_plies, start)
     progress = Progress("tournament", sum(task.cost for task in tasks), quiet=quiet, unit="games")
     done: dict[str, list[tuple[str, int]]] = {}
     for task, records in executor.run(tasks):
@@ -136,7 +137,7 @@ def run_tournament(game: Game, store: Store | None, plan: Sequence[Pairing], *, 
         progress.advance(len(records), f"{task.args[3]} vs {task.args[4]}")
     progress.finish("done")
     entries = []
-    for p, pairing in enumerate(plan):
+    for p, pairing in enumerate(pairings):
         records = [record for batch in range(math.ceil(pairing.games / BATCH))
                    for record in done[f"games-{p}-{batch}"]]
         entries.append(tally(pairing, records, max_plies))
@@ -167,8 +168,8 @@ def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, s
     for spec in (spec_a, spec_b):
         build_agent(spec, game, seed=seed, store=store)  # every error before any game
     cap = max_plies if max_plies is not None else default_max_plies(game)
-    plan = [Pairing(spec_a, spec_b, INITIAL, games, "A first"), Pairing(spec_b, spec_a, INITIAL, games, "B first")]
-    entries = run_tournament(game, store, plan, seed=seed, executor=executor or InProcessExecutor(),
+    both = [Pairing(spec_a, spec_b, INITIAL, games, "A first"), Pairing(spec_b, spec_a, INITIAL, games, "B first")]
+    entries = run_tournament(game, store, both, seed=seed, executor=executor or InProcessExecutor(),
                              max_plies=cap, start=start, quiet=quiet)
     return {"game": game.name, "params": game.params, "seed": seed, "max_plies": cap,
             "start": game.format(start if start is not None else game.initial_position), "tournaments": entries}

@@ -10,73 +10,28 @@ from its checkpoint.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary
 from retrograde.errors import BadOption, StoreError
-from retrograde.games import make_game
+from retrograde.games import GAMES, Game
+from retrograde.games.hooks import Workflow
 from retrograde.pipeline.executors import open_executor
 from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage, status, verify_stage, write_json
 from retrograde.training import train
 from retrograde.validation import validate
 
 
-@dataclass(frozen=True)
-class Workflow:
-    """A game instance and what to do after solving it: `train` holds (learner spec, artifact
-    file) pairs, `agents` the specs validated ("{folder}" stands for the workflow's folder, where
-    the artifacts are), with `games` games per pairing and seat. With `solves` false (a game no
-    store holds whole: Quarto) nothing is solved: validation measures `positions` positions
-    sampled from baseline games, each solved by exact search (`validate --game`)."""
-
-    name: str
-    description: str
-    game: str
-    params: dict[str, Any] = field(default_factory=dict)
-    train: tuple[tuple[str, str], ...] = ()
-    agents: tuple[str, ...] = ()
-    games: int = 0
-    solves: bool = True
-    positions: int | None = None
-
-    @property
-    def stages(self) -> tuple[str, ...]:
-        return (("plan", "solve", "verify") if self.solves else ()) + (("train",) if self.train else ()) + \
-            (("validate",) if self.agents else ())
+def _workflows() -> dict[str, tuple[type[Game], Workflow]]:
+    """Every game's workflows by name, with the game they play (`Game.workflows`)."""
+    return {workflow.name: (game, workflow) for game in GAMES.values() for workflow in game.workflows()}
 
 
-WORKFLOWS = {
-    w.name: w
-    for w in (
-        Workflow("tictactoe", "solve, verify, train Q-learning, validate 7 agents on tic-tac-toe "
-                 "(5,478 reachable positions; about a minute)", "tictactoe",
-                 train=(("rl:episodes=20000", "rl.npz"),),
-                 agents=("lookup", "random", "greedy", "expert", "minimax:depth=2", "mcts",
-                         "rl:params={folder}/rl.npz"), games=20),
-        Workflow("nim", "solve and verify Nim 1,3,5,7 (normal play)", "nim", {"heaps": [1, 3, 5, 7]}),
-        Workflow("nim-bounded", "solve and verify Nim 1,3,...,13 taking at most 4 (645,120 positions)",
-                 "nim", {"heaps": [1, 3, 5, 7, 9, 11, 13], "max_take": 4}),
-        Workflow("quixo3", "solve and verify 3x3 Quixo (19,683 positions)", "quixo", {"size": 3}),
-        Workflow("quixo4", "solve, verify, train a GA and a Q-learner, validate 8 agents on 4x4 Quixo "
-                 "(43,046,721 positions; a few minutes on 2 cores)", "quixo", {"size": 4},
-                 train=(("ga:generations=10", "ga.json"), ("rl:episodes=4000", "rl.npz")),
-                 agents=("lookup", "random", "greedy", "minimax:depth=2", "minimax:depth=3",
-                         "mcts:iterations=500", "ga:params={folder}/ga.json", "rl:params={folder}/rl.npz"),
-                 games=20),
-        Workflow("quarto", "train a GA and a Q-learning placer, validate 9 agents of the seeds on Quarto: "
-                 "150 positions with 10 to 8 empty cells met in baseline games, each solved exactly "
-                 "(no store; about 10 minutes on 2 cores)", "quarto", solves=False,
-                 train=(("ga:generations=10,opponents=(random,greedy)", "ga.json"),
-                        ("rl:episodes=4000,pieces={folder}/ga.json", "rl.npz")),
-                 agents=("random", "greedy", "minimax:depth=2", "ga:alpha=0.1,beta=0.2",
-                         "ga:alpha=0.1,beta=0.3,minimax=1", "lookahead", "ga:params={folder}/ga.json",
-                         "rl:params={folder}/rl.npz", "endgame"),
-                 games=10, positions=150),
-    )
-}
+#: The named workflows: name -> (game class, workflow), in the registry's order of games.
+WORKFLOWS = _workflows()
+
 
 #: Where `run` keeps each workflow's folder unless told otherwise.
 DEFAULT_OUT = Path("retrograde-out")
@@ -93,7 +48,7 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
     recorded in its workflow.json, with the instance's value ("value") added."""
     if name not in WORKFLOWS:
         raise BadOption(f"unknown workflow {name!r}; known workflows: {', '.join(sorted(WORKFLOWS))}")
-    workflow = WORKFLOWS[name]
+    game_class, workflow = WORKFLOWS[name]
     if out is not None and Path(out).exists() and not Path(out).is_dir():
         raise BadOption(f"--out {str(out)!r} is not a folder")
     out_dir = workflow_folder(name, out)
@@ -105,10 +60,10 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
         state = json.loads(state_path.read_text()) if state_path.exists() else {}
         if state and (state.get("workflow") != name):
             raise StoreError(f"--out {str(out_dir)!r} holds workflow {state.get('workflow')!r}, not {name!r}")
-        state.update({"workflow": name, "game": workflow.game, "params": workflow.params,
+        state.update({"workflow": name, "game": game_class.name, "params": workflow.params,
                       "store": "store.zarr" if workflow.solves else None})
         state.setdefault("stages", {})
-        game = make_game(workflow.game, workflow.params)
+        game = game_class(**workflow.params)
         if not workflow.solves:
             with open_executor(workers=workers, scheduler=scheduler, positions=None) as executor:
                 report = _train_and_validate(workflow, state, out_dir, game, None, executor, quiet)

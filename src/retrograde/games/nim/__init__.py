@@ -1,6 +1,8 @@
-"""Nim: the game (`game`: rules, notation, tiers, ranking), its numba kernels (`kernels`) and its
-alpha-beta search with the seeds' evaluations (`search`, for the minimax and greedy agents)."""
+"""Nim: the rules (`game`: notation, tiers, ranking), numba kernels (`kernels`), the alpha-beta
+search with the seeds' evaluations (`search`), compact rules for playouts (`playouts`), the
+theory's expert and the reports' fixed rules (`players`), the GA genome (`genome`), what a solve
+costs (`costs`) and the reports' presets (`presets`)."""
 
 from retrograde.games.nim.game import Nim
 
-__all__ = ["Nim"]
+GAME = Nim

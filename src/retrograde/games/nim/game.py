@@ -2,7 +2,7 @@
 
 Tiers: positions with the same total number of objects (`s{total}`); a move takes
 1..k objects, so tier s reads tiers s-1 .. s-k. Within a tier positions are ranked
-as bounded compositions of the total (a counting table `ways`, see `_ways`).
+as bounded compositions of the total (`ranking`).
 Every heap vector with 0 <= h_i <= H_i is a legal position.
 """
 
@@ -14,6 +14,7 @@ import numpy as np
 
 from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
+from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
 
 #: Instances above this many positions are refused (they would not fit a store sanely).
@@ -37,10 +38,9 @@ class Nim(Game):
     summary = "Nim: take 1..k objects from one heap; normal (last take wins) or misère play"
     notation = "heap sizes, comma-separated: 1,3,5,7; moves are HEAP-COUNT (1-based heap)"
     tier_legend = "s{n} holds the positions with n objects left"
-    #: Solving is per-tier overhead bound (one tier after another): 1,3,5,7,9,11,13 --max-take 4
-    #: (645,120 positions) ran at 76,900 positions/s on 2 workers (BENCHMARKS.md, issue 2), so
-    #: half that a core; in-process it did 103,700/s, so the figure is cautious for one core.
-    solve_rate = 38_000.0
+    examples = ({"heaps": [1, 2, 3]}, {"heaps": [2, 3, 4], "max_take": 2, "misere": True})
+    policies = {"expert": "retrograde.games.nim.players:NimExpert",
+                "rules": "retrograde.games.nim.players:FixedRules"}
     params_spec = (
         Param("heaps", "heap sizes of the start position, comma-separated (e.g. 1,3,5,7)",
               kind=parse_heaps, required=True, metavar="LIST"),
@@ -82,13 +82,7 @@ class Nim(Game):
     @cached_property
     def _ways(self) -> np.ndarray:
         """ways[i, t]: number of ways heaps i.. (each 0..H) sum to exactly t."""
-        n, total = len(self.heaps), sum(self.heaps)
-        ways = np.zeros((n + 1, total + 1), dtype=np.int64)
-        ways[n, 0] = 1
-        for i in range(n - 1, -1, -1):
-            for t in range(total + 1):
-                ways[i, t] = ways[i + 1, max(0, t - self.heaps[i]):t + 1].sum()
-        return ways
+        return ranking.composition_ways(self.heaps)
 
     def tiers(self):
         return tuple(
@@ -122,27 +116,10 @@ class Nim(Game):
         return ",".join(map(str, position))
 
     def locate(self, position):
-        total = sum(position)
-        ways = self._ways
-        index, remaining = 0, total
-        for i, h in enumerate(position):
-            for v in range(h):
-                index += int(ways[i + 1, remaining - v])
-            remaining -= h
-        return f"s{total}", index
+        return f"s{sum(position)}", ranking.rank_composition(position, self._ways)
 
     def position_at(self, tier, index):
-        (remaining,) = tier.key
-        ways = self._ways
-        heaps = []
-        for i in range(len(self.heaps)):
-            v = 0
-            while index >= ways[i + 1, remaining - v]:
-                index -= int(ways[i + 1, remaining - v])
-                v += 1
-            heaps.append(v)
-            remaining -= v
-        return tuple(heaps)
+        return ranking.unrank_composition(index, tier.key[0], self._ways)
 
     def moves(self, position):
         result = []
@@ -185,3 +162,36 @@ class Nim(Game):
         kernels.expand(self._ways, np.array(self.heaps, dtype=np.int64), self._take_limit,
                            terminal, tier.key[0], start, stop, child_offsets, result.primitive, result.children)
         return result
+
+    # --- hooks ----------------------------------------------------------------------
+    def costs(self):
+        from retrograde.games.nim.costs import COSTS
+
+        return COSTS
+
+    def search(self):
+        from retrograde.games.nim.search import NimSearch
+
+        return NimSearch(self)
+
+    def playouts(self):
+        from retrograde.games.nim.playouts import playouts
+
+        return playouts(self)
+
+    def genome(self):
+        from retrograde.games.nim.genome import NimRules
+
+        return NimRules(self)
+
+    @classmethod
+    def workflows(cls):
+        from retrograde.games.nim.presets import WORKFLOWS
+
+        return WORKFLOWS
+
+    @classmethod
+    def figures(cls):
+        from retrograde.games.nim.presets import FIGURES
+
+        return FIGURES

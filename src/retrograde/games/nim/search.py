@@ -15,12 +15,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.agents.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_frames, order_moves,
-                                           start_node, take_child)
-from retrograde.agents.search.tablebase import UNKNOWN, stored_score
-from retrograde.games.nim import Nim
-from retrograde.games.nim.kernels import rank
+from retrograde.games.ranking_kernels import rank_composition
 from retrograde.jit import njit
+from retrograde.search.base import (
+    EXPANDED,
+    WIN_SCORE,
+    Search,
+    next_move,
+    open_search,
+    order_moves,
+    start_node,
+    take_child,
+)
+from retrograde.search.tablebase import UNKNOWN, stored_score
 
 ZERO, PARITY = range(2)
 #: Columns of the per-ply move buffer.
@@ -47,7 +54,7 @@ def enter(limit, misere, ways, evaluation, packed, remoteness, start, states, ki
     if total == 0:  # the previous player took the last object
         return WIN_SCORE - ply if misere else ply - WIN_SCORE
     if ply > 0 and start[total] >= 0:
-        known = stored_score(packed, remoteness, start, total, rank(heaps, ways, total), ply, WIN_SCORE)
+        known = stored_score(packed, remoteness, start, total, rank_composition(heaps, ways, total), ply, WIN_SCORE)
         if known != UNKNOWN:
             return known
     if depth == 0:
@@ -68,40 +75,29 @@ def enter(limit, misere, ways, evaluation, packed, remoteness, start, states, ki
 def search(limit, misere, ways, evaluation, packed, remoteness, start, heaps, depth, exact, seed, root):
     """Alpha-beta (negamax) `depth` plies deep: root[j] gets the score of the j-th move of
     game.moves (see `next_child`); returns the number of nodes visited."""
-    width = root.shape[0]
+    keys, order, frames, rng = open_search(depth, root.shape[0], seed)
     states = np.empty((depth + 1, heaps.shape[0]), dtype=np.int64)
-    kids = np.empty((depth + 1, width, 2), dtype=np.int64)
-    keys = np.empty((depth + 1, width), dtype=np.int64)
-    order = np.empty((depth + 1, width), dtype=np.int64)
-    frames = open_frames(depth)
-    rng = np.full(1, seed, dtype=np.uint64)
+    kids = np.empty((depth + 1, root.shape[0], 2), dtype=np.int64)
     states[0] = heaps
+    enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0, depth)
     nodes = 1
-    if enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0,
-             depth) != EXPANDED:
-        return nodes
-    ply = 0
-    while True:
-        child = next_child(frames, order, ply, exact)
-        if child >= 0:
-            states[ply + 1] = states[ply]
-            states[ply + 1, kids[ply, child, HEAP]] -= kids[ply, child, TAKE]
-            nodes += 1
-            value = enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order,
-                          frames, rng, ply + 1, depth - ply - 1)
-            ply = take_child(frames, ply, value, root)
-        elif ply == 0:
-            return nodes
-        else:
-            ply = back_up(frames, ply, root)
+    ply, child = next_move(frames, order, 0, exact, root)
+    while child >= 0:
+        states[ply + 1] = states[ply]
+        states[ply + 1, kids[ply, child, HEAP]] -= kids[ply, child, TAKE]
+        nodes += 1
+        value = enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order,
+                      frames, rng, ply + 1, depth - ply - 1)
+        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
+    return nodes
 
 
 class NimSearch(Search):
     evals = ("zero", "parity")
 
-    def __init__(self, game: Nim, store=None):
+    def __init__(self, game):
         self.slots = sum(game.heaps) + 1
-        super().__init__(game, store)
+        super().__init__(game)
         self.limit = max(game.heaps) if game.max_take is None else game.max_take
 
     def slot(self, key):

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from retrograde.games.quarto.game import EMPTY, HEX, NO_PIECE, board_lines, cell_name
+from retrograde.games.quarto.cells import EMPTY, HEX, NO_PIECE, board_lines, cell_name
 from retrograde.jit import njit
 
 FULL = 0xFFFF

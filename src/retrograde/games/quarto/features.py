@@ -22,10 +22,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.quarto.board import FULL, completes, deadly, line_summary, line_tables, line_threat, place
+from retrograde.games.hooks import Features
+from retrograde.games.quarto.board import (
+    FULL,
+    completes,
+    deadly,
+    encode,
+    line_summary,
+    line_tables,
+    line_threat,
+    move_of,
+    place,
+)
 from retrograde.games.quarto.heuristics import choose_piece
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
+from retrograde.spec import Option
 
 NAMES = ("live_lines", "safe_pieces", "deadly_pieces", "safe_odd", "no_safe_piece", "open_pairs", "blocked",
          "empty_cells")
@@ -85,22 +97,39 @@ def placements(board, occupied, hand, used, alpha, lines, through, state, featur
     return j
 
 
-class QuartoPlacements:
-    """The features, results and GA pieces of every placement of a Quarto position."""
+class QuartoPlacements(Features):
+    """The placements of a Quarto position, each with its features, its result and the piece seed
+    002's GA rule hands over after it (genome `pieces`: (alpha, beta), whose alpha the piece rule
+    reads): one move per empty cell."""
 
-    names = NAMES
+    kind = "placement"
+    genome_option = Option("pieces", "the ga artifact (.json) whose (alpha, beta) rule hands the pieces over; "
+                                     "seed002: the report's genome (0.1, 0.3)", "seed002", kind="text")
+    genome_presets = {"seed002": (0.1, 0.3)}
 
-    def __init__(self, game):
+    def __init__(self, game, pieces=None):
+        self.names = NAMES
+        self.pieces = np.asarray(self.genome_presets["seed002"] if pieces is None else pieces, dtype=np.float64)
+        if self.pieces.shape != (2,) or not np.all((self.pieces >= 0) & (self.pieces <= 1)):
+            raise ValueError("the piece genome is (alpha, beta) in [0, 1]")
         self.lines, self.through = line_tables(game.squares)
         self._features = np.zeros((16, len(NAMES)), dtype=np.float64)
         self._cells = np.zeros(16, dtype=np.int64)
         self._pieces = np.zeros(16, dtype=np.int64)
         self._result = np.zeros(16, dtype=np.int64)
 
-    def __call__(self, encoded, alpha: float, seed: int):
-        """(features[k, F], cells[k], pieces[k], result[k]) of the k placements of the encoded
-        position (`board.encode`, a piece in hand), fresh copies; `seed` starts the GA's draws."""
-        count = placements(*encoded, alpha, self.lines, self.through, np.full(1, seed, dtype=np.uint64),
+    def __call__(self, position, rng):
+        """At the opening, the rule's handover alone: with nothing on the board every piece ties,
+        so a random one (a move not learned: its value counts as known)."""
+        encoded = encode(position)
+        if encoded[2] < 0:
+            return [move_of(position, -1, int(rng.integers(16)))], np.zeros((1, len(NAMES))), np.zeros(1)
+        count = placements(*encoded, self.pieces[0], self.lines, self.through,
+                           np.full(1, int(rng.integers(1 << 63)), dtype=np.uint64),
                            self._features, self._cells, self._pieces, self._result)
-        return (self._features[:count].copy(), self._cells[:count].copy(), self._pieces[:count].copy(),
-                self._result[:count].copy())
+        result = self._result[:count]
+        moves = [move_of(position, int(cell), int(piece)) for cell, piece in zip(self._cells[:count], self._pieces[:count])]
+        return moves, self._features[:count].copy(), np.where(result == WINS, 1.0, np.where(result == FILLS, 0.0, np.nan))
+
+    def arrays(self):
+        return {"pieces": self.pieces}

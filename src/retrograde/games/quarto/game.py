@@ -36,44 +36,19 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
-
-CELLS = 16
-PIECES = 16
-EMPTY = -1
-#: `hand` of a position with no piece in hand (the opening, or a finished game).
-NO_PIECE = -1
-#: The most moves any Quarto position has: 16 cells times 15 pieces to hand over.
-MAX_MOVES = CELLS * (PIECES - 1)
-HEX = "0123456789abcdef"
-EMPTY_BOARD = (EMPTY,) * CELLS
-OPENING = (EMPTY_BOARD, NO_PIECE)
-
-
-def board_lines(squares: bool) -> tuple[tuple[int, ...], ...]:
-    """The cells of every line: rows, columns, the two diagonals (and the 2x2 squares)."""
-    rows = [tuple(r * 4 + c for c in range(4)) for r in range(4)]
-    columns = [tuple(r * 4 + c for r in range(4)) for c in range(4)]
-    diagonals = [(0, 5, 10, 15), (3, 6, 9, 12)]
-    blocks = [(r * 4 + c, r * 4 + c + 1, r * 4 + c + 4, r * 4 + c + 5) for r in range(3) for c in range(3)]
-    return tuple(rows + columns + diagonals + (blocks if squares else []))
-
-
-def is_line(board: tuple[int, ...], line: tuple[int, ...]) -> bool:
-    """Four pieces on `line` that share an attribute value (a bit all set or all clear)."""
-    pieces = [board[cell] for cell in line]
-    if min(pieces) < 0:
-        return False
-    common = pieces[0] & pieces[1] & pieces[2] & pieces[3]
-    either = pieces[0] | pieces[1] | pieces[2] | pieces[3]
-    return common != 0 or either != PIECES - 1
-
-
-def cell_name(cell: int) -> str:
-    """`a1` is the top-left cell: column letter, then row number from the top."""
-    return "abcd"[cell % 4] + str(cell // 4 + 1)
-
-
-CELL_NAMES = {cell_name(cell): cell for cell in range(CELLS)}
+from retrograde.games.quarto.cells import (
+    CELL_NAMES,
+    CELLS,
+    EMPTY,
+    EMPTY_BOARD,
+    HEX,
+    NO_PIECE,
+    OPENING,
+    PIECES,
+    board_lines,
+    cell_name,
+    is_line,
+)
 
 
 def order_rank(order: list[int]) -> int:
@@ -121,17 +96,9 @@ class Quarto(Game):
                 "e.g. b3:7, just CELL when the placement ends the game, :PIECE for the opening handover")
     tier_legend = ("p{n} holds the positions below the root with n pieces on the board; start: the empty "
                    "board before the first piece is handed over")
-    too_big_hint = ("solve below a later position: --from POSITION with at most 10 empty cells "
-                    "(11 need about 20 GB a worker: --workers 1)")
-    #: Roots with 9 empty cells (28,756,297 indexed positions) solved in 17-21 s on 2 workers,
-    #: 1.36-1.69 million a second, on a machine shared with other work (benchmarks/bench_quarto.py);
-    #: their stores took 2,993,943-3,708,444 bytes (about half the indices are holes, which
-    #: compress to almost nothing), so the larger figure.
-    solve_rate = 650_000.0
-    stored_bytes_per_position = 3_708_444 / 28_756_297
-    #: 10, 9 and 8 empty cells: the exact search of a drawn position from a real game takes
-    #: seconds with 10 empty cells, under one with 9 (BENCHMARKS.md).
-    sampled_tiers = ("p6", "p7", "p8")
+    examples = ({"root": "9..0/f.1e/8..b/42.c 5"},)
+    policies = {"endgame": "retrograde.games.quarto.players:Endgame",
+                "lookahead": "retrograde.games.quarto.players:Lookahead"}
     params_spec = (
         Param("root", "the position to solve below (default: the empty board, the whole game)",
               kind=str, metavar="POSITION", flag="--from", rule=False),
@@ -428,6 +395,45 @@ class Quarto(Game):
         kernels.expand(*self.kernel_tables, tier.key[0], start, stop, child_offsets,
                        result.primitive, result.children)
         return result
+
+
+    # --- hooks ----------------------------------------------------------------------
+    def costs(self):
+        from retrograde.games.quarto.costs import COSTS
+
+        return COSTS
+
+    def search(self):
+        from retrograde.games.quarto.search import QuartoSearch
+
+        return QuartoSearch(self)
+
+    def genome(self):
+        from retrograde.games.quarto.genome import PieceAndCellRule
+
+        return PieceAndCellRule(self)
+
+    def features(self, genome=None):
+        from retrograde.games.quarto.features import QuartoPlacements
+
+        return QuartoPlacements(self, genome)
+
+    def sampling(self):
+        from retrograde.games.quarto.presets import SAMPLING
+
+        return SAMPLING
+
+    @classmethod
+    def workflows(cls):
+        from retrograde.games.quarto.presets import WORKFLOWS
+
+        return WORKFLOWS
+
+    @classmethod
+    def figures(cls):
+        from retrograde.games.quarto.presets import FIGURES
+
+        return FIGURES
 
 
 def _bits(mask: int) -> list[int]:

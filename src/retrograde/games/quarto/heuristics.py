@@ -25,7 +25,7 @@ roulette over the positive fitness (a tournament of 5 when none is positive); du
 dropped and the fittest kept, earlier ones first on ties; a population whose best is
 negative gets twice its size of fresh genomes (the report's intent; its code drops them).
 
-Random draws come from the splitmix64 stream of `agents.search.base.random_bits`, seeded by
+Random draws come from the splitmix64 stream of `search.base.random_bits`, seeded by
 the agent's generator.
 """
 
@@ -33,11 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.agents.search.base import random_bits
-from retrograde.games.quarto.board import FULL, completes, deadly, encode, line_tables, move_of, piece_at, place
-from retrograde.games.quarto.search import DECIDED, QuartoSearch
+from retrograde.games.quarto.board import FULL, completes, deadly, piece_at, place
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
+from retrograde.search.base import random_bits
 
 #: The line indices of the two diagonals in `board_lines` (rows 0-3, columns 4-7).
 DIAGONALS = (8, 9)
@@ -311,34 +310,3 @@ def lookahead_move(board, occupied, hand, population, generations, offspring, li
             return cell, -1
         board, occupied = place(board, occupied, cell, hand)
     return cell, evolve(board, occupied, -1, CHOOSE, population, generations, offspring, lines, through, state)[1]
-
-
-class GaRules:
-    """Seed 002's player of the genome (alpha, beta); with `minimax` D > 0 its GA+minimax
-    hybrid: pieces the opponent cannot win with at once, and with fewer than 8 empty cells a
-    forced win, if a D-ply search finds one."""
-
-    def __init__(self, game, genome, minimax: int = 0):
-        self.game = game
-        self.alpha, self.beta = (float(gene) for gene in genome)
-        self.depth = int(minimax)
-        self.lines, self.through = line_tables(game.squares)
-        self.search = QuartoSearch(game) if self.depth else None
-
-    def move(self, position, rng: np.random.Generator):
-        """(move text, child) the rule plays at a non-terminal position."""
-        seed = int(rng.integers(1 << 63))
-        if self.search is not None and position[0].count(-1) < 8:
-            scores = self.search.root_scores(position, self.depth, "zero", seed=seed)
-            if scores.max() > DECIDED:
-                winning = np.flatnonzero(scores == scores.max())
-                return self.game.moves(position)[int(winning[rng.integers(len(winning))])]
-        board, occupied, hand, used = encode(position)
-        cell, piece = ga_move(board, occupied, hand, used, self.alpha, self.beta, self.depth > 0, self.lines,
-                              self.through, np.full(1, seed, dtype=np.uint64))
-        return move_of(position, int(cell), int(piece))
-
-    def pick(self, position, moves: list, rng: np.random.Generator) -> int:
-        """The index of the rule's move in `moves` (game.moves order), for `agents.ga`."""
-        text, _ = self.move(position, rng)
-        return [move for move, _ in moves].index(text)

@@ -31,14 +31,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.agents.search.base import (ALPHA, BEST, BETA, EXPANDED, WIN_SCORE, Search, next_child, open_frames,
-                                           order_moves, settle, start_node)
-from retrograde.agents.search.tablebase import UNKNOWN, Tablebase
-from retrograde.errors import BadAgent
 from retrograde.games.quarto.board import FULL, completes, deadly, encode, line_tables, place
-from retrograde.games.quarto.game import MAX_MOVES, Quarto
+from retrograde.games.quarto.cells import MAX_MOVES
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
+from retrograde.search.base import (
+    ALPHA,
+    BEST,
+    BETA,
+    EXPANDED,
+    WIN_SCORE,
+    Search,
+    next_child,
+    open_frames,
+    order_moves,
+    settle,
+    start_node,
+)
+from retrograde.search.tablebase import UNKNOWN
 
 THREATS, PARITY, ZERO = range(3)
 #: Columns of a node's state: board nibbles, occupied cells, piece in hand (-1 none), pieces used.
@@ -254,16 +264,12 @@ class QuartoSearch(Search):
 
     evals = ("threats", "parity", "zero")
     slots = 1
+    reads_no_store = "its exact endgame search (the endgame agent) needs none"
     #: log2 of the transposition table's rows (16 bytes each) for searches to the end.
     table_bits = 20
 
-    def __init__(self, game: Quarto, store=None):
-        if store is not None:
-            raise BadAgent("quarto's search reads no store (tablebase=1): its exact endgame search "
-                           "(the endgame agent) needs none")
-        self.game = game
-        self.tablebase = Tablebase(None, {}, self.slots)
-        self.nodes = 0
+    def __init__(self, game):
+        super().__init__(game)
         self.lines, self.through = line_tables(game.squares)
         self._no_table = (np.zeros((1, 2), dtype=np.int64), np.zeros((1, 2), dtype=np.int64))
         self._table: tuple[np.ndarray, np.ndarray] | None = None
@@ -288,8 +294,7 @@ class QuartoSearch(Search):
 
     def solve_scores(self, position, *, seed: int, exact: bool = False) -> np.ndarray:
         """Scores of the moves (game.moves order) by alpha-beta to the end of the game with a
-        transposition table, kept across calls (its values do not depend on the root): every
-        move tying the best exact, the others bounds below it; every move exact with `exact`."""
+        transposition table, kept across calls (its values do not depend on the root)."""
         if self._table is None:
             rows = 1 << self.table_bits
             self._table = (np.full((rows, 2), -1, dtype=np.int64), np.zeros((rows, 2), dtype=np.int64))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import permutations
 
-from retrograde.games.quarto.game import CELLS, EMPTY, NO_PIECE, board_lines
+from retrograde.games.quarto.cells import CELLS, EMPTY, NO_PIECE, board_lines
 
 #: Row/column index maps that, applied to rows and columns alike, keep rows, columns and diagonals.
 _MIDDLE_SWAP = (0, 2, 1, 3)

@@ -1,7 +1,8 @@
-"""Quixo: the game (`game`: rules, notation, tiers, ranking), its numba kernels (`kernels`) and its
-alpha-beta search with the seeds' evaluations (`search`, for the minimax and greedy agents)
-and the board features the learning agents weigh (`features`)."""
+"""Quixo: the rules (`game`: notation, tiers, ranking), numba kernels (`kernels`: moves,
+un-moves, expansion), the alpha-beta search with the seeds' evaluations (`search`), compact rules
+for playouts (`playouts`), the board features the learners weigh (`features`), what a solve costs
+(`costs`) and the reports' presets (`presets`)."""
 
 from retrograde.games.quixo.game import Quixo
 
-__all__ = ["Quixo"]
+GAME = Quixo

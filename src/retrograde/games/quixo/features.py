@@ -12,16 +12,14 @@ the view of the side that moved ("own" = the mover's cubes, "opp" = the opponent
 
 Each is scaled to [0, 1], so that weights are comparable. The kernel also gives each move's
 immediate result for the mover: +1 a line of its own only (a win now), -1 a line of the
-opponent's (a loss, even with its own line too, SPEC §4), 0 otherwise.
+opponent's (a loss, even with its own line too, SPEC §4), 0 otherwise (the game goes on).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
-from retrograde.games.quixo import Quixo
+from retrograde.games.hooks import Features
 from retrograde.games.quixo.kernels import SOURCE, has_line, play
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
@@ -37,19 +35,16 @@ def feature_names(size: int) -> tuple[str, ...]:
             "own_border", "blank_border", "opp_border", "own_mobility", "opp_mobility")
 
 
-@lru_cache(maxsize=None)
-def board_tables(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(line masks for has_line, every line as a mask, region masks [centre, corners, border], move table)."""
-    from retrograde.games.quixo.kernels import line_masks, move_table
-
-    game = Quixo(size=size)
+def board_tables(game) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(line masks for has_line, every line as a mask, region masks [centre, corners, border],
+    move table) of a Quixo instance."""
     every_line = np.array([sum(1 << cell for cell in line) for line in game.lines], dtype=np.int64)
-    n = size
+    n = game.size
     border = sum(1 << cell for cell in range(n * n) if game.destinations(cell))
     corners = (1 << 0) | (1 << (n - 1)) | (1 << (n * n - n)) | (1 << (n * n - 1))
     centre = ((1 << (n * n)) - 1) & ~border
     regions = np.array([centre, corners, border], dtype=np.int64)
-    return line_masks(size), every_line, regions, move_table(size)
+    return game.line_masks, every_line, regions, game.move_table
 
 
 @njit
@@ -118,27 +113,22 @@ def afterstates(n, lines, every_line, regions, moves, mover, opponent, features,
     return j
 
 
-class QuixoFeatures:
-    """The features and immediate results of every move of a Quixo position, in move order."""
+class QuixoFeatures(Features):
+    """The features and the immediate result of every move of a Quixo position, in move order."""
 
-    def __init__(self, game: Quixo):
+    def __init__(self, game):
         self.game = game
         self.names = feature_names(game.size)
-        self._tables = board_tables(game.size)
+        self._tables = board_tables(game)
         width = game.max_moves
         self._features = np.zeros((width, len(self.names)), dtype=np.float64)
         self._result = np.zeros(width, dtype=np.int8)
 
-    def __call__(self, position) -> tuple[np.ndarray, np.ndarray]:
-        """(features[moves, F], result[moves]) of the position's moves (fresh copies)."""
+    def __call__(self, position, rng=None):
         mover, opponent = self.game._masks(position)
         lines, every_line, regions, moves = self._tables
         count = afterstates(self.game.size, lines, every_line, regions, moves, mover, opponent,
                             self._features, self._result)
-        return self._features[:count].copy(), self._result[:count].copy()
-
-
-def best_index(values: np.ndarray, rng: np.random.Generator) -> int:
-    """Index of the largest value, ties broken by `rng` (drawn from only when there is a tie)."""
-    best = np.flatnonzero(values == values.max())
-    return int(best[0]) if len(best) == 1 else int(best[rng.integers(len(best))])
+        result = self._result[:count]
+        return (self.game.moves(position), self._features[:count].copy(),
+                np.where(result == NO_RESULT, np.nan, result.astype(np.float64)))

@@ -27,16 +27,6 @@ from retrograde.games import ranking, symmetry
 from retrograde.games.base import Expansion, Game, Param, Tier
 
 SIZES = (3, 4, 5)
-#: Indexed positions solved per second per core on 2 workers, by board size (BENCHMARKS.md, issue
-#: 12, store format 3): 4x4 43,046,721 in 17.0 s (median of 3); 5x5 from --down-to 23,
-#: 2,969,567,232 in 593 s (--down-to 24 went faster, 2,672,000: deeper tiers have more blanks, so
-#: more moves; SCALING.md expects the middle tiers slower still); 3x3 is per-tier overhead bound:
-#: 19,683 positions in 1.1-1.4 s in-process (2026-11-22), halved as workers do not help.
-SOLVE_RATES = {3: 7_500.0, 4: 1_266_000.0, 5: 2_505_000.0}
-#: Bytes a finished store takes an indexed position (holes included), measured (BENCHMARKS.md,
-#: issue 12): 4x4 1,512,191 bytes (0.28 bits); 5x5 --down-to 24 11,410,000 bytes for 452,984,832
-#: (0.20 bits; --down-to 23 0.17). 3x3 is not measured: the 4x4 figure, the larger.
-STORED_BYTES = {3: 1_512_191 / 43_046_721, 4: 1_512_191 / 43_046_721, 5: 11_410_000 / 452_984_832}
 _ONLY_X = str.maketrans("xo.", "100")
 _ONLY_O = str.maketrans("xo.", "010")
 
@@ -48,10 +38,7 @@ class Quixo(Game):
                 "moves SOURCE-DEST cells, e.g. a1-d1 (column letter, row number from the top)")
     tier_legend = "m{a}o{b} holds the boards with a cubes of the side to move and b of the opponent"
     group_terminals_by_value = True
-    #: One index in about 8 holds a position (a symmetry class's representative): 5,398,083 of
-    #: the 43,046,721 of 4x4 (docs/STORE.md); larger boards have fewer symmetric boards, so less.
-    position_share = 5_398_083 / 43_046_721
-    too_big_hint = "solve part of it with --down-to N (the tiers with at least N cubes)"
+    examples = ({"size": 3},)
     params_spec = (
         Param("size", "board size: 3, 4 or 5", kind=int, required=True, metavar="N"),
         Param("down_to", "solve only the tiers with at least N cubes on the board (default: all)",
@@ -72,14 +59,6 @@ class Quixo(Game):
     @property
     def params(self):
         return {"size": self.size, "down_to": self.down_to}
-
-    @property
-    def solve_rate(self):
-        return SOLVE_RATES[self.size]
-
-    @property
-    def stored_bytes_per_position(self):
-        return STORED_BYTES[self.size]
 
     @property
     def max_moves(self):
@@ -326,3 +305,36 @@ class Quixo(Game):
         kernels.parents(self.size, self.move_table, symmetry.tables(self.size), a, b,
                         np.asarray(indices, dtype=np.int64), group_offsets[f"m{b}o{a}"], refs, weights)
         return refs, weights
+
+    # --- hooks ----------------------------------------------------------------------
+    def costs(self):
+        from retrograde.games.quixo.costs import costs
+
+        return costs(self.size)
+
+    def search(self):
+        from retrograde.games.quixo.search import QuixoSearch
+
+        return QuixoSearch(self)
+
+    def playouts(self):
+        from retrograde.games.quixo.playouts import playouts
+
+        return playouts(self)
+
+    def features(self, genome=None):
+        from retrograde.games.quixo.features import QuixoFeatures
+
+        return QuixoFeatures(self)
+
+    @classmethod
+    def workflows(cls):
+        from retrograde.games.quixo.presets import WORKFLOWS
+
+        return WORKFLOWS
+
+    @classmethod
+    def figures(cls):
+        from retrograde.games.quixo.presets import FIGURES
+
+        return FIGURES

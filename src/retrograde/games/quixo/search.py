@@ -17,15 +17,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.agents.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_frames, order_moves,
-                                           start_node, take_child)
-from retrograde.agents.search.tablebase import UNKNOWN, stored_score
-from retrograde.games.quixo import Quixo
-from retrograde.games.quixo.kernels import SOURCE, has_line, play
 from retrograde.games import symmetry
+from retrograde.games.quixo.kernels import SOURCE, has_line, play
 from retrograde.games.ranking_kernels import popcount, rank_counted
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.jit import njit
+from retrograde.search.base import (
+    EXPANDED,
+    WIN_SCORE,
+    Search,
+    next_move,
+    open_search,
+    order_moves,
+    start_node,
+    take_child,
+)
+from retrograde.search.tablebase import UNKNOWN, stored_score
 
 CMAX, INLINE, ZERO = range(3)
 #: Columns of the per-ply child buffer: the child's side to move, its opponent, took a blank.
@@ -112,41 +119,32 @@ def search(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, st
            seed, root):
     """Alpha-beta (negamax) `depth` plies deep from (mover, opponent): root[j] gets the score of
     the j-th move of game.moves (see `next_child`); returns the number of nodes visited."""
-    width = moves.shape[0]
+    keys, order, frames, rng = open_search(depth, moves.shape[0], seed)
     states = np.empty((depth + 1, 2), dtype=np.int64)
-    kids = np.empty((depth + 1, width, 3), dtype=np.int64)
-    keys = np.empty((depth + 1, width), dtype=np.int64)
-    order = np.empty((depth + 1, width), dtype=np.int64)
-    frames = open_frames(depth)
-    rng = np.full(1, seed, dtype=np.uint64)
+    kids = np.empty((depth + 1, moves.shape[0], 3), dtype=np.int64)
     states[0, 0] = mover
     states[0, 1] = opponent
+    enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys, order, frames,
+          rng, 0, depth)
     nodes = 1
-    if enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys, order,
-             frames, rng, 0, depth) != EXPANDED:
-        return nodes
-    ply = 0
-    while True:
-        child = next_child(frames, order, ply, exact)
-        if child >= 0:
-            states[ply + 1, 0] = kids[ply, child, NEXT_MOVER]
-            states[ply + 1, 1] = kids[ply, child, NEXT_OPPONENT]
-            nodes += 1
-            value = enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys,
-                          order, frames, rng, ply + 1, depth - ply - 1)
-            ply = take_child(frames, ply, value, root)
-        elif ply == 0:
-            return nodes
-        else:
-            ply = back_up(frames, ply, root)
+    ply, child = next_move(frames, order, 0, exact, root)
+    while child >= 0:
+        states[ply + 1, 0] = kids[ply, child, NEXT_MOVER]
+        states[ply + 1, 1] = kids[ply, child, NEXT_OPPONENT]
+        nodes += 1
+        value = enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys,
+                      order, frames, rng, ply + 1, depth - ply - 1)
+        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
+    return nodes
 
 
 class QuixoSearch(Search):
     evals = ("cmax", "inline", "zero")
+    variable_depth = "seed 004's: min(|C - O| + 1, O) plies, C and O the longest lines of the two sides"
 
-    def __init__(self, game: Quixo, store=None):
+    def __init__(self, game):
         self.slots = (game.cells + 1) ** 2
-        super().__init__(game, store)
+        super().__init__(game)
         self.lines = np.array([sum(1 << cell for cell in line) for line in game.lines], dtype=np.int64)
 
     def slot(self, key):
@@ -164,10 +162,12 @@ class QuixoSearch(Search):
                     names.append(f"m{y}o{x}" if ply % 2 else f"m{x}o{y}")
         return list(dict.fromkeys(names))
 
-    def longest_lines(self, position) -> tuple[int, int]:
-        """(C, O): the most cubes of the side to move / of the opponent in one line."""
+    def adaptive_depth(self, position, depth):
+        """Seed 004's variable depth: min(|C - O| + 1, O) within 1..`depth`, C and O the most cubes
+        of the side to move / of the opponent in one line."""
         mover, opponent = self.game._masks(position)
-        return int(longest_line(mover, self.lines)), int(longest_line(opponent, self.lines))
+        own, other = int(longest_line(mover, self.lines)), int(longest_line(opponent, self.lines))
+        return max(1, min(abs(own - other) + 1, other, depth))
 
     def _run(self, position, depth, evaluation, exact, seed, table, scores):
         mover, opponent = self.game._masks(position)

@@ -1,6 +1,8 @@
-"""TicTacToe: the game (`game`: rules, notation, tiers, ranking), its numba kernels (`kernels`) and its
-alpha-beta search with the seeds' evaluations (`search`, for the minimax and greedy agents)."""
+"""Tic-tac-toe: the rules (`game`: notation, tiers, ranking), numba kernels (`kernels`), the
+alpha-beta search with the seeds' evaluation (`search`), compact rules for playouts
+(`playouts`), the reports' magic-square expert (`players`), what a solve costs (`costs`) and the
+reports' presets (`presets`)."""
 
 from retrograde.games.tictactoe.game import TicTacToe
 
-__all__ = ["TicTacToe"]
+GAME = TicTacToe

@@ -36,9 +36,8 @@ class TicTacToe(Game):
     summary = "Tic-tac-toe (3x3), every position reachable from the empty board"
     notation = "rows joined by '/', cells x o .; optional side to move: x../.o./... x; moves a1..c3"
     tier_legend = "k{n} holds the boards with n marks (every such board is indexed, the unreachable ones are holes)"
-    #: 6,046 positions in 10 tiers solved one after another: 0.14-0.56 s in-process (2026-11-22),
-    #: 10,000 positions/s or more; half that a core, as more workers do not help a chain of tiers.
-    solve_rate = 5_000.0
+    examples = ({},)
+    policies = {"expert": "retrograde.games.tictactoe.players:MagicSquare"}
 
     @property
     def params(self):
@@ -166,3 +165,31 @@ class TicTacToe(Game):
         result = Expansion.buffers(stop - start, CELLS, out)
         kernels.expand(tier.key[0], start, stop, child_offsets, result.primitive, result.children)
         return result
+
+    # --- hooks ----------------------------------------------------------------------
+    def costs(self):
+        from retrograde.games.tictactoe.costs import COSTS
+
+        return COSTS
+
+    def search(self):
+        from retrograde.games.tictactoe.search import TicTacToeSearch
+
+        return TicTacToeSearch(self)
+
+    def playouts(self):
+        from retrograde.games.tictactoe.playouts import playouts
+
+        return playouts(self)
+
+    @classmethod
+    def workflows(cls):
+        from retrograde.games.tictactoe.presets import WORKFLOWS
+
+        return WORKFLOWS
+
+    @classmethod
+    def figures(cls):
+        from retrograde.games.tictactoe.presets import FIGURES
+
+        return FIGURES

@@ -15,13 +15,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.agents.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_frames, order_moves,
-                                           start_node, take_child)
-from retrograde.agents.search.tablebase import UNKNOWN, stored_score
 from retrograde.games.ranking_kernels import popcount, rank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, SYMMETRIES, has_line
 from retrograde.jit import njit
+from retrograde.search.base import (
+    EXPANDED,
+    WIN_SCORE,
+    Search,
+    next_move,
+    open_search,
+    order_moves,
+    start_node,
+    take_child,
+)
+from retrograde.search.tablebase import UNKNOWN, stored_score
 
 LINES_EVAL, ZERO = range(2)
 #: Score of an open line by the number of marks in it.
@@ -82,31 +90,22 @@ def enter(evaluation, packed, remoteness, start, states, kids, keys, order, fram
 def search(evaluation, packed, remoteness, start, mover, opponent, depth, exact, seed, root):
     """Alpha-beta (negamax) `depth` plies deep: root[j] gets the score of the j-th move of
     game.moves (see `next_child`); returns the number of nodes visited."""
+    keys, order, frames, rng = open_search(depth, CELLS, seed)
     states = np.empty((depth + 1, 2), dtype=np.int64)
     kids = np.empty((depth + 1, CELLS), dtype=np.int64)
-    keys = np.empty((depth + 1, CELLS), dtype=np.int64)
-    order = np.empty((depth + 1, CELLS), dtype=np.int64)
-    frames = open_frames(depth)
-    rng = np.full(1, seed, dtype=np.uint64)
     states[0, 0] = mover
     states[0, 1] = opponent
+    enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0, depth)
     nodes = 1
-    if enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0, depth) != EXPANDED:
-        return nodes
-    ply = 0
-    while True:
-        child = next_child(frames, order, ply, exact)
-        if child >= 0:
-            states[ply + 1, 0] = states[ply, 1]
-            states[ply + 1, 1] = states[ply, 0] | kids[ply, child]
-            nodes += 1
-            value = enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply + 1,
-                          depth - ply - 1)
-            ply = take_child(frames, ply, value, root)
-        elif ply == 0:
-            return nodes
-        else:
-            ply = back_up(frames, ply, root)
+    ply, child = next_move(frames, order, 0, exact, root)
+    while child >= 0:
+        states[ply + 1, 0] = states[ply, 1]
+        states[ply + 1, 1] = states[ply, 0] | kids[ply, child]
+        nodes += 1
+        value = enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply + 1,
+                      depth - ply - 1)
+        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
+    return nodes
 
 
 class TicTacToeSearch(Search):

@@ -1,11 +1,22 @@
-"""What every game's search shares: the score scale, seeded move-ordering noise, and the
-`Search` interface the `minimax` and `greedy` agents drive.
+"""What every game's search shares: the score scale, seeded move-ordering noise, the iterative
+alpha-beta walk, and the `Search` interface the `minimax` and `greedy` agents drive.
 
 Scores are integers from the side to move's view (negamax). A decided position at `ply`
 plies below the root scores `WIN_SCORE - ply` for a win and `ply - WIN_SCORE` for a loss
 (faster wins and slower losses score higher), a draw 0; heuristic evaluations stay far
 inside +-WIN_SCORE. Kernels cannot draw from the agent's numpy Generator, so the agent draws
 a seed from it and the kernel runs a splitmix64 stream from that seed (`random_bits`).
+
+A game's search kernel walks the tree iteratively (numba cannot cache recursive functions:
+numba issue 6061) with one `frames` row a ply: its own `enter` scores a node or expands it into
+children (`start_node`), and the loop is
+
+    enter(root)
+    ply, child = next_move(frames, order, 0, exact, root)
+    while child >= 0:
+        ...the child's state into states[ply + 1]...
+        value = enter(child)
+        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
 """
 
 from __future__ import annotations
@@ -15,9 +26,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from retrograde.agents.search.tablebase import UNKNOWN, Tablebase
-from retrograde.games.base import Game, Position
 from retrograde.jit import njit
+from retrograde.search.tablebase import UNKNOWN, Tablebase
 
 #: Score of a win at the root itself; a win `ply` plies below scores WIN_SCORE - ply.
 WIN_SCORE = 1_000_000_000
@@ -28,8 +38,8 @@ EXPANDED = 1 << 62
 #: Columns of the `frames` array of an iterative search: one row a ply on the current path.
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
-__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "back_up", "next_child", "open_frames", "order_moves",
-           "random_bits", "settle", "start_node", "take_child"]
+__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "back_up", "next_child", "next_move", "open_frames",
+           "open_search", "order_moves", "pick_best", "random_bits", "settle", "start_node", "take_child"]
 
 
 @njit
@@ -56,8 +66,6 @@ def order_moves(keys, count, order, state):
         order[j] = i
 
 
-# The search is iterative (numba cannot cache recursive functions: numba issue 6061): each
-# game's kernel walks the tree with one `frames` row a ply and these helpers.
 @njit
 def open_frames(depth):
     """Frames for a search `depth` plies deep, the root's window (-inf, inf)."""
@@ -65,6 +73,15 @@ def open_frames(depth):
     frames[0, ALPHA] = -INF
     frames[0, BETA] = INF
     return frames
+
+
+@njit
+def open_search(depth, width, seed):
+    """(keys, order, frames, random stream) of a search `depth` plies deep over positions of at
+    most `width` moves: a row of move keys and of move order a ply, the frames, and the
+    splitmix64 stream started at `seed`."""
+    return (np.empty((depth + 1, width), dtype=np.int64), np.empty((depth + 1, width), dtype=np.int64),
+            open_frames(depth), np.full(1, seed, dtype=np.uint64))
 
 
 @njit
@@ -124,19 +141,42 @@ def back_up(frames, ply, root):
     return ply - 1
 
 
-class Search(ABC):
-    """Depth-limited alpha-beta (negamax) over one game instance, run in numba kernels.
+@njit
+def next_move(frames, order, ply, exact, root):
+    """(ply, child): the next child to search, of the node at `ply` or, once that node is done,
+    of the nearest node above it with children left (each done node's best settled into its
+    parent); child -1 when the root is done (or was never expanded)."""
+    while True:
+        child = next_child(frames, order, ply, exact)
+        if child >= 0 or ply == 0:
+            return ply, child
+        ply = back_up(frames, ply, root)
 
-    `evals` names the leaf evaluations the game has, its default first. With a solved
-    `store`, positions below the root whose tier the store holds (solved, loaded while it
-    fits `Tablebase.max_bytes`) take their exact stored score instead of being searched.
+
+def pick_best(scores: np.ndarray, rng: np.random.Generator) -> int:
+    """A move number drawn uniformly among the highest scores."""
+    best = np.flatnonzero(scores == scores.max())
+    return int(best[rng.integers(len(best))])
+
+
+class Search(ABC):
+    """Depth-limited alpha-beta (negamax) over one game instance, run in numba kernels: what a
+    game's `search` hook returns.
+
+    `evals` names the leaf evaluations the game has, its default first. Positions below the root
+    whose tier the `tablebase` holds (empty unless a store's is attached: `data.tablebase`) take
+    their exact stored score instead of being searched.
     """
 
     evals: ClassVar[tuple[str, ...]]
+    #: Why the search takes no store's values (None: it does, through `tablebase`).
+    reads_no_store: ClassVar[str | None] = None
+    #: The variable-depth rule `adaptive_depth` plays, in words (None: the game has none).
+    variable_depth: ClassVar[str | None] = None
 
-    def __init__(self, game: Game, store=None):
+    def __init__(self, game):
         self.game = game
-        self.tablebase = Tablebase(store, {tier.name: self.slot(tier.key) for tier in game.tiers()}, self.slots)
+        self.tablebase = Tablebase(self.slots)
         #: Positions visited by the last search (every node: interior, leaf, terminal, probed).
         self.nodes = 0
 
@@ -149,17 +189,32 @@ class Search(ABC):
         """The tablebase slot of the tier with this key."""
 
     @abstractmethod
-    def tiers_within(self, position: Position, depth: int) -> list[str]:
+    def tiers_within(self, position, depth: int) -> list[str]:
         """Names of the tiers a search of `depth` plies from `position` can reach below it."""
 
     @abstractmethod
-    def _run(self, position: Position, depth: int, evaluation: int, exact: bool, seed: int,
+    def _run(self, position, depth: int, evaluation: int, exact: bool, seed: int,
              table: tuple[np.ndarray, np.ndarray, np.ndarray], scores: np.ndarray) -> int:
         """Run the game's kernel from `position`: write scores[j] for the j-th move of
         game.moves(position); return the number of nodes visited."""
 
+    def adaptive_depth(self, position, depth: int) -> int:
+        """Optional (with `variable_depth`): the depth the game's variable-depth rule searches
+        `position` to, within 1..`depth` (`minimax:adaptive=1`)."""
+        raise NotImplementedError(f"{self.game.name} has no variable-depth rule")
+
+    def solve_scores(self, position, *, seed: int, exact: bool = False) -> np.ndarray:
+        """Optional (required of a game whose positions are validated by sampling): every move's
+        exact score, searched to the end of the game; every move tying the best exact, the
+        others bounds below it, every move exact with `exact`."""
+        raise NotImplementedError(f"{self.game.name}'s search does not search to the end of the game")
+
     # --- shared ---------------------------------------------------------------------
-    def root_scores(self, position: Position, depth: int, evaluation: str, *, seed: int,
+    def tier_slots(self) -> dict[str, int]:
+        """The slot of each tier of the game, for a tablebase to lay tiers out by."""
+        return {tier.name: self.slot(tier.key) for tier in self.game.tiers()}
+
+    def root_scores(self, position, depth: int, evaluation: str, *, seed: int,
                     exact: bool = False) -> np.ndarray:
         """Score of every move of `game.moves(position)` (in that order) for the side to move,
         searched `depth` plies deep with leaf evaluation `evaluation` (one of `evals`).
@@ -174,3 +229,8 @@ class Search(ABC):
         self.nodes = self._run(position, depth, self.evals.index(evaluation), exact, seed, self.tablebase.arrays(),
                                scores)
         return scores[:np.count_nonzero(scores != UNKNOWN)]  # the root's moves fill a prefix
+
+    def best_move(self, position, depth: int, evaluation: str, rng: np.random.Generator) -> int:
+        """The number of a best-scored move of `position` (`root_scores` `depth` plies deep, its
+        seed and the tie-break drawn from `rng`)."""
+        return pick_best(self.root_scores(position, depth, evaluation, seed=int(rng.integers(1 << 63))), rng)

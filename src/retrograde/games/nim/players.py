@@ -1,7 +1,22 @@
-"""The rules agent: the seeds' fixed Nim rules, one chosen by the option `rule`.
+"""Nim's own agents: the theory's strategy (`expert`) and the course reports' fixed rules (`rules`).
 
-Each rule maps the heaps to (heap index, objects taken); no rule takes more than the
-bound k. "Largest" is the heap holding the most objects and "smallest" the non-empty
+The expert (seed 000/003 task 3.1, the nim-sum expert): every heap h has the Grundy value
+g(h) = h mod (k+1) under a bound k on objects taken (g(h) = h unbounded). The mover is lost
+exactly when
+  - normal play: the XOR of the g's is 0;
+  - misère play: the XOR is 0 and some g >= 2, or the XOR is 1 and every g <= 1.
+The misère rule with a bound is the misère-Nim rule applied to the g's. Why it holds: a
+move changes one g (a take of 1..k cannot keep h mod (k+1)); from a heap it reaches
+every smaller g, and every g but its own once h >= k. Then no move leads from one
+lost class to another, and from any other non-empty position one does (the nim move on
+the g's while two g's are >= 2; with one, set it to make the XOR 1; with none, flip one
+g between 0 and 1: take 1, or take k from a heap of a multiple of k+1). The tests
+check it on every position of solved normal, misère, bounded and misère-bounded stores.
+The expert moves to a lost position for the opponent (one such move at random); from
+a lost position it plays a random legal move, as the seeds' expert did.
+
+The fixed rules (`rules`, option `rule`): each maps the heaps to (heap index, objects taken);
+no rule takes more than the bound k. "Largest" is the heap holding the most objects and "smallest" the non-empty
 heap holding the fewest, ties going to the first such heap; "min" takes one object,
 "max" as many as allowed (the whole heap, or k).
 
@@ -23,10 +38,42 @@ heap holding the fewest, ties going to the first such heap; "min" takes one obje
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import reduce
+from operator import xor
 
-from retrograde.agents.base import Agent
-from retrograde.agents.spec import Option
-from retrograde.games.base import Game
+from retrograde.games.hooks import Policy
+from retrograde.spec import Option
+
+
+def grundy(heap: int, max_take: int | None) -> int:
+    """The normal-play Grundy value of one heap when at most `max_take` may be taken."""
+    return heap if max_take is None else heap % (max_take + 1)
+
+
+def nim_lost(heaps: tuple[int, ...], max_take: int | None, misere: bool) -> bool:
+    """Whether the side to move loses `heaps` under perfect play (see the module docstring);
+    the empty position is lost under normal play and won under misère play."""
+    values = [grundy(h, max_take) for h in heaps]
+    total = reduce(xor, values, 0)
+    if not misere:
+        return total == 0
+    if any(v >= 2 for v in values):
+        return total == 0
+    return total == 1
+
+
+class NimExpert(Policy):
+    name = "expert"
+    summary = "the theory's strategy: nim-sum (Grundy values h mod k+1, normal and misère)"
+    claim = "never gives a Nim win away"
+
+    def choose(self, position):
+        moves = self.game.moves(position)
+        winning = [move for move in moves if nim_lost(move[1], self.game.max_take, self.game.misere)]
+        if winning:
+            moves = winning
+        return moves[int(self.rng.integers(len(moves)))]
+
 
 Heaps = tuple[int, ...]
 Rule = Callable[[Heaps, int | None, bool], tuple[int, int]]
@@ -101,19 +148,15 @@ RULES: dict[str, Rule] = {
 }
 
 
-class RulesAgent(Agent):
+class FixedRules(Policy):
     name = "rules"
     summary = "the seeds' fixed Nim rules (largest/smallest heap, leave one, count-and-decide, fixed)"
     options = (Option("rule", "which fixed rule to play (see the seeds: 000, 001, 003)", "fixed",
                       kind="choice", choices=tuple(RULES)),)
 
-    def __init__(self, game: Game, *, seed: int, store=None, rule: str = "fixed"):
-        super().__init__(game, seed=seed, store=store)
+    def __init__(self, game, rng, *, rule: str = "fixed"):
+        super().__init__(game, rng)
         self.rule = RULES[rule]
-
-    @classmethod
-    def cannot_play(cls, game: Game) -> str | None:
-        return None if game.name == "nim" else "its fixed rules are Nim rules"
 
     def choose(self, position):
         i, take = self.rule(tuple(position), self.game.max_take, self.game.misere)

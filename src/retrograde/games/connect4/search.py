@@ -1,0 +1,160 @@
+"""Connect Four search: alpha-beta over (mover, opponent) bitboards (`game`'s layout).
+
+Evaluations, from the side to move's view:
+
+* `threats` (threat counting): the empty cells that would complete a line of the side to move,
+  less those that would complete one of the opponent's (each cell counted once, whether it can
+  be played now or only later);
+* `zero`: 0 (only decided positions score; searched to the end of the game it is exact).
+
+Moves are ordered from the centre column out (equal ones at random). A board with a line is
+lost for the side to move, a full board without one is a draw, as in `Connect4.primitive`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrograde.games.connect4.kernels import (
+    CONNECT,
+    HEIGHT,
+    STRIDE,
+    WIDTH,
+    board_index,
+    has_line,
+    mirror_index,
+    pattern_of,
+)
+from retrograde.games.ranking_kernels import popcount
+from retrograde.jit import njit
+from retrograde.search.base import (
+    EXPANDED,
+    WIN_SCORE,
+    Search,
+    next_move,
+    open_search,
+    order_moves,
+    start_node,
+    take_child,
+)
+from retrograde.search.tablebase import UNKNOWN, stored_score
+
+THREATS, ZERO = range(2)
+
+
+@njit
+def shifted(mask, step):
+    return mask << step if step > 0 else mask >> -step
+
+
+@njit
+def completing(pieces, empty, dims):
+    """The cells of `empty` that would complete a line of `pieces`: for each direction and each
+    place of the gap in a line, the cells whose other CONNECT - 1 cells of the line are `pieces`'."""
+    stride = dims[STRIDE]
+    found = np.int64(0)
+    for step in (1, stride, stride - 1, stride + 1):
+        for gap in range(dims[CONNECT]):
+            cells = empty
+            for i in range(dims[CONNECT]):
+                if i != gap:
+                    cells &= shifted(pieces, (gap - i) * step)
+            found |= cells
+    return found
+
+
+@njit
+def evaluate(evaluation, mover, opponent, dims, board):
+    """The heuristic score of a board for its side to move (see the module docstring)."""
+    if evaluation == ZERO:
+        return np.int64(0)
+    empty = board & ~(mover | opponent)
+    return np.int64(popcount(completing(mover, empty, dims)) - popcount(completing(opponent, empty, dims)))
+
+
+@njit
+def enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, heights,
+          mirrored, ply, depth):
+    """Score the board states[ply] if it is decided, stored or a leaf (`depth` 0); else expand it
+    into kids[ply] (the column of each move, in game.moves order; ordered in order[ply]) and
+    return EXPANDED. `board` is the mask of every cell."""
+    mover = states[ply, 0]
+    opponent = states[ply, 1]
+    filled = mover | opponent
+    if has_line(opponent, dims) or has_line(mover, dims):
+        return ply - WIN_SCORE
+    pieces = popcount(filled)
+    if filled == board:
+        return np.int64(0)
+    width, stride = dims[WIDTH], dims[STRIDE]
+    for c in range(width):
+        heights[c] = popcount((filled >> (c * stride)) & ((np.int64(1) << dims[HEIGHT]) - 1))
+    if ply > 0 and start[pieces] >= 0:
+        xs = mover if pieces % 2 == 0 else opponent
+        pattern = pattern_of(dims, heights, xs)
+        index = min(board_index(heights, pattern, ways, pieces), mirror_index(heights, pattern, ways, pieces, mirrored))
+        known = stored_score(packed, remoteness, start, pieces, index, ply, WIN_SCORE)
+        if known != UNKNOWN:
+            return known
+    if depth == 0:
+        return evaluate(evaluation, mover, opponent, dims, board)
+    count = 0
+    for c in range(width):
+        if heights[c] < dims[HEIGHT]:
+            kids[ply, count] = c
+            keys[ply, count] = width - abs(2 * c - (width - 1))  # the centre first
+            count += 1
+    order_moves(keys[ply], count, order[ply], rng)
+    start_node(frames, ply, count)
+    return EXPANDED
+
+
+@njit
+def search(dims, ways, board, evaluation, packed, remoteness, start, mover, opponent, depth, exact, seed, root):
+    """Alpha-beta (negamax) `depth` plies deep: root[j] gets the score of the j-th move of
+    game.moves (see `next_child`); returns the number of nodes visited."""
+    width = dims[WIDTH]
+    keys, order, frames, rng = open_search(depth, width, seed)
+    states = np.empty((depth + 1, 2), dtype=np.int64)
+    kids = np.empty((depth + 1, width), dtype=np.int64)
+    heights = np.empty(width, dtype=np.int64)
+    mirrored = np.empty(width, dtype=np.int64)
+    states[0, 0] = mover
+    states[0, 1] = opponent
+    enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, heights,
+          mirrored, 0, depth)
+    nodes = 1
+    ply, child = next_move(frames, order, 0, exact, root)
+    while child >= 0:
+        filled = states[ply, 0] | states[ply, 1]
+        column = kids[ply, child]
+        cells = (filled >> (column * dims[STRIDE])) & ((np.int64(1) << dims[HEIGHT]) - 1)
+        states[ply + 1, 0] = states[ply, 1]
+        states[ply + 1, 1] = states[ply, 0] | (np.int64(1) << (column * dims[STRIDE] + popcount(cells)))
+        nodes += 1
+        value = enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng,
+                      heights, mirrored, ply + 1, depth - ply - 1)
+        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
+    return nodes
+
+
+class Connect4Search(Search):
+    evals = ("threats", "zero")
+
+    def __init__(self, game):
+        self.slots = game.cells + 1
+        super().__init__(game)
+        self.board = sum(game.bit(c, r) for c in range(game.width) for r in range(game.height))
+
+    def slot(self, key):
+        return key[0]
+
+    def tiers_within(self, position, depth):
+        pieces = (position[0] | position[1]).bit_count()
+        return [f"p{k}" for k in range(pieces + 1, min(pieces + depth, self.game.cells) + 1)]
+
+    def _run(self, position, depth, evaluation, exact, seed, table, scores):
+        xs, os = position
+        mover, opponent = (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
+        return int(search(*self.game.kernel_tables, self.board, evaluation, *table, mover, opponent, depth, exact,
+                          np.uint64(seed), scores))

@@ -1,0 +1,185 @@
+"""What a game folder declares beyond its rules, for the layers above: the types its hooks
+return (`games.base.HOOKS` lists the hooks, required or optional, with their contracts).
+
+* `Costs`: what solving the game costs, for the estimate made before a solve;
+* `Policy`: a way of choosing moves the game offers as an agent of its own (its theory's
+  strategy, the course reports' fixed rules, players built on its own search);
+* `Genome`: the game's own genetic-algorithm genome (the `ga` agent and trainer);
+* `Features`: board features after each move (the `ga` agent's weights where a game has no
+  genome of its own, and the `rl` agent's linear Q where no table fits);
+* `Sampling`: how positions are sampled where no store holds the game whole;
+* `Workflow`, `Figure` and `AgentRef`: the course reports' presets (`retrograde run`, and the
+  published figures a validation report sets beside ours).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from retrograde.spec import Option
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What solving an instance costs, measured (BENCHMARKS.md), for `pipeline.estimate`.
+
+    `solve_rate`: indexed positions solved per second per core (a game not measured yet keeps
+    the low default); `stored_bytes_per_position`: bytes an index takes in a finished store,
+    after compression (None: the uncompressed size, an upper bound); `position_share`: the share
+    of indices that hold positions (below 1 where a game leaves holes; a loopy group's
+    propagation keeps positions only); `too_big_hint`: how to solve a smaller part of an
+    instance too big for the machine, for the refusal ("" if none)."""
+
+    solve_rate: float = 1_000.0
+    stored_bytes_per_position: float | None = None
+    position_share: float = 1.0
+    too_big_hint: str = ""
+
+
+class Policy(ABC):
+    """A way of choosing moves that a game offers beside the generic agents; the agents layer
+    names it, seeds it and builds it from a spec (`agents.registry`).
+
+    `options` are the spec's options, given to `__init__` as keywords after the game and the
+    random generator every choice draws from. `claim`: that the policy never gives a win away
+    (Nim's theory), in words that follow its spec; `validate` checks that it keeps every win."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    options: ClassVar[tuple[Option, ...]] = ()
+    claim: ClassVar[str | None] = None
+    #: Whether the policy plays some positions perfectly, by exact search (`exact_at` says which).
+    searches_to_end: ClassVar[bool] = False
+
+    def __init__(self, game, rng: np.random.Generator):
+        self.game = game
+        self.rng = rng
+
+    @abstractmethod
+    def choose(self, position) -> tuple[str, Any]:
+        """(move text, child position) for a non-terminal position."""
+
+    def exact_at(self, position) -> bool:
+        """Where `searches_to_end`: whether the policy plays `position` perfectly (fastest win, else
+        a draw, else slowest loss), which sampled validation checks."""
+        return False
+
+
+class GenomePlayer(ABC):
+    """A genome's weights at play."""
+
+    @abstractmethod
+    def choose(self, position, rng: np.random.Generator) -> tuple[str, Any]:
+        """(move text, child position) played at a non-terminal position, drawing from `rng`."""
+
+
+class Genome(ABC):
+    """A game's own genetic-algorithm genome: `names` of its genes, each weight in [low, high].
+
+    `kind` names it in the artifact; `opponents` are the agents fitness is measured against by
+    default (a spec list); `options` are the `ga` agent's options beyond `params`, read by
+    `weights_from` (a genome given in the spec instead of an artifact) and `player`."""
+
+    names: ClassVar[tuple[str, ...]]
+    low: ClassVar[float] = 0.0
+    high: ClassVar[float] = 1.0
+    kind: ClassVar[str]
+    opponents: ClassVar[str] = "random"
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def __init__(self, game):
+        self.game = game
+
+    def weights_from(self, options: dict[str, Any]) -> list[float] | None:
+        """The weights the agent's `options` give instead of an artifact (None: they give none)."""
+        return None
+
+    @abstractmethod
+    def player(self, weights: np.ndarray, **options) -> GenomePlayer:
+        """A player of `weights` (with the agent's `options`)."""
+
+
+class Features(ABC):
+    """Board features after each move of a position, each scaled to [0, 1], and each move's
+    known value where it ends the game.
+
+    `kind` names the linear Q model in an `rl` artifact. A game's features may play part of the
+    move themselves by a rule of the game's genome (Quarto hands its pieces over by its GA
+    rule): `genome_option` then names the learner option that picks the genome (a preset of
+    `genome_presets`, or a `ga` artifact of the game), and `arrays` holds it in the artifact."""
+
+    names: tuple[str, ...]
+    kind: ClassVar[str] = "linear"
+    genome_option: ClassVar[Option | None] = None
+    genome_presets: ClassVar[dict[str, tuple[float, ...]]] = {}
+
+    @abstractmethod
+    def __call__(self, position, rng: np.random.Generator) -> tuple[list, np.ndarray, np.ndarray]:
+        """(moves, features[moves, len(names)], exact[moves]) of a non-terminal position: the
+        moves as `game.moves` gives them (or as the features play them), and each move's value
+        for the mover where the game ends with it (+1 a win, -1 a loss, 0 a draw; NaN where it
+        goes on). May draw from `rng`."""
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What an `rl` artifact keeps of the features beside the weights."""
+        return {}
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Validation without a store (a game no store holds whole): positions met in games between
+    the `baselines` (agent specs), in `tiers`, each solved by the game's exact search."""
+
+    tiers: tuple[str, ...]
+    baselines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Workflow:
+    """A named end-to-end workflow (`retrograde run NAME`) on the instance of `params`: `train`
+    holds (learner spec, artifact file) pairs, `agents` the specs validated ("{folder}" stands
+    for the workflow's folder, where the artifacts are), with `games` games per pairing and seat.
+    With `solves` false (a game no store holds whole) nothing is solved: validation measures
+    `positions` positions sampled as the game's `Sampling` says."""
+
+    name: str
+    description: str
+    params: dict[str, Any] = field(default_factory=dict)
+    train: tuple[tuple[str, str], ...] = ()
+    agents: tuple[str, ...] = ()
+    games: int = 0
+    solves: bool = True
+    positions: int | None = None
+
+
+@dataclass(frozen=True)
+class AgentRef:
+    """One of the course reports' agents as our spec: the agent `name` with `options` holding
+    (given, or by default)."""
+
+    label: str
+    name: str
+    options: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A match result a course report published: the instance (`params` as given, the game's
+    other rule options off), the report's agent and opponent as our specs, the agent's seat
+    ("first", "second", or "either": the report drew who started), its win/loss/draw rates (None
+    where not given), the number of games, where it is printed, and notes."""
+
+    params: dict[str, Any]
+    agent: AgentRef
+    opponent: AgentRef
+    seat: str
+    win: float
+    loss: float | None
+    draw: float | None
+    games: int | None
+    source: str
+    notes: tuple[str, ...] = ()

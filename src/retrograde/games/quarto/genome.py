@@ -1,0 +1,55 @@
+"""Quarto's genetic-algorithm genome (seed 002): (alpha, beta) in [0, 1], the piece and cell rule
+of `heuristics` (hand over the piece most (alpha) or least like the board's; place to win, else to
+fill a three-piece line, else beside two pieces (beta) or fewer). With the agent's `minimax=D` it
+plays seed 002's GA+minimax hybrid: pieces the opponent cannot win with at once, and with fewer
+than 8 empty cells a forced win, if a D-ply search finds one. `alpha=` and `beta=` give a genome
+without an artifact (the report's 0.1 and 0.2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrograde.games.hooks import Genome, GenomePlayer
+from retrograde.games.quarto.board import encode, line_tables, move_of
+from retrograde.games.quarto.heuristics import ga_move
+from retrograde.games.quarto.search import DECIDED, QuartoSearch
+from retrograde.spec import Option
+
+
+class RulePlayer(GenomePlayer):
+    """Seed 002's player of the genome (alpha, beta); with `minimax` D > 0 its GA+minimax hybrid."""
+
+    def __init__(self, game, genome, minimax: int = 0):
+        self.game = game
+        self.alpha, self.beta = (float(gene) for gene in genome)
+        self.depth = int(minimax)
+        self.lines, self.through = line_tables(game.squares)
+        self.search = QuartoSearch(game) if self.depth else None
+
+    def choose(self, position, rng: np.random.Generator):
+        seed = int(rng.integers(1 << 63))
+        if self.search is not None and position[0].count(-1) < 8:
+            scores = self.search.root_scores(position, self.depth, "zero", seed=seed)
+            if scores.max() > DECIDED:
+                winning = np.flatnonzero(scores == scores.max())
+                return self.game.moves(position)[int(winning[rng.integers(len(winning))])]
+        board, occupied, hand, used = encode(position)
+        cell, piece = ga_move(board, occupied, hand, used, self.alpha, self.beta, self.depth > 0, self.lines,
+                              self.through, np.full(1, seed, dtype=np.uint64))
+        return move_of(position, int(cell), int(piece))
+
+
+class PieceAndCellRule(Genome):
+    names = ("alpha", "beta")
+    kind = "quarto-rule"
+    options = (
+        Option("alpha", "instead of params: chance of handing over the piece most like the board's",
+               None, kind="float", low=0, high=1),
+        Option("beta", "instead of params: chance of placing beside two pieces rather than fewer",
+               None, kind="float", low=0, high=1),
+        Option("minimax", "seed 002's GA+minimax hybrid searching D plies for a forced win below 8 empty "
+                          "cells (0: the plain rule)", 0, low=0, high=16),
+    )
+
+    def player(self, weights, minimax: int = 0, **genes):
+        return RulePlayer(self.game, weights, minimax)

@@ -1,0 +1,58 @@
+"""The course reports' presets for Quarto: the workflow `retrograde run quarto` and the match
+results reports 000 and 002 published (set beside ours by `validate`)."""
+
+from retrograde.games.hooks import AgentRef, Figure, Sampling, Workflow
+
+#: `validate --game quarto`: positions with 10, 9 and 8 empty cells (the exact search of a drawn
+#: position from a real game takes seconds with 10 empty cells, under one with 9: BENCHMARKS.md),
+#: met in games between seed 002's opponents and its GA.
+SAMPLING = Sampling(("p6", "p7", "p8"), ("random", "greedy", "minimax:depth=2", "ga:alpha=0.1,beta=0.2"))
+
+WORKFLOWS = (
+    Workflow("quarto", "train a GA and a Q-learning placer, validate 9 agents of the seeds on Quarto: "
+             "150 positions with 10 to 8 empty cells met in baseline games, each solved exactly "
+             "(no store; about 10 minutes on 2 cores)", solves=False,
+             train=(("ga:generations=10,opponents=(random,greedy)", "ga.json"),
+                    ("rl:episodes=4000,pieces={folder}/ga.json", "rl.npz")),
+             agents=("random", "greedy", "minimax:depth=2", "ga:alpha=0.1,beta=0.2",
+                     "ga:alpha=0.1,beta=0.3,minimax=1", "lookahead", "ga:params={folder}/ga.json",
+                     "rl:params={folder}/rl.npz", "endgame"),
+             games=10, positions=150),
+)
+
+RANDOM = AgentRef("RandomAgent", "random")
+S002_GA = "002_1072cdb26db6d10d.txt, GA Agent, results over 1000 games (genome alpha 0.1, beta 0.2)"
+S002_HYBRID = "002_1072cdb26db6d10d.txt, GA+MinMax Agent, results (1000 games a row, each side starting half)"
+S002_RL = "002_1072cdb26db6d10d.txt, RL Agent, test results (the RL agent always moved second)"
+S000_QUARTO = "000_d757dde743cebd34.txt, The Power of Wandering: a Genetic Algorithm for Quarto (300 matches)"
+QUARTO_GA = AgentRef("GA Agent (alpha 0.1, beta 0.2)", "ga", (("alpha", "0.1"), ("beta", "0.2"), ("minimax", "0")))
+RL_GA = AgentRef("GA Agent (alpha 0.1, beta 0.3)", "ga", (("alpha", "0.1"), ("beta", "0.3"), ("minimax", "0")))
+RL_AGENT = AgentRef("RL Agent (placement by Q-learning, pieces by the GA)", "rl")
+RANGE = "the report gives a range over its runs: {}; shown here at its middle"
+
+
+def _hybrid(depth: int) -> AgentRef:
+    return AgentRef(f"GA+MinMax depth {depth} (alpha 0.1, beta 0.3)", "ga",
+                    (("alpha", "0.1"), ("beta", "0.3"), ("minimax", str(depth))))
+
+
+FIGURES = (
+    # seed 002, Quarto: the (alpha, beta) GA, its GA+minimax hybrid and the Q-learning placer
+    Figure({}, QUARTO_GA, RANDOM, "first", 0.832, 0.155, 0.013, 1000, S002_GA),
+    Figure({}, QUARTO_GA, RANDOM, "second", 0.84, 0.144, 0.016, 1000, S002_GA),
+    Figure({}, QUARTO_GA, RANDOM, "either", 0.82, None, 0.025, 1000, S002_HYBRID,
+           (RANGE.format("wins 80-84%"),)),
+    Figure({}, _hybrid(1), RANDOM, "either", 0.9775, None, 0.0025, 1000, S002_HYBRID,
+           (RANGE.format("wins 97.5-98%, draws 0-0.5%"),)),
+    Figure({}, _hybrid(2), RANDOM, "either", 0.9825, None, 0.0075, 1000, S002_HYBRID,
+           (RANGE.format("wins 98-98.5%, draws 0.5-1%"),)),
+    Figure({}, _hybrid(1), QUARTO_GA, "either", 0.775, None, 0.085, 1000, S002_HYBRID,
+           (RANGE.format("wins 75-80%, draws 6-11%"),)),
+    Figure({}, _hybrid(2), _hybrid(1), "either", 0.444, None, 0.11, 1000, S002_HYBRID),
+    Figure({}, RL_AGENT, RL_GA, "second", 0.7369, None, None, 30000, S002_RL,
+           ("the average of its test run; best 78%",)),
+    Figure({}, RL_AGENT, RANDOM, "second", 0.5636, None, None, 30000, S002_RL,
+           ("the average of its test run; best 64%",)),
+    Figure({}, AgentRef("the wandering GA (evolved each move)", "lookahead"), RANDOM, "either", 0.995, None, None,
+           300, S000_QUARTO, ("who started is not stated",)),
+)

@@ -1,0 +1,24 @@
+"""What solving Quixo costs, measured (BENCHMARKS.md), for the estimate before a solve."""
+
+from retrograde.games.hooks import Costs
+
+#: Indexed positions solved per second per core on 2 workers, by board size (BENCHMARKS.md, issue
+#: 12, store format 3): 4x4 43,046,721 in 17.0 s (median of 3); 5x5 from --down-to 23,
+#: 2,969,567,232 in 593 s (--down-to 24 went faster, 2,672,000: deeper tiers have more blanks, so
+#: more moves; SCALING.md expects the middle tiers slower still); 3x3 is per-tier overhead bound:
+#: 19,683 positions in 1.1-1.4 s in-process (2026-11-22), halved as workers do not help.
+SOLVE_RATES = {3: 7_500.0, 4: 1_266_000.0, 5: 2_505_000.0}
+#: Bytes a finished store takes an indexed position (holes included), measured (BENCHMARKS.md,
+#: issue 12): 4x4 1,512,191 bytes (0.28 bits); 5x5 --down-to 24 11,410,000 bytes for 452,984,832
+#: (0.20 bits; --down-to 23 0.17). 3x3 is not measured: the 4x4 figure, the larger.
+STORED_BYTES = {3: 1_512_191 / 43_046_721, 4: 1_512_191 / 43_046_721, 5: 11_410_000 / 452_984_832}
+#: One index in about 8 holds a position (a symmetry class's representative): 5,398,083 of
+#: the 43,046,721 of 4x4 (docs/STORE.md); larger boards have fewer symmetric boards, so less.
+POSITION_SHARE = 5_398_083 / 43_046_721
+
+
+def costs(size: int) -> Costs:
+    """What solving Quixo on a size x size board costs."""
+    return Costs(solve_rate=SOLVE_RATES[size], stored_bytes_per_position=STORED_BYTES[size],
+                 position_share=POSITION_SHARE,
+                 too_big_hint="solve part of it with --down-to N (the tiers with at least N cubes)")

@@ -1,0 +1,59 @@
+"""The course reports' presets for Quixo: the workflows `retrograde run` offers and the match
+results reports 001 and 004 published (set beside ours by `validate`)."""
+
+from retrograde.games.hooks import AgentRef, Figure, Workflow
+
+WORKFLOWS = (
+    Workflow("quixo3", "solve and verify 3x3 Quixo (19,683 positions)", {"size": 3}),
+    Workflow("quixo4", "solve, verify, train a GA and a Q-learner, validate 8 agents on 4x4 Quixo "
+             "(43,046,721 positions; a few minutes on 2 cores)", {"size": 4},
+             train=(("ga:generations=10", "ga.json"), ("rl:episodes=4000", "rl.npz")),
+             agents=("lookup", "random", "greedy", "minimax:depth=2", "minimax:depth=3", "mcts:iterations=500",
+                     "ga:params={folder}/ga.json", "rl:params={folder}/rl.npz"),
+             games=20),
+)
+
+QUIXO_MINIMAX = "seed 001's MiniMaxAgent(N): alpha-beta, heuristic N^Cmax - N^Omax"
+SOLVED = ("seed 001's QuixoIsSolvedAgent played by win/loss/draw only (no remoteness), so it can "
+          "circle in won positions where our lookup agent, playing the fastest win, converts")
+
+
+def _minimax(depth: int) -> AgentRef:
+    return AgentRef(f"MiniMaxAgent({depth})", "minimax", (("depth", str(depth)), ("eval", "cmax")))
+
+
+RANDOM = AgentRef("RandomAgent", "random")
+ADAPTIVE = AgentRef("MinMaxPlayer (advantage depth)", "minimax", (("adaptive", "1"),))
+SOLVED_AGENT = AgentRef("QuixoIsSolvedAgent", "lookup")
+Q4 = {"size": 4}
+Q5 = {"size": 5}
+S001_Q4 = "001_00fce964e282ae09.txt, Quixo, Tables 4 and 8 (N = 4)"
+S001_Q5 = "001_00fce964e282ae09.txt, Quixo, Tables 3 and 7 (N = 5)"
+S004 = "004_ceef9e29b3f605de.txt, results (MinMax with the 'advantage' variable depth, at most 4 plies)"
+
+FIGURES = (
+    # seed 001, Quixo 4x4: "initial player" 0 = the agent moves first
+    Figure(Q4, _minimax(2), RANDOM, "first", 1.00, 0.00, 0.00, None, S001_Q4, (QUIXO_MINIMAX,)),
+    Figure(Q4, _minimax(2), RANDOM, "second", 0.99, 0.01, 0.00, None, S001_Q4, (QUIXO_MINIMAX,)),
+    Figure(Q4, _minimax(2), _minimax(2), "first", 0.00, 0.00, 1.00, None, S001_Q4, (QUIXO_MINIMAX,)),
+    Figure(Q4, _minimax(2), _minimax(2), "second", 0.00, 0.00, 1.00, None, S001_Q4, (QUIXO_MINIMAX,)),
+    Figure(Q4, _minimax(3), _minimax(2), "first", 1.00, 0.00, 0.00, None, S001_Q4, (QUIXO_MINIMAX,)),
+    Figure(Q4, _minimax(3), _minimax(2), "second", 0.00, 0.00, 1.00, None, S001_Q4, (QUIXO_MINIMAX,)),
+    Figure(Q4, SOLVED_AGENT, _minimax(2), "first", 1.00, 0.00, 0.00, None, S001_Q4, (SOLVED,)),
+    Figure(Q4, SOLVED_AGENT, _minimax(2), "second", 0.276, 0.724, 0.00, None, S001_Q4, (SOLVED,)),
+    Figure(Q4, SOLVED_AGENT, _minimax(3), "first", 1.00, 0.00, 0.00, None, S001_Q4, (SOLVED,)),
+    Figure(Q4, SOLVED_AGENT, _minimax(3), "second", 0.232, 0.762, 0.006, None, S001_Q4, (SOLVED,)),
+    Figure(Q4, SOLVED_AGENT, SOLVED_AGENT, "first", 1.00, 0.00, 0.00, None, S001_Q4, (SOLVED,)),
+    Figure(Q4, SOLVED_AGENT, SOLVED_AGENT, "second", 0.00, 1.00, 0.00, None, S001_Q4, (SOLVED,)),
+    # seed 001, Quixo 5x5: who started was not fixed
+    Figure(Q5, _minimax(2), RANDOM, "either", 1.00, 0.00, 0.00, None, S001_Q5, (QUIXO_MINIMAX,)),
+    Figure(Q5, _minimax(2), _minimax(2), "either", 0.49, 0.51, 0.00, None, S001_Q5, (QUIXO_MINIMAX,)),
+    Figure(Q5, _minimax(3), _minimax(2), "either", 1.00, 0.00, 0.00, None, S001_Q5, (QUIXO_MINIMAX,)),
+    Figure(Q5, SOLVED_AGENT, _minimax(2), "either", 0.182, 0.00, 0.818, None, S001_Q5, (SOLVED,)),
+    Figure(Q5, SOLVED_AGENT, _minimax(3), "either", 0.11, 0.00, 0.89, None, S001_Q5, (SOLVED,)),
+    Figure(Q5, SOLVED_AGENT, SOLVED_AGENT, "either", 0.00, 0.00, 1.00, None, S001_Q5, (SOLVED,)),
+    # seed 004, Quixo 5x5: about 95% against MCTS "beginning first or second"
+    Figure(Q5, ADAPTIVE, RANDOM, "either", 1.00, 0.00, 0.00, 100, S004),
+    Figure(Q5, ADAPTIVE, AgentRef("MCTS (a colleague's)", "mcts"), "either", 0.95, 0.05, 0.00, None, S004,
+           ("'about 95%'; the loss/draw split is not given",)),
+)

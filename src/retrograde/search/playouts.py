@@ -1,0 +1,92 @@
+"""Compact-state rules for random playouts: what a game's `playouts` hook gives (for `mcts`).
+
+A state is two int64 (a, b) of the game's choosing (a board game: the cells of the side to move
+and of its opponent). A game gives three numba kernels over the arrays `params`, `table` and
+`lines` (their meaning is the game's own), compiled with the signatures below so that the
+kernels that call them, `playout` here and the agents' search, take them as first-class
+functions and still come from numba's cache:
+
+* `terminal(params, table, lines, a, b)`: WIN, LOSS or DRAW for the side to move at a terminal
+  state, else 0;
+* `children(params, table, lines, a, b, out_a, out_b)`: the children of a non-terminal state in
+  `game.moves` order, written into out_a/out_b (each child from its own mover's view); returns
+  how many;
+* `random_child(params, table, lines, a, b)`: a uniformly random child of a non-terminal state,
+  drawn from numba's generator.
+
+Randomness: the kernels draw from numba's generator, which is per thread and separate from
+numpy's; a caller seeds it inside a kernel with `np.random.seed(seed)` (`seed_rng`) from a
+seed drawn from its agent's `rng`, so that the same agent seed gives the same playouts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import types
+from numba.core.types import FunctionType
+
+from retrograde.jit import njit
+from retrograde.outcome import DRAW, LOSS, WIN
+
+_STATE = (types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64, types.int64)
+#: The signatures of a game's playout kernels (compile them with `njit(SIGNATURE)`).
+TERMINAL = types.int64(*_STATE)
+CHILDREN = types.int64(*_STATE, types.int64[::1], types.int64[::1])
+RANDOM_CHILD = types.UniTuple(types.int64, 2)(*_STATE)
+#: The kernels as arguments of the kernels that call them.
+TERMINAL_FN, CHILDREN_FN, RANDOM_CHILD_FN = FunctionType(TERMINAL), FunctionType(CHILDREN), FunctionType(RANDOM_CHILD)
+
+
+@dataclass(frozen=True)
+class Playouts:
+    """A game instance's playout kernels, the arrays they read, and `encode`: a position's (a, b)."""
+
+    terminal: Callable
+    children: Callable
+    random_child: Callable
+    params: np.ndarray
+    table: np.ndarray
+    lines: np.ndarray
+    encode: Callable[[object], tuple[int, int]]
+
+    @classmethod
+    def of(cls, terminal, children, random_child, encode, *, params=(), table=None, lines=()) -> Playouts:
+        """Playouts over int64 arrays made from `params`, `table` (2-D) and `lines`."""
+        return cls(terminal, children, random_child, np.ascontiguousarray(params, dtype=np.int64),
+                   np.ascontiguousarray(np.zeros((0, 1)) if table is None else table, dtype=np.int64),
+                   np.ascontiguousarray(lines, dtype=np.int64), encode)
+
+    @property
+    def kernels(self) -> tuple:
+        """(terminal, children, random_child, params, table, lines): the arguments the kernels take."""
+        return self.terminal, self.children, self.random_child, self.params, self.table, self.lines
+
+
+@njit
+def seed_rng(seed):
+    """Seed numba's generator of the calling thread."""
+    np.random.seed(seed)
+
+
+@njit(types.UniTuple(types.int64, 2)(TERMINAL_FN, RANDOM_CHILD_FN, *_STATE, types.int64, types.int64[:, ::1]))
+def playout(terminal, random_child, params, table, lines, a, b, max_plies, trace):
+    """Play uniformly random moves from (a, b) until a terminal state or `max_plies` moves
+    (then a draw). Returns (outcome for the side to move at (a, b), plies played). When
+    `trace` has rows, trace[p] receives the state after p moves (trace[0] the start)."""
+    if trace.shape[0] > 0:
+        trace[0, 0], trace[0, 1] = a, b
+    for ply in range(max_plies + 1):
+        result = terminal(params, table, lines, a, b)
+        if result != 0:
+            if ply % 2 == 1 and result != DRAW:
+                result = WIN + LOSS - result
+            return result, ply
+        if ply == max_plies:
+            break
+        a, b = random_child(params, table, lines, a, b)
+        if trace.shape[0] > ply + 1:
+            trace[ply + 1, 0], trace[ply + 1, 1] = a, b
+    return np.int64(DRAW), np.int64(max_plies)

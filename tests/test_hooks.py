@@ -1,0 +1,85 @@
+"""Every game in the registry keeps the game interface's contracts (games/base.py `HOOKS`): its
+required hooks are there, `check_game` finds its rules, ranking, notation and kernels in
+agreement on each example instance, and `check_hooks` finds its optional hooks keeping theirs;
+and what the layers above read of a game (agents, baselines, presets) names things that exist."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from retrograde.agents import agent_names, build_agent
+from retrograde.games import GAMES, make_game
+from retrograde.games.base import Game
+from retrograde.games.check import check_game, check_hooks
+
+EXAMPLES = [(name, params) for name, cls in GAMES.items() for params in cls.examples]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_registered_game_gives_every_required_hook(name):
+    cls = GAMES[name]
+    assert cls.name == name and issubclass(cls, Game)
+    assert not getattr(cls, "__abstractmethods__", None), sorted(cls.__abstractmethods__)
+    assert cls.examples, f"{name} names no example instance"
+    for params in cls.examples:
+        game = make_game(name, params)
+        assert make_game(name, game.params).params == game.params
+
+
+@pytest.mark.parametrize("name,params", EXAMPLES, ids=lambda x: str(x))
+def test_the_rules_and_the_kernels_agree(name, params):
+    game = make_game(name, params)
+    assert check_game(game, samples=60) == []
+
+
+@pytest.mark.parametrize("name,params", EXAMPLES, ids=lambda x: str(x))
+def test_the_optional_hooks_keep_their_contracts(name, params):
+    assert check_hooks(make_game(name, params), samples=25) == []
+
+
+@pytest.mark.parametrize("name,params", EXAMPLES, ids=lambda x: str(x))
+def test_what_a_game_presets_names_exists(name, params):
+    """Its workflows' agents and learners, its figures' agents and its sampling baselines are
+    agents of the game; its workflows' instances are instances of it."""
+    game = make_game(name, params)
+    names = set(agent_names())
+    for figure in type(game).figures():
+        assert {figure.agent.name, figure.opponent.name} <= names
+    for workflow in type(game).workflows():
+        make_game(name, workflow.params)
+        assert {spec.split(":")[0] for spec in workflow.agents} <= names
+        assert {spec.split(":")[0] for spec, _ in workflow.train} <= {"ga", "rl"}
+    sampling = game.sampling()
+    for spec in sampling.baselines if sampling else ():
+        build_agent(spec, game, seed=0)
+
+
+class Broken(GAMES["tictactoe"]):
+    """A game whose kernel gives a wrong child and whose search ignores wins in one."""
+
+    def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
+        result = super().expand(tier, start, stop, child_offsets, group=group, out=out)
+        result.children[result.children > 0] -= 1
+        return result
+
+
+def test_the_self_tests_fail_a_game_that_breaks_a_contract():
+    broken = Broken()
+    assert any("kernel gives" in problem for problem in check_game(broken, samples=20))
+    lacking = type("Lacking", (GAMES["tictactoe"],), {"summary": "", "examples": ()})()
+    problems = check_hooks(lacking, samples=5)
+    assert any("summary" in problem for problem in problems) and any("examples" in problem for problem in problems)
+    search = broken.search()
+    search.evals = ("lines",)  # no zero evaluation
+    broken.search = lambda: search
+    assert any("evals must include zero" in problem for problem in check_hooks(broken, samples=5))
+
+
+def test_features_values_lie_in_zero_one_and_ending_moves_are_exact():
+    game = make_game("quixo", {"size": 3})
+    features = game.features()
+    position = game.parse("xx./oo./... x")
+    moves, values, exact = features(position, np.random.default_rng(0))
+    assert ((values >= 0) & (values <= 1)).all() and len(moves) == len(exact)
+    assert 1.0 in exact.tolist()
