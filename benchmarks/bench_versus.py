@@ -88,12 +88,12 @@ def same_outputs(base_env: dict, work: Path) -> dict:
 
     sides = {"base": base_env, "this": {}}
     for side in sides:
-        (work / side).mkdir()
+        (work / "outputs" / side).mkdir(parents=True)
     figures = {}
     for name, command, output in OUTPUT_COMMANDS:
         found = {}
         for side, env in sides.items():
-            folder = work / side
+            folder = work / "outputs" / side
             printed = folder / f"{name.replace(' ', '-')}.out"
             out = subprocess.run([sys.executable, "-m", "retrograde", *command], cwd=folder, capture_output=True,
                                  env={**os.environ, **env})

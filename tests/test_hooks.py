@@ -44,9 +44,9 @@ def test_what_a_game_presets_names_exists(name, params):
     agents of the game; its workflows' instances are instances of it."""
     game = make_game(name, params)
     names = set(agent_names())
-    for figure in type(game).figures():
+    for figure in game.figures:
         assert {figure.agent.name, figure.opponent.name} <= names
-    for workflow in type(game).workflows():
+    for workflow in game.workflows:
         make_game(name, workflow.params)
         assert {spec.split(":")[0] for spec in workflow.agents} <= names
         assert {spec.split(":")[0] for spec, _ in workflow.train} <= {"ga", "rl"}

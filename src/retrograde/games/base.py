@@ -111,6 +111,10 @@ class Game(ABC):
     examples: ClassVar[tuple[dict[str, Any], ...]] = ()
     #: The game's own agents: agent name -> "module:Policy class" in the game's folder (`policy`).
     policies: ClassVar[dict[str, str]] = {}
+    #: The named workflows of the game (`retrograde run`).
+    workflows: ClassVar[tuple[Workflow, ...]] = ()
+    #: The match results the course reports published for the game.
+    figures: ClassVar[tuple[Figure, ...]] = ()
 
     @property
     @abstractmethod
@@ -307,16 +311,6 @@ class Game(ABC):
             return None
         module, _, attribute = where.partition(":")
         return getattr(import_module(module), attribute)
-
-    @classmethod
-    def workflows(cls) -> tuple[Workflow, ...]:
-        """The named workflows of the game (`retrograde run`)."""
-        return ()
-
-    @classmethod
-    def figures(cls) -> tuple[Figure, ...]:
-        """The match results the course reports published for the game."""
-        return ()
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ def compare(game: Game, specs: Sequence[str], tournaments: Sequence[dict[str, An
     extent = [f"our store holds part of the game ({', '.join(f'{k}={v}' for k, v in partial.items())}): "
               "our lookup agent plays its fallback outside it"] if partial else []
     rows = []
-    for figure in game.figures():
+    for figure in game.figures:
         if not _rules_match(figure, game.rules):
             continue
         for agent in (spec for spec in specs if matches(figure.agent, spec, game)):

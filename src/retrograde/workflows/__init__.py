@@ -26,7 +26,7 @@ from retrograde.validation import validate
 
 def _workflows() -> dict[str, tuple[type[Game], Workflow]]:
     """Every game's workflows by name, with the game they play (`Game.workflows`)."""
-    return {workflow.name: (game, workflow) for game in GAMES.values() for workflow in game.workflows()}
+    return {workflow.name: (game, workflow) for game in GAMES.values() for workflow in game.workflows}
 
 
 #: The named workflows: name -> (game class, workflow), in the registry's order of games.

@@ -27,6 +27,7 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.connect4 import presets
 
 SIZES = range(4, 8)
 CONNECTS = (3, 4)
@@ -41,6 +42,7 @@ class Connect4(Game):
     tier_legend = ("p{n} holds the boards with n pieces (every board gravity allows with those pieces is indexed; "
                    "those no game reaches and mirror images are holes)")
     examples = ({"width": 4, "height": 4, "connect": 3},)
+    workflows = presets.WORKFLOWS
     params_spec = (
         Param("width", "columns: 4 to 7", kind=int, required=True, metavar="W"),
         Param("height", "rows: 4 to 7", kind=int, required=True, metavar="H"),
@@ -327,9 +329,3 @@ class Connect4(Game):
         from retrograde.games.connect4.features import Connect4Features
 
         return Connect4Features(self)
-
-    @classmethod
-    def workflows(cls):
-        from retrograde.games.connect4.presets import WORKFLOWS
-
-        return WORKFLOWS

@@ -16,6 +16,7 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.nim import presets
 
 #: Instances above this many positions are refused (they would not fit a store sanely).
 MAX_POSITIONS = 2**40
@@ -39,6 +40,8 @@ class Nim(Game):
     notation = "heap sizes, comma-separated: 1,3,5,7; moves are HEAP-COUNT (1-based heap)"
     tier_legend = "s{n} holds the positions with n objects left"
     examples = ({"heaps": [1, 2, 3]}, {"heaps": [2, 3, 4], "max_take": 2, "misere": True})
+    workflows = presets.WORKFLOWS
+    figures = presets.FIGURES
     policies = {"expert": "retrograde.games.nim.players:NimExpert",
                 "rules": "retrograde.games.nim.players:FixedRules"}
     params_spec = (
@@ -183,15 +186,3 @@ class Nim(Game):
         from retrograde.games.nim.genome import NimRules
 
         return NimRules(self)
-
-    @classmethod
-    def workflows(cls):
-        from retrograde.games.nim.presets import WORKFLOWS
-
-        return WORKFLOWS
-
-    @classmethod
-    def figures(cls):
-        from retrograde.games.nim.presets import FIGURES
-
-        return FIGURES

@@ -36,6 +36,7 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.quarto import presets
 from retrograde.games.quarto.cells import (
     CELL_NAMES,
     CELLS,
@@ -97,6 +98,8 @@ class Quarto(Game):
     tier_legend = ("p{n} holds the positions below the root with n pieces on the board; start: the empty "
                    "board before the first piece is handed over")
     examples = ({"root": "9..0/f.1e/8..b/42.c 5"},)
+    workflows = presets.WORKFLOWS
+    figures = presets.FIGURES
     policies = {"endgame": "retrograde.games.quarto.players:Endgame",
                 "lookahead": "retrograde.games.quarto.players:Lookahead"}
     params_spec = (
@@ -422,18 +425,6 @@ class Quarto(Game):
         from retrograde.games.quarto.presets import SAMPLING
 
         return SAMPLING
-
-    @classmethod
-    def workflows(cls):
-        from retrograde.games.quarto.presets import WORKFLOWS
-
-        return WORKFLOWS
-
-    @classmethod
-    def figures(cls):
-        from retrograde.games.quarto.presets import FIGURES
-
-        return FIGURES
 
 
 def _bits(mask: int) -> list[int]:

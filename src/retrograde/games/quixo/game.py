@@ -25,6 +25,7 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking, symmetry
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.quixo import presets
 
 SIZES = (3, 4, 5)
 _ONLY_X = str.maketrans("xo.", "100")
@@ -39,6 +40,8 @@ class Quixo(Game):
     tier_legend = "m{a}o{b} holds the boards with a cubes of the side to move and b of the opponent"
     group_terminals_by_value = True
     examples = ({"size": 3},)
+    workflows = presets.WORKFLOWS
+    figures = presets.FIGURES
     params_spec = (
         Param("size", "board size: 3, 4 or 5", kind=int, required=True, metavar="N"),
         Param("down_to", "solve only the tiers with at least N cubes on the board (default: all)",
@@ -326,15 +329,3 @@ class Quixo(Game):
         from retrograde.games.quixo.features import QuixoFeatures
 
         return QuixoFeatures(self)
-
-    @classmethod
-    def workflows(cls):
-        from retrograde.games.quixo.presets import WORKFLOWS
-
-        return WORKFLOWS
-
-    @classmethod
-    def figures(cls):
-        from retrograde.games.quixo.presets import FIGURES
-
-        return FIGURES

@@ -16,6 +16,7 @@ from retrograde import outcome
 from retrograde.errors import BadPosition
 from retrograde.games import ranking, symmetry
 from retrograde.games.base import Expansion, Game, Tier
+from retrograde.games.tictactoe import presets
 
 CELLS = 9
 LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100,
@@ -37,6 +38,8 @@ class TicTacToe(Game):
     notation = "rows joined by '/', cells x o .; optional side to move: x../.o./... x; moves a1..c3"
     tier_legend = "k{n} holds the boards with n marks (every such board is indexed, the unreachable ones are holes)"
     examples = ({},)
+    workflows = presets.WORKFLOWS
+    figures = presets.FIGURES
     policies = {"expert": "retrograde.games.tictactoe.players:MagicSquare"}
 
     @property
@@ -181,15 +184,3 @@ class TicTacToe(Game):
         from retrograde.games.tictactoe.playouts import playouts
 
         return playouts(self)
-
-    @classmethod
-    def workflows(cls):
-        from retrograde.games.tictactoe.presets import WORKFLOWS
-
-        return WORKFLOWS
-
-    @classmethod
-    def figures(cls):
-        from retrograde.games.tictactoe.presets import FIGURES
-
-        return FIGURES
