@@ -8,18 +8,8 @@ mask by another's cells is one PEXT (spreading back one PDEP) where the host run
 """
 
 from retrograde.games import bits
-from retrograde.games.ranking_arrays import (
-    BINOMIAL,
-    MAX_CELLS,
-    PIECES,
-    POPCOUNT8,
-    RANK,
-    RANK16,
-    SPREAD,
-    SQUEEZE,
-    START16,
-    UNRANK16,
-)
+from retrograde.games.ranking_arrays import (BINOMIAL, MAX_CELLS, PIECES, POPCOUNT8, RANK, RANK16, SPREAD, SQUEEZE,
+                                             START16, UNRANK16)
 from retrograde.jit import njit
 
 

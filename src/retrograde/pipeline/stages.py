@@ -18,25 +18,12 @@ from retrograde.data.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.data.store import SOLVED, Store
 from retrograde.errors import BadOption, DamagedStore, StoreError
 from retrograde.games import Game
-from retrograde.pipeline.estimate import (
-    Estimate,
-    check_fits,
-    estimate,
-    human_bytes,
-    in_one_task,
-    propagation_parts,
-    this_machine,
-)
+from retrograde.pipeline.estimate import (Estimate, check_fits, estimate, human_bytes, in_one_task, propagation_parts,
+                                          this_machine)
 from retrograde.pipeline.executors import Task, waits_for, worker_processes
 from retrograde.pipeline.progress import Progress
-from retrograde.pipeline.propagation import (
-    finish_partition,
-    first_level,
-    group_bounds,
-    next_level,
-    propagate_group,
-    solve_group,
-)
+from retrograde.pipeline.propagation import (finish_partition, first_level, group_bounds, next_level, propagate_group,
+                                             solve_group)
 from retrograde.pipeline.scratch import Scratch
 from retrograde.pipeline.tasks import checkpoint_seconds, settle_chunk, small_group_chunks, solve_chunk, verify_chunk
 

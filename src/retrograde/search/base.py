@@ -12,11 +12,15 @@ numba issue 6061) with one `frames` row a ply: its own `enter` scores a node or 
 children (`start_node`), and the loop is
 
     enter(root)
-    ply, child = next_move(frames, order, 0, exact, root)
-    while child >= 0:
+    ply = 0
+    while ply >= 0:
+        child = next_child(frames, order, ply, exact)
+        if child < 0:  # every child searched: back up to the parent (-1 after the root)
+            ply = back_up(frames, ply, root)
+            continue
         ...the child's state into states[ply + 1]...
         value = enter(child)
-        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
+        ply = take_child(frames, ply, value, root)
 """
 
 from __future__ import annotations
@@ -38,8 +42,8 @@ EXPANDED = 1 << 62
 #: Columns of the `frames` array of an iterative search: one row a ply on the current path.
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
-__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "back_up", "next_child", "next_move", "open_frames",
-           "open_search", "order_moves", "pick_best", "random_bits", "settle", "start_node", "take_child"]
+__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "back_up", "next_child", "open_frames", "open_search",
+           "order_moves", "pick_best", "random_bits", "settle", "start_node", "take_child"]
 
 
 @njit
@@ -136,21 +140,10 @@ def take_child(frames, ply, value, root):
 @njit
 def back_up(frames, ply, root):
     """Every child of the node at `ply` is searched: settle its best into its parent. Returns
-    the parent's ply."""
-    settle(frames, ply - 1, -frames[ply, BEST], root)
+    the parent's ply (-1 when the node is the root: the search is done)."""
+    if ply > 0:
+        settle(frames, ply - 1, -frames[ply, BEST], root)
     return ply - 1
-
-
-@njit
-def next_move(frames, order, ply, exact, root):
-    """(ply, child): the next child to search, of the node at `ply` or, once that node is done,
-    of the nearest node above it with children left (each done node's best settled into its
-    parent); child -1 when the root is done (or was never expanded)."""
-    while True:
-        child = next_child(frames, order, ply, exact)
-        if child >= 0 or ply == 0:
-            return ply, child
-        ply = back_up(frames, ply, root)
 
 
 def pick_best(scores: np.ndarray, rng: np.random.Generator) -> int:

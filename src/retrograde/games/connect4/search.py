@@ -15,28 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.connect4.kernels import (
-    CONNECT,
-    HEIGHT,
-    STRIDE,
-    WIDTH,
-    board_index,
-    has_line,
-    mirror_index,
-    pattern_of,
-)
+from retrograde.games.connect4.kernels import (CONNECT, HEIGHT, STRIDE, WIDTH, board_index, has_line, mirror_index,
+                                               pattern_of)
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
-from retrograde.search.base import (
-    EXPANDED,
-    WIN_SCORE,
-    Search,
-    next_move,
-    open_search,
-    order_moves,
-    start_node,
-    take_child,
-)
+from retrograde.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_search, order_moves,
+                                    start_node, take_child)
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 THREATS, ZERO = range(2)
@@ -124,8 +108,12 @@ def search(dims, ways, board, evaluation, packed, remoteness, start, mover, oppo
     enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, heights,
           mirrored, 0, depth)
     nodes = 1
-    ply, child = next_move(frames, order, 0, exact, root)
-    while child >= 0:
+    ply = 0
+    while ply >= 0:
+        child = next_child(frames, order, ply, exact)
+        if child < 0:
+            ply = back_up(frames, ply, root)
+            continue
         filled = states[ply, 0] | states[ply, 1]
         column = kids[ply, child]
         cells = (filled >> (column * dims[STRIDE])) & ((np.int64(1) << dims[HEIGHT]) - 1)
@@ -134,7 +122,7 @@ def search(dims, ways, board, evaluation, packed, remoteness, start, mover, oppo
         nodes += 1
         value = enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng,
                       heights, mirrored, ply + 1, depth - ply - 1)
-        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
+        ply = take_child(frames, ply, value, root)
     return nodes
 
 

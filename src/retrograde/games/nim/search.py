@@ -17,16 +17,8 @@ import numpy as np
 
 from retrograde.games.ranking_kernels import rank_composition
 from retrograde.jit import njit
-from retrograde.search.base import (
-    EXPANDED,
-    WIN_SCORE,
-    Search,
-    next_move,
-    open_search,
-    order_moves,
-    start_node,
-    take_child,
-)
+from retrograde.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_search, order_moves,
+                                    start_node, take_child)
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 ZERO, PARITY = range(2)
@@ -81,14 +73,18 @@ def search(limit, misere, ways, evaluation, packed, remoteness, start, heaps, de
     states[0] = heaps
     enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0, depth)
     nodes = 1
-    ply, child = next_move(frames, order, 0, exact, root)
-    while child >= 0:
+    ply = 0
+    while ply >= 0:
+        child = next_child(frames, order, ply, exact)
+        if child < 0:
+            ply = back_up(frames, ply, root)
+            continue
         states[ply + 1] = states[ply]
         states[ply + 1, kids[ply, child, HEAP]] -= kids[ply, child, TAKE]
         nodes += 1
         value = enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order,
                       frames, rng, ply + 1, depth - ply - 1)
-        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
+        ply = take_child(frames, ply, value, root)
     return nodes
 
 

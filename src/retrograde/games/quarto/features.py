@@ -23,17 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from retrograde.games.hooks import Features
-from retrograde.games.quarto.board import (
-    FULL,
-    completes,
-    deadly,
-    encode,
-    line_summary,
-    line_tables,
-    line_threat,
-    move_of,
-    place,
-)
+from retrograde.games.quarto.board import (FULL, completes, deadly, encode, line_summary, line_tables, line_threat,
+                                           move_of, place)
 from retrograde.games.quarto.heuristics import choose_piece
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit

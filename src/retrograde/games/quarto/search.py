@@ -35,19 +35,8 @@ from retrograde.games.quarto.board import FULL, completes, deadly, encode, line_
 from retrograde.games.quarto.cells import MAX_MOVES
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
-from retrograde.search.base import (
-    ALPHA,
-    BEST,
-    BETA,
-    EXPANDED,
-    WIN_SCORE,
-    Search,
-    next_child,
-    open_frames,
-    order_moves,
-    settle,
-    start_node,
-)
+from retrograde.search.base import (ALPHA, BEST, BETA, EXPANDED, WIN_SCORE, Search, next_child, open_frames,
+                                    order_moves, settle, start_node)
 from retrograde.search.tablebase import UNKNOWN
 
 THREATS, PARITY, ZERO = range(3)

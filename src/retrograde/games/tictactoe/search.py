@@ -19,16 +19,8 @@ from retrograde.games.ranking_kernels import popcount, rank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, SYMMETRIES, has_line
 from retrograde.jit import njit
-from retrograde.search.base import (
-    EXPANDED,
-    WIN_SCORE,
-    Search,
-    next_move,
-    open_search,
-    order_moves,
-    start_node,
-    take_child,
-)
+from retrograde.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_search, order_moves,
+                                    start_node, take_child)
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 LINES_EVAL, ZERO = range(2)
@@ -97,14 +89,18 @@ def search(evaluation, packed, remoteness, start, mover, opponent, depth, exact,
     states[0, 1] = opponent
     enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0, depth)
     nodes = 1
-    ply, child = next_move(frames, order, 0, exact, root)
-    while child >= 0:
+    ply = 0
+    while ply >= 0:
+        child = next_child(frames, order, ply, exact)
+        if child < 0:
+            ply = back_up(frames, ply, root)
+            continue
         states[ply + 1, 0] = states[ply, 1]
         states[ply + 1, 1] = states[ply, 0] | kids[ply, child]
         nodes += 1
         value = enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply + 1,
                       depth - ply - 1)
-        ply, child = next_move(frames, order, take_child(frames, ply, value, root), exact, root)
+        ply = take_child(frames, ply, value, root)
     return nodes
 
 
