@@ -75,12 +75,15 @@ def main() -> None:
         plan = json.loads(subprocess.run([sys.executable, "-m", "retrograde", "plan", *game, "--json", *workers],
                                          capture_output=True, text=True, check=True).stdout)
         stored = folder_bytes(store)
+        reachable = positions_counted(store)
         figures = {"board": f"{options.width}x{options.height}, {options.connect} in a row",
                    "workers": plan["workers"], "indexed positions": plan["positions"],
-                   "positions (reachable, each counted once)": positions_counted(store),
+                   "positions (reachable, each counted once)": reachable,
                    "solve wall s": round(run["wall"], 2),
+                   "positions a second": round(reachable / run["wall"]),
                    "indexed positions a second": round(plan["positions"] / run["wall"]),
                    "peak RSS MB": round(run["peak_rss"] / 2**20), "store bytes": stored,
+                   "store bytes a position": round(stored / reachable, 4),
                    "store bytes an indexed position": round(stored / plan["positions"], 4)}
         if not options.no_reference:
             figures.update(check_against_reference(store, options.width, options.height, options.connect))

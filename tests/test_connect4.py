@@ -94,6 +94,13 @@ def test_solve_probe_status_and_a_match_from_the_command_line(cli, solved, tmp_p
     assert code == 0 and len(json.loads(out)["tournaments"]) == 2
 
 
+def test_a_board_too_big_for_the_machine_is_refused_before_anything_is_written(cli, tmp_path):
+    store = tmp_path / "big.zarr"
+    code, _, err = cli("solve", "connect4", "--width", "7", "--height", "7", "--store", str(store))
+    assert code != 0 and err.count("\n") == 1 and "--width, --height" in err
+    assert not store.exists()
+
+
 @pytest.mark.parametrize("spec", ["random", "greedy", "minimax:depth=3", "minimax:depth=2,eval=zero",
                                   "mcts:iterations=100"])
 def test_the_generic_agents_play_legal_moves(spec):

@@ -181,13 +181,15 @@ def test_human_bytes():
 
 def test_every_game_has_its_measured_rate():
     games = [make_game("nim", {"heaps": [1, 3, 5, 7]}), make_game("tictactoe")] + [
-        make_game("quixo", {"size": size}) for size in (3, 4, 5)] + [make_game("quarto")]
+        make_game("quixo", {"size": size}) for size in (3, 4, 5)] + [make_game("quarto"),
+                                                                   make_game("connect4", {"width": 4, "height": 4})]
     assert {game.name for game in games} == set(GAMES)
     rates = [game.costs().solve_rate for game in games]
     assert Costs().solve_rate not in rates  # each game measured, none left at the default
     assert rates[3] == 1_266_000  # 4x4 Quixo, BENCHMARKS.md
     assert "--down-to N" in make_game("quixo", {"size": 5}).costs().too_big_hint
     assert "--from POSITION" in make_game("quarto").costs().too_big_hint
+    assert rates[-1] == 5_621_939 / 7.37 / 2  # 5x4 Connect Four, the measured board nearest 4x4
 
 
 def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):

@@ -65,6 +65,13 @@ class Playouts:
         return self.terminal, self.children, self.random_child, self.params, self.table, self.lines
 
 
+def marks_state(position) -> tuple[int, int]:
+    """The state of a position held as the masks (xs, os) of a game where x moves first and each
+    move adds one mark: (the side to move's marks, the opponent's)."""
+    xs, os = position
+    return (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
+
+
 @njit
 def seed_rng(seed):
     """Seed numba's generator of the calling thread."""

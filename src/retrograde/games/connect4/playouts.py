@@ -9,7 +9,7 @@ import numpy as np
 from retrograde.games.connect4.kernels import HEIGHT, STRIDE, WIDTH, has_line
 from retrograde.jit import njit
 from retrograde.outcome import DRAW, LOSS
-from retrograde.search.playouts import CHILDREN, RANDOM_CHILD, TERMINAL, Playouts
+from retrograde.search.playouts import CHILDREN, RANDOM_CHILD, TERMINAL, Playouts, marks_state
 
 BOTTOM, BOARD = range(2)
 
@@ -56,14 +56,9 @@ def random_child(params, table, lines, a, b):
     return a, b  # not reached: a non-terminal board has an open column
 
 
-def _encode(position) -> tuple[int, int]:
-    xs, os = position
-    return (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
-
-
 def playouts(game) -> Playouts:
     """The playout kernels of a Connect Four instance."""
     dims, _ = game.kernel_tables
     bottom = sum(game.bit(c, 0) for c in range(game.width))
     board = sum(game.bit(c, r) for c in range(game.width) for r in range(game.height))
-    return Playouts.of(terminal, children, random_child, _encode, params=dims, lines=(bottom, board))
+    return Playouts.of(terminal, children, random_child, marks_state, params=dims, lines=(bottom, board))

@@ -8,7 +8,7 @@ import numpy as np
 from retrograde.games.tictactoe.kernels import CELLS, FULL, has_line
 from retrograde.jit import njit
 from retrograde.outcome import DRAW, LOSS
-from retrograde.search.playouts import CHILDREN, RANDOM_CHILD, TERMINAL, Playouts
+from retrograde.search.playouts import CHILDREN, RANDOM_CHILD, TERMINAL, Playouts, marks_state
 
 
 @njit(TERMINAL)
@@ -44,11 +44,6 @@ def random_child(params, table, lines, a, b):
     return a, b  # not reached: a non-terminal board has a free cell
 
 
-def _encode(position) -> tuple[int, int]:
-    xs, os = position
-    return (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
-
-
 def playouts(game) -> Playouts:
     """The playout kernels of tic-tac-toe."""
-    return Playouts.of(terminal, children, random_child, _encode)
+    return Playouts.of(terminal, children, random_child, marks_state)
