@@ -10,7 +10,9 @@ Peak RSS is the largest single process (driver or worker). The reference
 (tests/connect4_reference.py) shares no code with the package: it enumerates the positions
 reachable from the empty board and solves them in plain Python; every one of them is then read
 from the store through the Python API (value and remoteness), and the store's count of positions
-is held to the reference's.
+is held to the reference's. On 5x4 the check takes about 15 minutes on this machine's 2 cores:
+the reference 1.5 minutes, then the API's parsing of 3.9 million positions in Python, each of
+them checked reachable (`Connect4.unreachable`).
 """
 
 from __future__ import annotations
@@ -90,6 +92,8 @@ def main() -> None:
     report(f"connect4 {options.width}x{options.height} k{options.connect}", figures)
     if figures.get("wrong"):
         raise SystemExit(f"{figures['wrong']} positions differ from the reference")
+    if figures.get("reference positions", reachable) != reachable:
+        raise SystemExit(f"the store counts {reachable} positions, the reference {figures['reference positions']}")
 
 
 if __name__ == "__main__":
