@@ -241,6 +241,29 @@ def test_report_holds_the_learning_curves_train_writes(solved, tmp_path):
     assert 'alt="Learning curves"' in (tmp_path / "report" / "report.html").read_text()
 
 
+def test_a_report_does_not_depend_on_where_its_artifacts_lie(solved, tmp_path):
+    """The same artifacts copied to another folder give the same report.json, but for the text
+    of the paths (SPEC §6 specs name them)."""
+    store = solved("nim", NIM)
+    trained = {"ga": train("ga:population=3,offspring=3,generations=2,games=2", "nim --heaps 1,3,5,7",
+                           tmp_path / "ga.json", seed=1),
+               "rl": train("rl:episodes=100", "nim --heaps 1,3,5,7", tmp_path / "rl.npz", seed=1)}
+    texts = []
+    for place in ("here", "elsewhere/deeper"):
+        folder = tmp_path / place
+        folder.mkdir(parents=True)
+        paths = {name: folder / f"copy-{name}{path.suffix}" for name, path in trained.items()}
+        for name, path in paths.items():
+            path.write_bytes(trained[name].read_bytes())
+        specs = ["random", f"ga:params={paths['ga']}", f"rl:params={paths['rl']}"]
+        validate(store, folder / "report", ",".join(specs), games=6, positions=200, seed=3, quiet=True)
+        text = (folder / "report" / "report.json").read_text()
+        for name, path in paths.items():
+            text = text.replace(str(path), name.upper())
+        texts.append(text.replace(str(folder), "FOLDER"))
+    assert "GA" in texts[0] and texts[0] == texts[1]
+
+
 def test_learning_curves_are_read_defensively(tmp_path):
     point = {"generations": 1, "best_fitness": 0.5, "value_kept": 0.5}
     document = {"format": "retrograde-training", "learner": "ga", "learning_curve": [point]}

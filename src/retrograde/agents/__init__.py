@@ -12,8 +12,10 @@ from retrograde.agents.registry import (
                                         build_agent,
                                         describe_agents,
                                         reads_store,
+                                        stream_name,
 )
 from retrograde.spec import AgentSpec, Option, parse_spec, parse_spec_list
 
 __all__ = ["AGENTS", "Agent", "AgentSpec", "Option", "agent_claim", "agent_class", "agent_names", "agent_options", "build_agent",
-           "describe_agents", "parse_spec", "parse_spec_list", "reads_store"]
+           "describe_agents", "parse_spec", "parse_spec_list", "reads_store",
+           "stream_name"]

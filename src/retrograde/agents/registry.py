@@ -7,7 +7,9 @@ when first named, so that naming `random` never loads numba.
 
 from __future__ import annotations
 
+import hashlib
 from importlib import import_module
+from pathlib import Path
 
 from retrograde.agents.base import Agent
 from retrograde.errors import BadAgent
@@ -79,6 +81,42 @@ def reads_store(name: str) -> bool:
     return name in AGENTS and agent_class(name).needs_store
 
 
+def _given_values(parsed: AgentSpec, options: tuple[Option, ...]) -> dict:
+    """The typed values of the options a spec gives, in the order the agent declares them.
+
+    :raises BadAgent: an option the agent does not take, or a bad value."""
+    declared = {option.name: option for option in options}
+    given = dict(parsed.options)
+    for key in given:
+        if key not in declared:
+            known = ", ".join(declared) or "none"
+            raise BadAgent(f"agent spec {str(parsed)!r}: {parsed.name} has no option {key!r} (options: {known})")
+    return {name: option.convert(given[name], str(parsed)) for name, option in declared.items() if name in given}
+
+
+def stream_name(spec: str | AgentSpec, game: Game) -> str:
+    """The name an agent's random streams derive from: its spec with the options in the order
+    the agent declares them, numbers and choices written one way, each file replaced by a
+    digest of its content and a nested spec by its own stream name. The same agent so plays
+    the same games wherever its artifact lies and however its spec is spelt; a spec with no
+    file, written in that order, is its own stream name.
+
+    :raises BadAgent: as `build_agent` for a spec it would refuse on its grammar or options."""
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
+    values = _given_values(parsed, agent_options(parsed.name, game))
+    for name, value in values.items():
+        if isinstance(value, Path):
+            try:
+                content = value.read_bytes()
+            except OSError as exc:
+                raise BadAgent(f"agent spec {str(parsed)!r}: {name}={value}: cannot read it "
+                               f"({exc.strerror or exc})") from None
+            values[name] = "sha256:" + hashlib.sha256(content).hexdigest()[:32]
+        elif isinstance(value, AgentSpec):
+            values[name] = stream_name(value, game)
+    return str(AgentSpec(parsed.name, tuple((name, str(value)) for name, value in values.items())))
+
+
 def build_agent(spec: str | AgentSpec, game: Game, *, seed: int, store=None) -> Agent:
     """The agent named by `spec`, for `game`, seeded with `seed`; `store` (a read-only solved
     store of the same game instance) for agents that read one.
@@ -93,13 +131,7 @@ def build_agent(spec: str | AgentSpec, game: Game, *, seed: int, store=None) -> 
     if reason:
         raise BadAgent(f"agent {parsed.name!r} cannot play {game.describe()}: {reason}")
     options = agent_options(parsed.name, game)
-    declared = {option.name: option for option in options}
-    values = {}
-    for key, text in parsed.options:
-        if key not in declared:
-            known = ", ".join(declared) or "none"
-            raise BadAgent(f"agent spec {where!r}: {parsed.name} has no option {key!r} (options: {known})")
-        values[key] = declared[key].convert(text, where)
+    values = _given_values(parsed, options)
     for option in options:
         values.setdefault(option.name, option.default)
         if option.kind == "agent" and isinstance(values[option.name], AgentSpec):

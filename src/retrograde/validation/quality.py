@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent
+from retrograde.agents import build_agent, stream_name
 from retrograde.data.probing import analyse
 from retrograde.data.store import Store
 from retrograde.pipeline.executors import Task
@@ -105,7 +105,8 @@ def choose_chunk(worker: WorkerState, location: str, specs: tuple[str, ...], see
     remoteness = np.array([a.value.remoteness or 0 for a in analyses], dtype=np.int64)
     per_agent = []
     for spec in specs:
-        agent = build_agent(spec, game, seed=task_seed(seed, "move-quality", spec, chunk), store=store)
+        agent = build_agent(spec, game, seed=task_seed(seed, "move-quality", stream_name(spec, game), chunk),
+                            store=store)
         chosen_outcome = np.empty(len(analyses), dtype=np.int8)
         chosen_remoteness = np.empty(len(analyses), dtype=np.int64)
         started = time.perf_counter()

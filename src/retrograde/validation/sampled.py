@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent
+from retrograde.agents import build_agent, stream_name
 from retrograde.agents.match import play_game
 from retrograde.errors import BadOption
 from retrograde.games import Game, make_game
@@ -118,7 +118,7 @@ def solve_chunk(worker: WorkerState, game_name: str, rules: tuple, specs: tuple[
         seconds.append(time.perf_counter() - started)
     per_agent = []
     for spec in specs:
-        agent = build_agent(spec, game, seed=task_seed(seed, "move-quality", spec, chunk))
+        agent = build_agent(spec, game, seed=task_seed(seed, "move-quality", stream_name(spec, game), chunk))
         chosen = np.empty(len(positions), dtype=np.int64)
         started = time.perf_counter()
         for k, position in enumerate(positions):

@@ -1,8 +1,9 @@
 """Tournaments: every ordered pairing of agents plays games from the start position and from
 seeded random openings (the same openings for every pairing), in batches run as tasks.
 
-A batch's agents are seeded from --seed, the pairing, the start kind and the batch number, so
-results do not depend on how many workers play them or in which order batches finish.
+A batch's agents are seeded from --seed, the pairing (its agents' stream names: an artifact by
+its content, not its path), the start kind and the batch number, so results do not depend on
+how many workers play them, in which order batches finish, or where the artifacts lie.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents import build_agent
+from retrograde.agents import build_agent, stream_name
 from retrograde.agents.match import play_game
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, BadPosition
@@ -97,14 +98,15 @@ def tournament_tasks(game: Game, store: Store | None, pairings: Sequence[Pairing
     """Batches of `BATCH` games per pairing; game i of an openings pairing starts at opening i."""
     location = store.location if store is not None else None
     first_position = game.initial_position if start is None else start
+    streams = {spec: stream_name(spec, game) for pairing in pairings for spec in (pairing.first, pairing.second)}
     tasks = []
     for p, pairing in enumerate(pairings):
         for batch, begin in enumerate(range(0, pairing.games, BATCH)):
             count = min(BATCH, pairing.games - begin)
             starts = (tuple(openings[begin:begin + count]) if pairing.start == OPENINGS
                       else (first_position,) * count)
-            seed_here = task_seed(seed, "games", pairing.first, pairing.second, pairing.start, pairing.label,
-                                  batch)
+            seed_here = task_seed(seed, "games", streams[pairing.first], streams[pairing.second], pairing.start,
+                                  pairing.label, batch)
             tasks.append(Task(f"games-{p}-{batch}", play_batch,
                               (game.name, game.params, location, pairing.first, pairing.second, seed_here,
                                starts, max_plies), cost=count))
