@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent
+from retrograde.agents import build_agent, describe_agents
 from retrograde.agents.match import play_game
 from retrograde.search.playouts import playout, seed_rng
 from retrograde.data.probing import values
@@ -176,6 +176,73 @@ def test_every_rule_plays_a_legal_move_within_the_bound(params):
             move, child = agent.choose(position)
             assert (move, child) in game.moves(position)
             assert sum(position) - sum(child) <= (params.get("max_take") or sum(position))
+
+
+# --- report 000's players as its code played them (preset=000) -------------------------------
+def _first_row(heaps):
+    return next(i for i, h in enumerate(heaps) if h)
+
+
+def _last_row(heaps):
+    return max(i for i, h in enumerate(heaps) if h)
+
+
+#: What each of report 000's rules does, in words: which row, and how many it takes.
+REPORT_000 = {"min-from-highest-row": lambda heaps, k: (_first_row(heaps), "all"),
+              "min-from-lowest-row": lambda heaps, k: (_first_row(heaps), 1),
+              "max-from-lowest-row": lambda heaps, k: (_last_row(heaps), 1),
+              "max-from-highest-row": lambda heaps, k: (_last_row(heaps), "all")}
+
+
+@pytest.mark.parametrize("max_take", [None, 2])
+@pytest.mark.parametrize("rule", [*REPORT_000, "count-and-decide"])
+def test_report_000s_rules_play_what_its_code_played(rule, max_take):
+    """Its sort keys pick the first or last non-empty row and take all of it or one object (all
+    but the bound's excess under a bound); count-and-decide switches by the non-empty rows' parity."""
+    game = make_game("nim", {"heaps": [4, 5, 6, 7], "max_take": max_take})
+    odd, even = "min-from-highest-row", "max-from-lowest-row"
+    options = f",odd={odd},even={even}" if rule == "count-and-decide" else ""
+    agent = build_agent(f"rules:preset=000,rule={rule}{options}", game, seed=0)
+    for heaps in itertools.product(range(3), range(4), range(2), range(5)):
+        if not any(heaps):
+            continue
+        played = rule if rule != "count-and-decide" else (odd if sum(h > 0 for h in heaps) % 2 else even)
+        row, count = REPORT_000[played](heaps, max_take)
+        count = heaps[row] if count == "all" else count
+        count = min(count, max_take or count)
+        assert agent.choose(heaps)[0] == f"{row + 1}-{count}", (rule, heaps)
+
+
+def test_report_000s_random_player_picks_a_row_then_a_count():
+    """From 1,7 its pure_random empties the single heap half the time (a row first), ours an eighth
+    (a move first); the counts of the heap of 7 are uniform."""
+    game = make_game("nim", {"heaps": [1, 7]})
+    draws = 4000
+    for spec, single in (("random:preset=000", 0.5), ("random", 1 / 8)):
+        agent = build_agent(spec, game, seed=3)
+        moves = Counter(agent.choose((1, 7))[0] for _ in range(draws))
+        assert abs(moves["1-1"] / draws - single) < 4 * (single * (1 - single) / draws) ** 0.5, spec
+        sevens = [moves[f"2-{count}"] for count in range(1, 8)]
+        assert max(sevens) - min(sevens) < 0.1 * sum(sevens), spec
+
+
+@pytest.mark.parametrize("spec,reason", [
+    ("random:preset=001", "no preset '001' for nim: presets: 000"),
+    ("mcts:preset=000", "no preset '000' for nim"),
+    ("rules:preset=000,rule=largest-min", "must be one of min-from-highest-row"),
+    ("rules:preset=000,depth=2", "has no option 'depth'"),
+])
+def test_a_preset_an_agent_lacks_is_refused_in_one_line(spec, reason):
+    with pytest.raises(BadAgent, match=reason) as caught:
+        build_agent(spec, make_game("nim", {"heaps": [1, 3, 5, 7]}), seed=0)
+    assert "\n" not in str(caught.value)
+
+
+def test_retrograde_agents_says_how_each_preset_differs():
+    lines = describe_agents()
+    assert any(line.strip().startswith("nim: preset=000: report 000's pure_random") and "ours" in line
+               for line in lines)
+    assert any("preset=000: report 000's fixed rules" in line for line in lines)
 
 
 # --- mcts kernels against the plain-Python rules -----------------------------------------------

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrograde.agents import agent_names, build_agent
+from retrograde.agents import AgentSpec, agent_names, build_agent, reads_store
+from retrograde.errors import BadAgent
 from retrograde.games import GAMES, make_game
 from retrograde.games.base import Game
 from retrograde.games.check import check_game, check_hooks
@@ -46,6 +47,12 @@ def test_what_a_game_presets_names_exists(name, params):
     names = set(agent_names())
     for figure in game.figures:
         assert {figure.agent.name, figure.opponent.name} <= names
+        for ref in (figure.agent, figure.opponent):  # with its options, a preset's included
+            if not reads_store(ref.name):
+                try:
+                    build_agent(AgentSpec(ref.name, ref.options), game, seed=0)
+                except BadAgent as exc:  # a learner's figure names no artifact of ours
+                    assert "needs params=FILE" in str(exc), (ref, exc)
     for workflow in game.workflows:
         make_game(name, workflow.params)
         assert {spec.split(":")[0] for spec in workflow.agents} <= names

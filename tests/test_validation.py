@@ -204,10 +204,16 @@ def test_published_figures_are_set_beside_ours_by_seat():
     assert [row["seat"] for row in partial] == ["either"]
     assert "part of the game (down_to=23)" in partial[0]["notes"][-1]
     assert not any("part of the game" in note for row in rows.values() for note in row["notes"])
-    rules = {"first": "rules:rule=largest-min", "second": "random", "start": INITIAL, "games": 4,
+    # Nim: report 000's rules and random player as its code played them; ours of the same names are
+    # other agents.
+    faithful = ["rules:preset=000,rule=min-from-highest-row", "random:preset=000"]
+    rules = {"first": faithful[0], "second": faithful[1], "start": INITIAL, "games": 4,
              "first_wins": 3, "draws": 0, "second_wins": 1}
-    nim = compare(make_game("nim", NIM), ["rules:rule=largest-min", "random"], [rules])
+    nim = compare(make_game("nim", NIM), faithful, [rules])
     assert [(r["theirs"]["win"], r["ours"]["win"]) for r in nim] == [(0.80, 0.75)]
+    ours = {**rules, "first": "rules:rule=largest-min", "second": "random"}
+    assert compare(make_game("nim", NIM), ["rules:rule=largest-min", "random"], [ours]) == []
+    assert compare(make_game("nim", NIM), [faithful[0], "random"], [{**rules, "second": "random"}]) == []
     # Quarto: seed 002's GA (0.1, 0.2) against random; the hybrid (minimax=1) is another agent.
     ga = {"first": "ga:alpha=0.1,beta=0.2", "second": "random", "start": INITIAL, "games": 10, "first_wins": 8,
           "draws": 1, "second_wins": 1}
@@ -215,8 +221,10 @@ def test_published_figures_are_set_beside_ours_by_seat():
     assert sorted((r["agent"], r["seat"], r["theirs"]["win"]) for r in quarto) == [
         ("ga:alpha=0.1,beta=0.2", "either", 0.82), ("ga:alpha=0.1,beta=0.2", "first", 0.832)]
     misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
-    assert compare(misere, ["rules:rule=largest-min", "random"], [rules]) == []
-    assert compare(make_game("nim", NIM), ["rules:rule=smallest-min", "random"], [rules]) == []
+    assert compare(misere, faithful, [rules]) == []
+    lowest = "rules:preset=000,rule=min-from-lowest-row"
+    rows = compare(make_game("nim", NIM), [lowest, faithful[1]], [{**rules, "first": lowest}])
+    assert [(r["theirs"]["agent"], r["theirs"]["win"]) for r in rows] == [("pick_minimum_from_lowest_row", 0.45)]
 
 
 def test_report_holds_the_learning_curves_train_writes(solved, tmp_path):
@@ -296,7 +304,7 @@ def test_learning_curves_are_read_defensively(tmp_path):
 # --- the report and the command ----------------------------------------------------------------
 def test_validate_writes_the_report(solved, tmp_path):
     out = tmp_path / "report"
-    report = validate(solved("nim", NIM), out, "lookup,random,expert,rules:rule=largest-min", games=8, seed=5,
+    report = validate(solved("nim", NIM), out, "lookup,random:preset=000,expert,rules:preset=000", games=8, seed=5,
                       quiet=True)
     assert {"report.json", "report.md", "report.html"} <= {p.name for p in out.iterdir()}
     data = json.loads((out / "report.json").read_text())
@@ -313,7 +321,7 @@ def test_validate_writes_the_report(solved, tmp_path):
         assert t["first_wins"] + t["draws"] + t["second_wins"] == t["games"] == 8
         assert 0 <= t["first_win_ci95"][0] <= t["first_win_ci95"][1] <= 1
     assert [c["ok"] for c in data["checks"]] == [True, True]
-    assert any(row["agent"] == "rules:rule=largest-min" for row in data["published"])
+    assert any(row["agent"] == "rules:preset=000" for row in data["published"])
     page = (out / "report.html").read_text()
     assert page.count('src="data:image/png;base64,') >= 4
     assert "http://" not in page and "https://" not in page and "<link" not in page and "<script" not in page

@@ -12,6 +12,7 @@ from importlib import import_module
 from pathlib import Path
 
 from retrograde.agents.base import Agent
+from retrograde.agents.policy import PolicyAgent
 from retrograde.errors import BadAgent
 from retrograde.games import GAMES
 from retrograde.games.base import Game
@@ -27,6 +28,8 @@ AGENTS: dict[str, str] = {
     "random": "retrograde.agents.random_agent:RandomAgent",
     "rl": "retrograde.agents.rl:RlAgent",
 }
+#: The option naming a course report whose code an agent plays as (`Game.seed_players`).
+PRESET = "preset"
 
 
 def agent_class(name: str) -> type[Agent]:
@@ -43,30 +46,42 @@ def agent_names() -> list[str]:
     return sorted(set(AGENTS) | {name for game in GAMES.values() for name in game.policies})
 
 
-def _resolve(name: str, game: Game) -> tuple[type[Agent], dict]:
-    """The class playing agent `name` for `game`, and the keywords it takes beyond the options.
+def _resolve(name: str, game: Game, preset: str | None = None) -> tuple[type[Agent], dict]:
+    """The class playing agent `name` for `game` (as course report `preset`'s code did, if
+    given), and the keywords it takes beyond the options.
 
-    :raises BadAgent: no such agent, or one of another game's own."""
+    :raises BadAgent: no such agent, one of another game's own, or no such preset of it."""
     if name in AGENTS:
-        return agent_class(name), {}
-    policy = game.policy(name)
-    if policy is not None:
-        from retrograde.agents.policy import PolicyAgent
+        cls, extra = agent_class(name), {}
+    elif game.policy(name) is not None:
+        cls, extra = PolicyAgent, {"policy": game.policy(name)}
+    else:
+        offering = sorted(other for other, game_class in GAMES.items() if name in game_class.policies)
+        if offering:
+            raise BadAgent(f"agent {name!r} cannot play {game.describe()}: it is an agent of "
+                           f"{' and '.join(offering)} only")
+        raise BadAgent(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
+    if preset is None:
+        return cls, extra
+    seed_player = game.seed_player(name, preset.lower())
+    if seed_player is None:
+        offered = game.presets(name)
+        raise BadAgent(f"agent {name!r} has no preset {preset!r} for {game.name}: " +
+                       (f"presets: {', '.join(offered)}" if offered else "it plays no course report's way here"))
+    return PolicyAgent, {"policy": seed_player}
 
-        return PolicyAgent, {"policy": policy}
-    offering = sorted(other for other, cls in GAMES.items() if name in cls.policies)
-    if offering:
-        raise BadAgent(f"agent {name!r} cannot play {game.describe()}: it is an agent of "
-                       f"{' and '.join(offering)} only")
-    raise BadAgent(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
 
+def agent_options(name: str, game: Game, preset: str | None = None) -> tuple[Option, ...]:
+    """The options agent `name` takes when it plays `game` (as course report `preset`'s code
+    did, if given): its own, or its seed player's, and `preset` where the game offers one.
 
-def agent_options(name: str, game: Game) -> tuple[Option, ...]:
-    """The options agent `name` takes when it plays `game`.
-
-    :raises BadAgent: as `build_agent` for an unknown agent or one of another game's own."""
-    cls, extra = _resolve(name, game)
-    return extra["policy"].options if extra else cls.options_for(game)
+    :raises BadAgent: as `build_agent` for an unknown agent, one of another game's own, or an
+        unknown preset."""
+    cls, extra = _resolve(name, game, preset)
+    own = extra["policy"].options if extra else cls.options_for(game)
+    presets = game.presets(name)
+    return own + ((Option(PRESET, "play as course report NUMBER's code did (`retrograde agents` says how that "
+                                  "differs)", None, kind="choice", choices=presets),) if presets else ())
 
 
 def agent_claim(name: str, game: Game) -> str | None:
@@ -103,7 +118,7 @@ def stream_name(spec: str | AgentSpec, game: Game) -> str:
 
     :raises BadAgent: as `build_agent` for a spec it would refuse on its grammar or options."""
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
-    values = _given_values(parsed, agent_options(parsed.name, game))
+    values = _given_values(parsed, agent_options(parsed.name, game, parsed.get(PRESET)))
     for name, value in values.items():
         if isinstance(value, Path):
             try:
@@ -130,9 +145,15 @@ def build_agent(spec: str | AgentSpec, game: Game, *, seed: int, store=None) -> 
     reason = cls.cannot_play(game)
     if reason:
         raise BadAgent(f"agent {parsed.name!r} cannot play {game.describe()}: {reason}")
-    options = agent_options(parsed.name, game)
+    preset = parsed.get(PRESET)
+    if preset is not None:
+        cls, extra = _resolve(parsed.name, game, preset)
+    options = agent_options(parsed.name, game, preset)
     values = _given_values(parsed, options)
+    values.pop(PRESET, None)
     for option in options:
+        if option.name == PRESET:
+            continue
         values.setdefault(option.name, option.default)
         if option.kind == "agent" and isinstance(values[option.name], AgentSpec):
             values[option.name] = build_agent(values[option.name], game, seed=seed, store=store)
@@ -161,9 +182,21 @@ def describe_agents() -> list[str]:
             if not cls.cannot_play(game):
                 lines.extend(f"  {game_name}: {option.describe()}" for option in cls.options_for(game)
                              if option not in cls.options)
+                lines.extend(_preset_lines(name, game_name, game))
     for game_name, game in GAMES.items():
         for name in sorted(game.policies):
             policy = game.policy(name)
             lines.append(f"{name} ({game_name} only): {policy.summary}")
             lines.extend(f"  {option.describe()}" for option in policy.options)
+            lines.extend(_preset_lines(name, game_name, game))
+    return lines
+
+
+def _preset_lines(name: str, game_name: str, game: type[Game]) -> list[str]:
+    """`retrograde agents` lines for agent `name`'s seed players in a game: how each differs."""
+    lines = []
+    for preset in game.presets(name):
+        player = game.seed_player(name, preset)
+        lines.append(f"  {game_name}: {PRESET}={preset}: {player.summary}")
+        lines.extend(f"    {option.describe()}" for option in player.options)
     return lines

@@ -111,6 +111,9 @@ class Game(ABC):
     examples: ClassVar[tuple[dict[str, Any], ...]] = ()
     #: The game's own agents: agent name -> "module:Policy class" in the game's folder (`policy`).
     policies: ClassVar[dict[str, str]] = {}
+    #: The course reports' players as their code played them: (agent name, report number) ->
+    #: "module:Policy class"; the spec `AGENT:preset=NUMBER` plays it (`seed_player`).
+    seed_players: ClassVar[dict[tuple[str, str], str]] = {}
     #: The named workflows of the game (`retrograde run`).
     workflows: ClassVar[tuple[Workflow, ...]] = ()
     #: The match results the course reports published for the game.
@@ -306,11 +309,25 @@ class Game(ABC):
     @classmethod
     def policy(cls, name: str) -> type[Policy] | None:
         """The class of the game's own agent `name` (`policies`), or None."""
-        where = cls.policies.get(name)
-        if where is None:
-            return None
-        module, _, attribute = where.partition(":")
-        return getattr(import_module(module), attribute)
+        return _load(cls.policies.get(name))
+
+    @classmethod
+    def seed_player(cls, name: str, preset: str) -> type[Policy] | None:
+        """The class playing agent `name` as course report `preset`'s code did (`seed_players`), or None."""
+        return _load(cls.seed_players.get((name, preset)))
+
+    @classmethod
+    def presets(cls, name: str) -> tuple[str, ...]:
+        """The reports whose players agent `name` can play as (`seed_players`)."""
+        return tuple(sorted(preset for agent, preset in cls.seed_players if agent == name))
+
+
+def _load(where: str | None) -> type[Policy] | None:
+    """The class a "module:Class" text names (None for None)."""
+    if where is None:
+        return None
+    module, _, attribute = where.partition(":")
+    return getattr(import_module(module), attribute)
 
 
 @dataclass(frozen=True)
@@ -352,6 +369,8 @@ HOOKS: tuple[Hook, ...] = (
     Hook("playouts", False, "a search.playouts.Playouts: terminal, children in game.moves order, a random child "
          "(mcts)"),
     Hook("policies", False, "agents of the game's own (`Policy` classes): expert rules, the reports' players"),
+    Hook("seed_players", False, "the course reports' players as their code played them (`Policy` classes), "
+         "by (agent name, report number): `AGENT:preset=NUMBER`; each summary says how it differs from AGENT"),
     Hook("genome", False, "the game's own GA genome (the ga agent and trainer); without it, ga weighs features"),
     Hook("features", False, "board features after each move in [0, 1] with each ending move's value (ga "
          "weights, rl linear Q where no Q table fits)"),

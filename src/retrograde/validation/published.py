@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from retrograde.agents import agent_options, parse_spec, reads_store
+from retrograde.agents import PRESET, agent_options, parse_spec, reads_store
 from retrograde.errors import BadAgent
 from retrograde.games import Game
 from retrograde.games.hooks import AgentRef, Figure
@@ -22,12 +22,13 @@ from retrograde.games.hooks import AgentRef, Figure
 def matches(ref: AgentRef, spec: str, game: Game) -> bool:
     """Whether `spec` names the report's agent `ref`: same name, and each listed option has the
     listed value, given in the spec or as the agent's default (a default of None, the agent's own
-    choice for the game, counts as the listed value: minimax's eval is the game's first)."""
+    choice for the game, counts as the listed value: minimax's eval is the game's first), and the
+    same preset or none (`AGENT:preset=NUMBER` plays as that report's code did)."""
     try:
         parsed = parse_spec(spec)
-        if parsed.name != ref.name:
-            return False
-        declared = {option.name: option.default for option in agent_options(parsed.name, game)}
+        if parsed.name != ref.name or parsed.get(PRESET) != dict(ref.options).get(PRESET):
+            return False  # a report's own player is another agent than ours of the same name
+        declared = {option.name: option.default for option in agent_options(parsed.name, game, parsed.get(PRESET))}
     except (BadAgent, ImportError):
         return False
     given = dict(parsed.options)

@@ -44,6 +44,8 @@ class Nim(Game):
     figures = presets.FIGURES
     policies = {"expert": "retrograde.games.nim.players:NimExpert",
                 "rules": "retrograde.games.nim.players:FixedRules"}
+    seed_players = {("random", "000"): "retrograde.games.nim.report000:RowFirstRandom",
+                    ("rules", "000"): "retrograde.games.nim.report000:Report000Rules"}
     params_spec = (
         Param("heaps", "heap sizes of the start position, comma-separated (e.g. 1,3,5,7)",
               kind=parse_heaps, required=True, metavar="LIST"),

@@ -159,6 +159,10 @@ class FixedRules(Policy):
         self.rule = RULES[rule]
 
     def choose(self, position):
-        i, take = self.rule(tuple(position), self.game.max_take, self.game.misere)
-        child = position[:i] + (position[i] - take,) + position[i + 1:]
-        return next(move for move in self.game.moves(position) if move[1] == child)
+        return take(self.game, position, *self.rule(tuple(position), self.game.max_take, self.game.misere))
+
+
+def take(game, position, heap: int, count: int):
+    """The move (text, child) taking `count` objects from heap `heap` (0 first)."""
+    child = position[:heap] + (position[heap] - count,) + position[heap + 1:]
+    return next(move for move in game.moves(position) if move[1] == child)
