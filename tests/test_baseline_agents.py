@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent, describe_agents
+from retrograde.agents import agent_claim, build_agent, describe_agents
 from retrograde.agents.match import play_game
 from retrograde.search.playouts import playout, seed_rng
 from retrograde.data.probing import values
@@ -226,8 +226,39 @@ def test_report_000s_random_player_picks_a_row_then_a_count():
         assert max(sevens) - min(sevens) < 0.1 * sum(sevens), spec
 
 
+@pytest.mark.parametrize("max_take", [None, 2, 4])
+def test_report_003s_fixed_strategy_empties_the_board_else_takes_one_from_the_first_heap(max_take):
+    """Its test of the position before the move discards nothing but where one heap is left."""
+    game = make_game("nim", {"heaps": [3, 4, 5, 6], "max_take": max_take})
+    agent = build_agent("rules:preset=003", game, seed=0)
+    for heaps in itertools.product(range(4), range(5), range(3), range(7)):
+        nonempty = [i for i, h in enumerate(heaps) if h]
+        if not nonempty:
+            continue
+        first = nonempty[0]
+        ends = len(nonempty) == 1 and (max_take is None or heaps[first] <= max_take)
+        assert agent.choose(heaps)[0] == f"{first + 1}-{heaps[first] if ends else 1}", heaps
+
+
+def test_report_003s_optimal_strategy_ignores_the_bound():
+    """Unbounded, it moves to a nim-sum of 0 where one exists; with at most 3 taken, from a heap of
+    5 (Grundy value 1: take 1) it finds no raw nim-sum 0 and plays at random, where `expert` takes 1."""
+    free = make_game("nim", {"heaps": [3, 4, 5]})
+    agent = build_agent("expert:preset=003", free, seed=0)
+    for heaps in itertools.product(range(4), range(5), range(6)):
+        total = heaps[0] ^ heaps[1] ^ heaps[2]
+        if total:
+            _, child = agent.choose(heaps)
+            assert child[0] ^ child[1] ^ child[2] == 0, heaps
+    bounded = make_game("nim", {"heaps": [5], "max_take": 3})
+    agent = build_agent("expert:preset=003", bounded, seed=1)
+    theirs = Counter(agent.choose((5,))[0] for _ in range(300))
+    assert set(theirs) == {"1-1", "1-2", "1-3"} and min(theirs.values()) > 50
+    assert {build_agent("expert", bounded, seed=seed).choose((5,))[0] for seed in range(20)} == {"1-1"}
+
+
 @pytest.mark.parametrize("spec,reason", [
-    ("random:preset=001", "no preset '001' for nim: presets: 000"),
+    ("random:preset=001", "no preset '001' for nim: presets: 000, 003"),
     ("mcts:preset=000", "no preset '000' for nim"),
     ("rules:preset=000,rule=largest-min", "must be one of min-from-highest-row"),
     ("rules:preset=000,depth=2", "has no option 'depth'"),
@@ -240,9 +271,12 @@ def test_a_preset_an_agent_lacks_is_refused_in_one_line(spec, reason):
 
 def test_retrograde_agents_says_how_each_preset_differs():
     lines = describe_agents()
-    assert any(line.strip().startswith("nim: preset=000: report 000's pure_random") and "ours" in line
-               for line in lines)
+    for preset in ("000", "003"):
+        assert any(line.strip().startswith(f"nim: preset={preset}: the reports' random player") and "ours" in line
+                   for line in lines)
     assert any("preset=000: report 000's fixed rules" in line for line in lines)
+    assert any("preset=003: report 003's fixed_strategy" in line and "ours" in line for line in lines)
+    assert any("preset=003: report 003's optimal_strategy" in line and "ours" in line for line in lines)
 
 
 # --- mcts kernels against the plain-Python rules -----------------------------------------------
@@ -398,3 +432,10 @@ def test_mcts_plays_whole_games_with_legal_moves(name, params):
         move = agent.choose(position)
         assert move in game.moves(position)
         position = move[1]
+
+
+def test_a_reports_player_claims_only_what_its_own_policy_claims():
+    game = make_game("nim", {"heaps": [1, 3, 5, 7], "max_take": 3})
+    assert agent_claim("expert", game) == "never gives a Nim win away"
+    assert agent_claim("expert:preset=003", game) is None  # it ignores the bound
+    assert agent_claim("random:preset=000", game) is None and agent_claim("random", game) is None

@@ -84,10 +84,16 @@ def agent_options(name: str, game: Game, preset: str | None = None) -> tuple[Opt
                                   "differs)", None, kind="choice", choices=presets),) if presets else ())
 
 
-def agent_claim(name: str, game: Game) -> str | None:
-    """What agent `name` guarantees when it plays `game`: that it never gives a win away, in the
-    words of its `Policy.claim` (generic agents claim nothing)."""
-    policy = None if name in AGENTS else game.policy(name)
+def agent_claim(spec: str | AgentSpec, game: Game) -> str | None:
+    """What the agent `spec` names guarantees when it plays `game`: that it never gives a win
+    away, in the words of its `Policy.claim` (generic agents claim nothing; a report's player
+    only what its own policy claims)."""
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
+    preset = parsed.get(PRESET)
+    if preset is not None:
+        policy = game.seed_player(parsed.name, preset.lower())
+    else:
+        policy = None if parsed.name in AGENTS else game.policy(parsed.name)
     return policy.claim if policy is not None else None
 
 

@@ -79,7 +79,7 @@ def consistency_checks(game: Game, move_quality: dict[str, dict[str, Any]]) -> l
             checks.append({"name": f"{spec} plays perfectly", "ok": bool(ok),
                            "detail": f"value kept {q['value_kept']}, remoteness lost {q['mean_remoteness_lost']}, "
                                      f"loss shortfall {q['mean_loss_shortfall']} (must be 1, 0, 0)"})
-        claim = agent_claim(name, game)
+        claim = agent_claim(parsed, game)
         if claim:
             ok = q["win_kept"] in (None, 1.0)
             checks.append({"name": f"{spec} {claim}", "ok": bool(ok), "detail": f"win kept {q['win_kept']} (must be 1)"})

@@ -44,8 +44,11 @@ class Nim(Game):
     figures = presets.FIGURES
     policies = {"expert": "retrograde.games.nim.players:NimExpert",
                 "rules": "retrograde.games.nim.players:FixedRules"}
-    seed_players = {("random", "000"): "retrograde.games.nim.report000:RowFirstRandom",
-                    ("rules", "000"): "retrograde.games.nim.report000:Report000Rules"}
+    seed_players = {("random", "000"): "retrograde.games.nim.reports:RowFirstRandom",
+                    ("rules", "000"): "retrograde.games.nim.reports:Report000Rules",
+                    ("random", "003"): "retrograde.games.nim.reports:RowFirstRandom",
+                    ("rules", "003"): "retrograde.games.nim.reports:Report003Fixed",
+                    ("expert", "003"): "retrograde.games.nim.reports:Report003Optimal"}
     params_spec = (
         Param("heaps", "heap sizes of the start position, comma-separated (e.g. 1,3,5,7)",
               kind=parse_heaps, required=True, metavar="LIST"),

@@ -16,7 +16,7 @@ HEAPS = {"heaps": [1, 3, 5, 7]}
 
 def _report000(label: str, win: float, quote: str, *options: tuple[str, str]) -> Figure:
     """A figure of report 000's fixed rules against its pure_random, the rule moving first, as its
-    code played them (`games/nim/report000.py`)."""
+    code played them (`games/nim/reports.py`)."""
     agent = AgentRef(label, "rules", (("preset", "000"), *options))
     return Figure(HEAPS, agent, PURE_RANDOM, "first", win, round(1 - win, 2), 0.00, 100, S000_NIM, (quote,))
 

@@ -1,0 +1,110 @@
+"""The course reports' Nim players as their code played them (`AGENT:preset=000` or `=003`),
+beside our agents named after their prose (`random`, `rules:rule=...`, `expert`). Moves are
+(row r, count o), rows numbered from the top, 0 first, listed row by row, fewest first.
+
+Report 000's fixed rules each take the largest legal move under a sort key, and the keys, not
+the names, say what they play: "min" and "max" pick the first or the last non-empty row,
+"highest" and "lowest" take the whole row or one object. Its `pick_minimum_from_highest_row`
+so empties the first non-empty row, where our `rules:rule=largest-min` takes one object from
+the largest heap. `pick_maximum_from_highest_row` is called but not printed; its key is read
+off the other three (the last row, all of it). `count_and_decide` plays one rule with an odd
+number of non-empty rows and another with an even one; the report printed five pairs.
+
+Report 003's `fixed_strategy` tests the position before the move where its comment means the
+position after it, so it discards no move but where a single heap is left: it empties the board
+where one move does, else takes one object from the first non-empty heap. Its
+`optimal_strategy` plays the first move leaving a nim-sum of 0 over the raw heaps, the bound
+ignored, else a random move: a perfect player only without a bound, under normal play.
+
+Both reports' random player (`pure_random`, `random_strategy`) draws a non-empty row, then a
+count, where our `random` draws a move: from heaps 1,3,5,7 it takes the single object a
+quarter of the time, not a sixteenth. Under a bound k the moves are those taking at most k (as
+the reports' `cook_status` lists them); report 000 played 1,3,5,7 unbounded.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from operator import xor
+
+from retrograde.games.hooks import Policy
+from retrograde.games.nim.players import take
+from retrograde.spec import Option
+
+#: The report's rules by name: the sort key over (row, count) whose largest legal move it takes.
+KEYS = {
+    "min-from-highest-row": lambda row, count: (-row, count),
+    "min-from-lowest-row": lambda row, count: (-row, -count),
+    "max-from-lowest-row": lambda row, count: (row, -count),
+    "max-from-highest-row": lambda row, count: (row, count),
+}
+COUNT_AND_DECIDE = "count-and-decide"
+
+
+def _legal(heaps: tuple[int, ...], max_take: int | None) -> list[tuple[int, int]]:
+    return [(row, count) for row, heap in enumerate(heaps) for count in range(1, heap + 1)
+            if max_take is None or count <= max_take]
+
+
+class RowFirstRandom(Policy):
+    name = "random"
+    summary = ("the reports' random player (000's pure_random, 003's random_strategy): a non-empty heap "
+               "uniformly, then how many to take uniformly (ours draws one of the moves uniformly)")
+
+    def choose(self, position):
+        rows = [row for row, heap in enumerate(position) if heap]
+        row = rows[int(self.rng.integers(len(rows)))]
+        most = position[row] if self.game.max_take is None else min(position[row], self.game.max_take)
+        return take(self.game, position, row, 1 + int(self.rng.integers(most)))
+
+
+class Report000Rules(Policy):
+    name = "rules"
+    summary = ("report 000's fixed rules as its code ran them: 'min'/'max' pick the first/last non-empty "
+               "heap, 'highest'/'lowest' take all of it/one (ours follow the names: the largest or smallest "
+               "heap); count-and-decide by the parity of the non-empty heaps")
+    options = (Option("rule", "which of the report's rules", "min-from-highest-row", kind="choice",
+                      choices=(*KEYS, COUNT_AND_DECIDE)),
+               Option("odd", "count-and-decide: the rule with an odd number of non-empty heaps",
+                      "max-from-highest-row", kind="choice", choices=tuple(KEYS)),
+               Option("even", "count-and-decide: the rule with an even number", "min-from-lowest-row",
+                      kind="choice", choices=tuple(KEYS)))
+
+    def __init__(self, game, rng, *, rule: str, odd: str, even: str):
+        super().__init__(game, rng)
+        self.rule, self.odd, self.even = rule, odd, even
+
+    def choose(self, position):
+        rule = self.rule
+        if rule == COUNT_AND_DECIDE:
+            rule = self.odd if sum(1 for heap in position if heap) % 2 else self.even
+        key = KEYS[rule]
+        row, count = max(_legal(tuple(position), self.game.max_take), key=lambda move: key(*move))
+        return take(self.game, position, row, count)
+
+
+class Report003Fixed(Policy):
+    name = "rules"
+    summary = ("report 003's fixed_strategy as its code ran it: empty the board where one move does, else "
+               "one object from the first non-empty heap (ours discards the moves that lose at once, as its "
+               "comment says)")
+
+    def choose(self, position):
+        moves = _legal(tuple(position), self.game.max_take)
+        row, count = next((move for move in moves if sum(position) == move[1]), moves[0])
+        return take(self.game, position, row, count)
+
+
+class Report003Optimal(Policy):
+    name = "expert"
+    summary = ("report 003's optimal_strategy: the first move leaving a nim-sum of 0 over the raw heaps "
+               "(the bound and misère play ignored), else a random move (ours: Grundy values h mod k+1, "
+               "misère too)")
+
+    def choose(self, position):
+        moves = _legal(tuple(position), self.game.max_take)
+        for row, count in moves:
+            if reduce(xor, position[:row] + (position[row] - count,) + position[row + 1:], 0) == 0:
+                return take(self.game, position, row, count)
+        return take(self.game, position, *moves[int(self.rng.integers(len(moves)))])
+
