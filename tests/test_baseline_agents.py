@@ -257,11 +257,33 @@ def test_report_003s_optimal_strategy_ignores_the_bound():
     assert {build_agent("expert", bounded, seed=seed).choose((5,))[0] for seed in range(20)} == {"1-1"}
 
 
+def test_report_003s_evolved_strategy_plays_the_game_its_log_shows():
+    """The log's match on 1,3,5: the evolved player (moving first) left 1,3,2, then 0,2,2 from
+    0,3,2, 0,1,1 from 0,2,1, and took the last object."""
+    agent = build_agent("ga:preset=003", make_game("nim", {"heaps": [1, 3, 5]}), seed=0)
+    for before, after in (((1, 3, 5), (1, 3, 2)), ((0, 3, 2), (0, 2, 2)), ((0, 2, 1), (0, 1, 1)),
+                          ((0, 0, 1), (0, 0, 0))):
+        assert agent.choose(before)[1] == after
+
+
+def test_report_003s_xor_genome_moves_to_a_nim_sum_of_zero():
+    """Its genome (a & !b) | (!a & b) folds the heaps into their nim-sum: where a move leaves 0,
+    the lowest score is 0 (the theory's winning move)."""
+    game = make_game("nim", {"heaps": [3, 4, 5, 6]})
+    agent = build_agent("ga:preset=003,genome=(0,0,1,1,1,0,0)", game, seed=0)
+    for heaps in itertools.product(range(4), range(5), range(6), range(7)):
+        if heaps[0] ^ heaps[1] ^ heaps[2] ^ heaps[3]:
+            _, child = agent.choose(heaps)
+            assert child[0] ^ child[1] ^ child[2] ^ child[3] == 0, heaps
+
+
 @pytest.mark.parametrize("spec,reason", [
     ("random:preset=001", "no preset '001' for nim: presets: 000, 003"),
     ("mcts:preset=000", "no preset '000' for nim"),
     ("rules:preset=000,rule=largest-min", "must be one of min-from-highest-row"),
     ("rules:preset=000,depth=2", "has no option 'depth'"),
+    ("ga:preset=003,genome=(0.1,0.2)", "give 4n\\+3 numbers"),
+    ("ga:preset=003,genome=(0,0,1,1,1,0,2)", "give 4n\\+3 numbers"),
 ])
 def test_a_preset_an_agent_lacks_is_refused_in_one_line(spec, reason):
     with pytest.raises(BadAgent, match=reason) as caught:
@@ -277,6 +299,7 @@ def test_retrograde_agents_says_how_each_preset_differs():
     assert any("preset=000: report 000's fixed rules" in line for line in lines)
     assert any("preset=003: report 003's fixed_strategy" in line and "ours" in line for line in lines)
     assert any("preset=003: report 003's optimal_strategy" in line and "ours" in line for line in lines)
+    assert any("preset=003: report 003's evolved strategy" in line and "ours" in line for line in lines)
 
 
 # --- mcts kernels against the plain-Python rules -----------------------------------------------

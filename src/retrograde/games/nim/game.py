@@ -48,7 +48,8 @@ class Nim(Game):
                     ("rules", "000"): "retrograde.games.nim.reports:Report000Rules",
                     ("random", "003"): "retrograde.games.nim.reports:RowFirstRandom",
                     ("rules", "003"): "retrograde.games.nim.reports:Report003Fixed",
-                    ("expert", "003"): "retrograde.games.nim.reports:Report003Optimal"}
+                    ("expert", "003"): "retrograde.games.nim.reports:Report003Optimal",
+                    ("ga", "003"): "retrograde.games.nim.reports:Report003Formula"}
     params_spec = (
         Param("heaps", "heap sizes of the start position, comma-separated (e.g. 1,3,5,7)",
               kind=parse_heaps, required=True, metavar="LIST"),

@@ -16,6 +16,12 @@ where one move does, else takes one object from the first non-empty heap. Its
 `optimal_strategy` plays the first move leaving a nim-sum of 0 over the raw heaps, the bound
 ignored, else a random move: a perfect player only without a bound, under normal play.
 
+Report 003's evolved strategy (`ga:preset=003`) scores each move by folding the heaps it leaves
+with a two-argument boolean formula over the integers' bits (a genome of 4n+3 numbers, each
+below or above 0.5: a or !a, & or |, b or !b, then & or | to the next clause; !a is Python's
+~a, so scores can be negative) and plays the first move of the lowest score. By default it
+plays the genome the report evolved, (a & b) & (!a | b) | (!a & !b).
+
 Both reports' random player (`pure_random`, `random_strategy`) draws a non-empty row, then a
 count, where our `random` draws a move: from heaps 1,3,5,7 it takes the single object a
 quarter of the time, not a sixteenth. Under a bound k the moves are those taking at most k (as
@@ -27,6 +33,7 @@ from __future__ import annotations
 from functools import reduce
 from operator import xor
 
+from retrograde.errors import BadAgent
 from retrograde.games.hooks import Policy
 from retrograde.games.nim.players import take
 from retrograde.spec import Option
@@ -107,4 +114,49 @@ class Report003Optimal(Policy):
             if reduce(xor, position[:row] + (position[row] - count,) + position[row + 1:], 0) == 0:
                 return take(self.game, position, row, count)
         return take(self.game, position, *moves[int(self.rng.integers(len(moves)))])
+
+
+#: The genome report 003 evolved (its log's "Best individual").
+EVOLVED_003 = "0.49,0.09,0.38,0.11,0.88,0.64,0.47,0.79,0.63,0.06,0.68"
+
+
+def _formula(genome: list[float]):
+    """Report 003's genetic_op: clause i is (a or !a) (& or |) (b or !b) by genes 4i..4i+2, joined
+    to the clauses before it, left to right, by gene 4i+3."""
+    def fold(a: int, b: int) -> int:
+        result, join = None, None
+        for start in range(0, len(genome), 4):
+            x = a if genome[start] < 0.5 else ~a
+            y = b if genome[start + 2] < 0.5 else ~b
+            clause = x & y if genome[start + 1] < 0.5 else x | y
+            result = clause if join is None else join(result, clause)
+            if start + 3 < len(genome):
+                join = (lambda p, q: p & q) if genome[start + 3] < 0.5 else (lambda p, q: p | q)
+        return result
+    return fold
+
+
+class Report003Formula(Policy):
+    name = "ga"
+    summary = ("report 003's evolved strategy: the first move whose heaps, folded by a boolean formula of "
+               "their bits, score lowest (ours, report 001's genome: heap and take rules drawn by weight)")
+    options = (Option("genome", "4n+3 numbers in [0, 1], comma-separated in parentheses (default: the genome "
+                                "the report evolved)", EVOLVED_003, kind="text"),)
+
+    def __init__(self, game, rng, *, genome: str):
+        super().__init__(game, rng)
+        try:
+            genes = [float(gene) for gene in genome.split(",")]
+        except ValueError:
+            genes = []
+        if len(genes) < 7 or (len(genes) - 3) % 4 or not all(0 <= gene <= 1 for gene in genes):
+            raise BadAgent(f"ga:preset=003: genome={genome}: give 4n+3 numbers (n >= 1) in [0, 1], "
+                           "comma-separated in parentheses")
+        self.fold = _formula(genes)
+
+    def choose(self, position):
+        def score(move):
+            row, count = move
+            return reduce(self.fold, position[:row] + (position[row] - count,) + position[row + 1:])
+        return take(self.game, position, *min(_legal(tuple(position), self.game.max_take), key=score))
 
