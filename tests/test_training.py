@@ -29,6 +29,8 @@ from retrograde.games import make_game
 from retrograde.training import train
 from retrograde.training.measure import ValueKeptSample
 from retrograde.training.rl import RlLearner
+from retrograde.training.stage import learner_for
+from retrograde.data.store import Store
 
 NIM = {"heaps": [1, 2, 3]}
 
@@ -235,6 +237,26 @@ def test_linear_rl_and_ga_train_on_4x4_quixo_and_their_agents_play(tmp_path):
         position = game.initial_position
         for _ in range(10):
             assert agent.choose(position) in game.moves(position)
+
+
+def test_ga_fitness_from_the_store_tells_genomes_apart(solved, tmp_path):
+    """Given a store, fitness is the exact share of a sample where a genome keeps the value (not
+    a win share against random, which every 3x3 genome saturates); without one it is refused."""
+    game = make_game("quixo", {"size": 3})
+    with Store.open(solved("quixo", {"size": 3})) as store:
+        learner = learner_for("ga:population=8,sample=300", game, store=store, seed=2)
+        assert learner.settings["fitness"] == "exact"
+        learner.start(np.random.default_rng(2))
+        assert len(set(learner.fitness.tolist())) > 1 and all(0 < f < 1 for f in learner.fitness)
+        matches = learner_for("ga:population=8,games=4,fitness=matches", game, store=store, seed=2)
+        assert matches.sample is None
+        out = train("ga:population=4,offspring=4,generations=2,sample=100", game, tmp_path / "g.json", seed=2,
+                    store=store)
+    document = json.loads(out.read_text())
+    assert document["settings"]["fitness"] == "exact" and 0 < document["fitness"] <= 1
+    with pytest.raises(BadAgent, match="fitness=exact measures genomes on a solved store: give --store"):
+        train("ga:fitness=exact", "nim --heaps 1,3,5", tmp_path / "n.json", seed=1)
+    assert not (tmp_path / "n.json").exists()
 
 
 # --- artifacts: determinism and refusals ----------------------------------------------------

@@ -247,6 +247,11 @@ def test_report_holds_the_learning_curves_train_writes(solved, tmp_path):
         assert [point[unit] for point in written] == expected
         assert curves[spec] == [{"step": point[unit], "value_kept": point["value_kept"]} for point in written]
     assert 'alt="Learning curves"' in (tmp_path / "report" / "report.html").read_text()
+    trained = json.loads((tmp_path / "report" / "report.json").read_text())["training"]
+    assert list(trained) == specs  # every artifact says how it learnt, measured or not
+    assert trained[specs[0]].startswith("GA, 3 generations of 3 + 3; fitness exact: the share of a sample of 2,000")
+    assert trained[specs[1]].startswith("Q-learning, 300 episodes against self, alpha 0.1")
+    assert "## Training" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_a_report_does_not_depend_on_where_its_artifacts_lie(solved, tmp_path):

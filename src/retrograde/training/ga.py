@@ -4,9 +4,13 @@ rules, seed 002's Quarto rule), else weights of its board features (`agents.ga`)
 Each generation breeds `offspring` children: two parents (uniformly at random with
 selection=plus, by tournament with selection=tournament), uniform crossover, then each gene
 gets Gaussian noise with probability `mutation` (clipped to the genome's range). Survivors:
-(mu+lambda) with plus, the best parent and the best children with tournament. Fitness is the
-win share (a draw counts half) over `games` seeded matches from the start position against the
-opponent agents in turn, seats alternating; it is measured once per individual.
+(mu+lambda) with plus, the best parent and the best children with tournament. Fitness is
+measured once per individual. With fitness=matches it is the win share (a draw counts half)
+over `games` seeded matches from the start position against the opponent agents in turn, seats
+alternating: against random it soon saturates (every genome wins), so it cannot tell genomes
+apart. With fitness=exact (the default given --store) it is the share of a sample of the store's
+positions, drawn once from the training seed apart from the learning curve's, where the
+genome's move keeps the position's value.
 """
 
 from __future__ import annotations
@@ -24,10 +28,13 @@ from retrograde.errors import BadAgent
 from retrograde.pipeline.progress import Progress
 from retrograde.spec import Option, parse_spec_list
 from retrograde.training.learner import Learner
+from retrograde.training.measure import ValueKeptSample
 
 #: A match's result for the individual, and what it scores.
 SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 SWAPPED = {"win": "loss", "draw": "draw", "loss": "win"}
+#: The exact fitness sample's stream (the learning curve's sample is another of the same seed).
+FITNESS_STREAM = 0xF175
 
 
 class GaLearner(Learner):
@@ -47,10 +54,14 @@ class GaLearner(Learner):
         Option("opponents", "opponent specs, comma-separated in parentheses, played in turn "
                             "(auto: the genome's, random unless the game says otherwise)", "auto", kind="text"),
         Option("plies", "ply cap of a match (a draw when reached)", 200, low=1),
+        Option("fitness", "exact: the share of a sample of the store's positions where the genome keeps the "
+                          "value; matches: the win share against the opponents; auto: exact given --store",
+               "auto", kind="choice", choices=("auto", "exact", "matches")),
+        Option("sample", "positions of the exact fitness's sample", 2000, low=1),
         Option("every", "generations between checkpoints (0: a tenth of them)", 0, low=0),
     )
 
-    def __init__(self, game, settings: dict[str, Any], *, store=None):
+    def __init__(self, game, settings: dict[str, Any], *, store=None, seed: int = 0):
         if GenomeAgent.cannot_play(game):
             raise BadAgent(f"ga cannot learn {game.describe()}: {GenomeAgent.cannot_play(game)}")
         self.genome = genome_of(game)
@@ -66,7 +77,13 @@ class GaLearner(Learner):
                                "give offspring >= population - 1")
             if settings["tournament"] > settings["population"]:
                 raise BadAgent("ga: tournament must not exceed population")
-        super().__init__(game, settings, store=store)
+        if settings["fitness"] == "auto":
+            settings["fitness"] = "exact" if store is not None else "matches"
+        if settings["fitness"] == "exact" and store is None:
+            raise BadAgent("ga: fitness=exact measures genomes on a solved store: give --store STORE")
+        super().__init__(game, settings, store=store, seed=seed)
+        self.sample = (ValueKeptSample(store, game, seed, settings["sample"], stream=FITNESS_STREAM)
+                       if settings["fitness"] == "exact" else None)
         self.names, self.low, self.high = self.genome.names, self.genome.low, self.genome.high
         self.population = np.empty((0, len(self.names)))
         self.fitness = np.empty(0)
@@ -76,9 +93,12 @@ class GaLearner(Learner):
         return self.settings["generations"]
 
     def _fitness(self, weights: np.ndarray, rng: np.random.Generator) -> float:
-        """Win share (draws half) of `weights` over the seeded matches."""
+        """The share of the sample where `weights` keep the value, or their win share (draws half)
+        over the seeded matches."""
         seed = int(rng.integers(2**62))
         player = GenomeAgent(self.game, seed=seed, weights=weights)
+        if self.sample is not None:
+            return self.sample.value_kept(player)
         start, plies = self.game.initial_position, self.settings["plies"]
         score = 0.0
         for match in range(self.settings["games"]):

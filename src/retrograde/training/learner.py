@@ -46,10 +46,12 @@ class Learner(ABC):
         """The options the learner takes for `game` (its own, and those the game adds)."""
         return cls.options
 
-    def __init__(self, game: Game, settings: dict[str, Any], *, store=None):
+    def __init__(self, game: Game, settings: dict[str, Any], *, store=None, seed: int = 0):
         self.game = game
         self.settings = settings
         self.store = store
+        #: The training's seed, for what the learner draws once (not from the checkpointed generator).
+        self.seed = seed
 
     @property
     def unit(self) -> str:

@@ -23,12 +23,13 @@ _STREAM = 0x5A4D
 
 
 class ValueKeptSample:
-    """A seeded sample of a store's positions and the value-keeping moves of each."""
+    """A seeded sample of a store's positions and the value-keeping moves of each (`stream`
+    tells apart samples of one seed: the learning curve's, the GA's exact fitness)."""
 
-    def __init__(self, store: Store, game: Game, seed: int, size: int = SAMPLE_SIZE):
+    def __init__(self, store: Store, game: Game, seed: int, size: int = SAMPLE_SIZE, stream: int = _STREAM):
         if store.game.name != game.name or store.game.params != game.params:
             raise BadAgent(f"store {str(store.path)!r} holds {store.game.describe()}, not {game.describe()}")
-        self.positions = self._draw(store, game, np.random.default_rng([seed, _STREAM]), size)
+        self.positions = self._draw(store, game, np.random.default_rng([seed, stream]), size)
         self.keep = [frozenset(move.move for move in analysis.moves if move.value.outcome == analysis.value.outcome)
                      for analysis in analyse(store, self.positions)]
 

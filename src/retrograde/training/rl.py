@@ -57,7 +57,7 @@ class RlLearner(Learner):
         option = features.genome_option if features is not None else None
         return cls.options + ((option,) if option is not None else ())
 
-    def __init__(self, game, settings: dict[str, Any], *, store=None):
+    def __init__(self, game, settings: dict[str, Any], *, store=None, seed: int = 0):
         self.model_class = model_class(game)
         if self.model_class is None:
             raise BadAgent(f"rl cannot learn {game.describe()}: {QAgent.cannot_play(game)}")
@@ -66,7 +66,7 @@ class RlLearner(Learner):
             build_agent(self.opponent, game, seed=0, store=store)
         settings["opponent"] = str(self.opponent or "self")
         self.model_options = _genome_of_features(game, settings)
-        super().__init__(game, settings, store=store)
+        super().__init__(game, settings, store=store, seed=seed)
         final, episodes = settings["epsilon"], settings["episodes"]
         self.b = 0.9 * episodes * final / (1 - final)
         self.model: TabularQ | LinearQ = self.model_class(game, **self.model_options)

@@ -36,13 +36,14 @@ LEARNERS: dict[str, type[Learner]] = {cls.name: cls for cls in (GaLearner, RlLea
 CHECKPOINT = "checkpoint.npz"
 
 
-def learner_for(spec: str, game: Game, *, store=None) -> Learner:
-    """The learner a spec names (`ga:...`, `rl:...`), with its options typed and checked."""
+def learner_for(spec: str, game: Game, *, store=None, seed: int = 0) -> Learner:
+    """The learner a spec names (`ga:...`, `rl:...`), with its options typed and checked, for a
+    training seeded with `seed`."""
     parsed = parse_spec(spec)
     cls = LEARNERS.get(parsed.name)
     if cls is None:
         raise BadAgent(f"unknown learner {parsed.name!r}; learners: {', '.join(LEARNERS)}")
-    return cls(game, typed_options(parsed, cls.options_for(game)), store=store)
+    return cls(game, typed_options(parsed, cls.options_for(game)), store=store, seed=seed)
 
 
 def _check_out(out: Path, suffix: str, learner: str) -> None:
@@ -89,7 +90,7 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, sto
     with ExitStack() as stack:
         if store is not None and not isinstance(store, Store):
             store = stack.enter_context(Store.open(store))
-        learner = learner_for(spec, game, store=store)
+        learner = learner_for(spec, game, store=store, seed=seed)
         _check_out(out, learner.suffix, learner.name)
         stack.enter_context(writer_lock(out, "training artifact"))
         every = learner.settings["every"] or math.ceil(learner.total / 10)

@@ -1,17 +1,21 @@
-"""Learning curves recorded in training artifacts that agent specs name.
+"""Learning curves, and how each artifact was trained, from the training artifacts that agent
+specs name.
 
 An agent option of kind "file" names an artifact; the points of its learning curve that a store
 measured (`data.artifact.measured_curve`) give the report's {"step", "value_kept"} points, the
-step being the units trained (generations, episodes). Anything else is skipped: a curve is optional.
+step being the units trained (generations, episodes), and its settings say how it learnt
+(`training`: a GA's fitness, exact or from matches; a Q-learner's opponent and rates). Anything
+else is skipped: both are optional.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from retrograde.agents import agent_options, parse_spec
+from retrograde.agents import PRESET, agent_options, parse_spec
 from retrograde.data.artifact import measured_curve, read_metadata
 from retrograde.errors import BadAgent
 from retrograde.games import Game
@@ -27,18 +31,48 @@ def read_curve(path: Path) -> list[dict[str, float]] | None:
     return kept or None
 
 
+def _artifacts(spec: str, game: Game) -> list[Path]:
+    """The files the file options of `spec` (an agent of `game`) name, in its options' order."""
+    try:
+        parsed = parse_spec(spec)
+        kinds = {option.name: option.kind for option in agent_options(parsed.name, game, parsed.get(PRESET))}
+    except (BadAgent, ImportError):
+        return []
+    return [Path(value).expanduser() for key, value in parsed.options if kinds.get(key) == "file"]
+
+
 def learning_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
     """The curve of each spec (of an agent of `game`) whose file options name an artifact holding one."""
     curves = {}
     for spec in specs:
-        try:
-            parsed = parse_spec(spec)
-            kinds = {option.name: option.kind for option in agent_options(parsed.name, game)}
-        except (BadAgent, ImportError):
-            continue
-        for key, value in parsed.options:
-            curve = read_curve(Path(value).expanduser()) if kinds.get(key) == "file" else None
-            if curve:
-                curves[spec] = curve
-                break
+        curve = next(filter(None, map(read_curve, _artifacts(spec, game))), None)
+        if curve:
+            curves[spec] = curve
     return curves
+
+
+def how_trained(metadata: Any) -> str:
+    """How a training artifact learnt, in words, from its settings (ValueError, KeyError or
+    TypeError if `metadata` is not a training artifact's)."""
+    measured_curve(metadata)  # refuses what is not a training artifact
+    learner, settings = metadata["learner"], metadata["settings"]
+    if learner == "ga":
+        how = (f"fitness exact: the share of a sample of {settings['sample']:,} stored positions (apart from the "
+               "learning curve's) where a genome keeps the value" if settings.get("fitness") == "exact" else
+               f"fitness: win share over {settings['games']} matches against {settings['opponents']}")
+        return f"GA, {settings['generations']} generations of {settings['population']} + {settings['offspring']}; {how}"
+    return (f"Q-learning, {settings['episodes']:,} episodes against {settings['opponent']}, alpha {settings['alpha']}, "
+            f"gamma {settings['gamma']}, final epsilon {settings['epsilon']}")
+
+
+def training(specs: list[str], game: Game) -> dict[str, str]:
+    """How each spec's artifact (of an agent of `game`) was trained, where one names a training artifact."""
+    found = {}
+    for spec in specs:
+        for path in _artifacts(spec, game):
+            try:
+                found[spec] = how_trained(read_metadata(path))
+                break
+            except (OSError, ValueError, KeyError, TypeError, EOFError):
+                continue
+    return found

@@ -88,6 +88,13 @@ def published_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]
     return head, rows
 
 
+def training_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    curves = report["learning_curves"]
+    rows = [[spec, how, " -> ".join(_pct(curves[spec][i]["value_kept"]) for i in (0, -1)) if spec in curves else "-"]
+            for spec, how in report.get("training", {}).items()]
+    return ["agent", "how it was trained", "value kept, first -> last measured"], rows
+
+
 def tier_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     specs = list(report["agents"])
     tiers = [t for t in report["tiers"] if any(t in report["agents"][s]["by_tier"] for s in specs)]
@@ -111,11 +118,13 @@ SECTIONS: tuple[tuple[str, Callable[[dict[str, Any]], tuple[list[str], list[list
     ("Blunders: where the agent placed, or what it handed over", blunder_table),
     ("Tournaments", tournament_table),
     ("Ratings", rating_table),
+    ("Training", training_table),
     ("Beside the seeds' published results", published_table),
     ("Value kept by tier", tier_table),
 )
-#: Sections left out when they have no rows (blunders: sampled Quarto validation only).
-OPTIONAL = {blunder_table}
+#: Sections left out when they have no rows (blunders: sampled Quarto validation only; training:
+#: no agent names a training artifact).
+OPTIONAL = {blunder_table, training_table}
 #: The HTML page shows the plots before these sections.
 AFTER_PLOTS = {published_table, tier_table}
 

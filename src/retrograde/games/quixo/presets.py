@@ -7,7 +7,7 @@ WORKFLOWS = (
     Workflow("quixo3", "solve and verify 3x3 Quixo (19,683 positions)", {"size": 3}),
     Workflow("quixo4", "solve, verify, train a GA and a Q-learner, validate 8 agents on 4x4 Quixo "
              "(43,046,721 positions; a few minutes on 2 cores)", {"size": 4},
-             train=(("ga:generations=10", "ga.json"), ("rl:episodes=4000", "rl.npz")),
+             train=(("ga:generations=10", "ga.json"), ("rl:episodes=4000,alpha=0.05", "rl.npz")),
              agents=("lookup", "random", "greedy", "minimax:depth=2", "minimax:depth=3", "mcts:iterations=500",
                      "ga:params={folder}/ga.json", "rl:params={folder}/rl.npz"),
              games=20),
