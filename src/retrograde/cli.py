@@ -550,26 +550,41 @@ class WorkflowCommand(click.Command):
     """`run`: its help lists the workflows (read only when the help is shown)."""
 
     def format_epilog(self, ctx, formatter):
-        from retrograde.workflows import WORKFLOWS
+        from retrograde.workflows import SEEDS, WORKFLOWS
 
         with formatter.section("Workflows"):
-            formatter.write_dl([(w.name, w.description) for _, w in WORKFLOWS.values()])
+            formatter.write_dl([(w.name, w.description) for _, w in WORKFLOWS.values()] +
+                               [(SEEDS, "every match figure the course reports published, played again with their "
+                                        "agents as their code played them; a verdict on each (--only NUMBER: one "
+                                        "report's rows)")])
 
 
 @cli.command(cls=WorkflowCommand)
 @click.argument("workflow", required=False)
 @click.option("--out", default=None, type=PATH, metavar="DIR",
               help="Keep the workflow's folder in DIR/WORKFLOW (default: retrograde-out/WORKFLOW).")
+@click.option("--only", default=None, metavar="NUMBER", help="seeds: play the rows of this course report only.")
 @cluster_options
-def run(workflow, out, workers, scheduler, quiet) -> None:
+def run(workflow, out, only, workers, scheduler, quiet) -> None:
     """Run a named end-to-end workflow (plan, solve, verify, then train and validate where it
     names learners and agents); rerun to resume."""
     from retrograde.pipeline.progress import clock
-    from retrograde.workflows import WORKFLOWS, run_workflow, workflow_folder
+    from retrograde.workflows import SEEDS, WORKFLOWS, run_workflow, workflow_folder
 
     if workflow is None:
-        raise BadOption(f"run needs a workflow: {', '.join(WORKFLOWS)} ('retrograde run --help' says what each does)")
+        raise BadOption(f"run needs a workflow: {', '.join([*WORKFLOWS, SEEDS])} ('retrograde run --help' says what "
+                        "each does)")
+    if only is not None and workflow != SEEDS:
+        raise BadOption(f"--only: only the {SEEDS} workflow takes it")
     started = time.monotonic()
+    if workflow == SEEDS:
+        from retrograde.workflows.seeds import run_seeds
+
+        folder = workflow_folder(SEEDS, out)
+        document = run_seeds(folder, only=only, workers=workers, scheduler=scheduler, quiet=quiet)
+        click.echo(f"{SEEDS}: {document['summary']} in {clock(time.monotonic() - started)}; "
+                   f"report: {folder / 'report.html'}")
+        return
     state = run_workflow(workflow, out, workers=workers, scheduler=scheduler, quiet=quiet)
     value = f"{state['value']}; " if state["value"] else ""
     click.echo(f"{workflow}: {value}{', '.join(state['stages'])} done in "

@@ -33,6 +33,9 @@ def _workflows() -> dict[str, tuple[type[Game], Workflow]]:
 WORKFLOWS = _workflows()
 
 
+#: The workflow that plays the course reports' published figures again (`workflows.seeds`).
+SEEDS = "seeds"
+
 #: Where `run` keeps each workflow's folder unless told otherwise.
 DEFAULT_OUT = Path("retrograde-out")
 
@@ -47,7 +50,7 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
     """Run (or resume) a named workflow in `workflow_folder(name, out)`; returns the state
     recorded in its workflow.json, with the instance's value ("value") added."""
     if name not in WORKFLOWS:
-        raise BadOption(f"unknown workflow {name!r}; known workflows: {', '.join(sorted(WORKFLOWS))}")
+        raise BadOption(f"unknown workflow {name!r}; known workflows: {', '.join(sorted([*WORKFLOWS, SEEDS]))}")
     game_class, workflow = WORKFLOWS[name]
     if out is not None and Path(out).exists() and not Path(out).is_dir():
         raise BadOption(f"--out {str(out)!r} is not a folder")

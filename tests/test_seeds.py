@@ -1,0 +1,89 @@
+"""`retrograde run seeds`: the course reports' figures played again, with a verdict on each.
+
+The verdicts are checked against Wilson intervals computed here by hand; the run is checked
+end to end on report 000's rows (Nim's fixed rules as its code ran them, and its Quarto GA)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from conftest import run_cli
+from processes import assert_one_error_line
+from retrograde.games.hooks import AgentRef, Figure
+from retrograde.validation import seeds
+
+
+def interval(k: int, n: int) -> tuple[float, float]:
+    z = 1.959963984540054
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
+
+
+def figure(win, draw, loss, games, seat="first"):
+    return seeds.SeedFigure("nim", Figure({"heaps": [1, 3, 5, 7]}, AgentRef("theirs", "rules", (("rule", "fixed"),)),
+                                          AgentRef("pure_random", "random", (("preset", "000"),)), seat, win, loss,
+                                          draw, games, "000_x.txt, Table 9 (a note)"))
+
+
+def test_a_figure_is_reproduced_when_each_rate_it_gives_lies_in_our_interval():
+    ours = seeds.ours(153, 0, 47, None)
+    assert ours["win_ci95"] == pytest.approx(interval(153, 200)) and ours["loss"] == 47 / 200
+    row = seeds.row(figure(0.80, 0.0, 0.20, 100), ours)
+    assert (row["seed"], row["where"], row["verdict"], row["why"]) == ("000_x.txt", "Table 9 (a note)", "reproduced",
+                                                                        None)
+    assert row["agent"] == "rules:rule=fixed" and row["opponent"] == "random:preset=000"
+    # A rate the report leaves out (None) is not held to anything.
+    assert seeds.row(figure(0.80, None, None, 100), ours)["verdict"] == "reproduced"
+
+
+def test_a_figure_not_reproduced_says_why_from_both_samples():
+    low, high = interval(120, 200)  # ours: 60% wins
+    small = seeds.row(figure(0.70, 0.0, 0.30, 100), seeds.ours(120, 0, 80, None))
+    assert small["verdict"] == "not reproduced"
+    assert f"their win rate 70.0% lies outside our 95% interval [{low:.1%}, {high:.1%}] over 200 games" in small["why"]
+    assert "overlaps ours: their sample was small" in small["why"]
+    far = seeds.row(figure(0.95, 0.0, 0.05, 1000), seeds.ours(120, 0, 80, None))
+    assert "does not overlap ours: their agents, opponents or rules differ" in far["why"]
+    unknown = seeds.row(figure(0.95, 0.0, 0.05, None), seeds.ours(120, 0, 80, None))
+    assert unknown["verdict"] == "not reproduced" and "their own interval" not in unknown["why"]
+
+
+def test_we_play_at_least_the_reports_games_and_200_a_seat():
+    assert figure(0.8, 0, 0.2, 100).games == 200
+    assert figure(0.8, 0, 0.2, 1000).games == 1000
+    assert figure(0.8, 0, 0.2, None, seat="either").games == 400
+
+
+def test_run_seeds_plays_report_000s_rows_and_resumes(tmp_path):
+    first = run_cli("run", "seeds", "--only", "000", "--out", str(tmp_path), "--workers", "0", "--quiet")
+    assert first.returncode == 0, first.stderr
+    folder = tmp_path / "seeds"
+    document = json.loads((folder / "report.json").read_text())
+    rows = document["rows"]
+    assert {row["seed"][:3] for row in rows} == {"000"} and len(rows) == 9
+    for row in rows:
+        assert set(row) >= {"seed", "where", "game", "agent", "opponent", "seat", "theirs", "ours", "verdict", "why"}
+        assert row["verdict"] in ("reproduced", "not reproduced") and row["ours"]["games"] >= 200
+        assert (row["why"] is None) == (row["verdict"] == "reproduced")
+    nim = [row for row in rows if row["game"] == "nim"]
+    assert all(row["ours"]["value_kept"] is not None for row in nim)  # Nim 1,3,5,7 is solved for the audit
+    assert sum(row["verdict"] == "reproduced" for row in nim) >= 6  # as their code played, the figures hold
+    assert {"report.md", "report.html"} <= {path.name for path in folder.iterdir()}
+    again = run_cli("run", "seeds", "--only", "000", "--out", str(tmp_path), "--workers", "0")
+    assert again.returncode == 0 and "tournament" not in again.stderr  # every row was done: none is played
+    assert json.loads((folder / "report.json").read_text()) == document
+
+
+def test_bad_seeds_input_is_one_line(tmp_path):
+    result = run_cli("run", "seeds", "--only", "999", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert_one_error_line(result.stderr, "--only '999': no course report of that name has figures")
+    result = run_cli("run", "quixo3", "--only", "000", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert_one_error_line(result.stderr, "--only: only the seeds workflow takes it")
+    assert list(tmp_path.iterdir()) == []
