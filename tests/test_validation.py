@@ -194,11 +194,19 @@ def test_published_figures_are_set_beside_ours_by_seat():
     quixo4 = make_game("quixo", {"size": 4})
     entry = {"first": "lookup", "second": "lookup", "start": INITIAL, "games": 10, "first_wins": 9, "draws": 1,
              "second_wins": 0}
-    rows = {row["seat"]: row for row in compare(quixo4, ["lookup"], [entry])}
+    rows = {row["seat"]: row for row in compare(quixo4, ["lookup"], [entry], {"lookup": 1.0})}
+    rates = ("win", "loss", "draw", "games", "value_kept")
     assert rows["first"]["theirs"]["win"] == 1.0
-    assert rows["first"]["ours"] == {"win": 0.9, "loss": 0.0, "draw": 0.1, "games": 10}
+    assert [rows["first"]["ours"][key] for key in rates] == [0.9, 0.0, 0.1, 10, 1.0]
     assert rows["second"]["theirs"]["loss"] == 1.0
-    assert rows["second"]["ours"] == {"win": 0.0, "loss": 0.9, "draw": 0.1, "games": 10}
+    assert [rows["second"]["ours"][key] for key in rates] == [0.0, 0.9, 0.1, 10, 1.0]
+    # The verdict `run seeds` gives: neither their 100% wins nor their 0% draws lie in our intervals
+    # of 9 wins and 1 draw in 10 games; the report gives no number of games.
+    assert rows["first"]["verdict"] == "not reproduced"
+    assert rows["first"]["why"] == ("their win rate 100.0% lies outside our 95% interval [59.6%, 98.2%] over 10 "
+                                    "games; their draw rate 0.0% lies outside our 95% interval [1.8%, 40.4%] over "
+                                    "10 games.")
+    assert rows["first"]["seed"].startswith("001") and rows["first"]["where"].startswith("Quixo, Tables 4 and 8")
     # A 5x5 store solved --down-to 23 holds part of the game, whose rules are those of seed 001's 5x5.
     partial = compare(make_game("quixo", {"size": 5, "down_to": 23}), ["lookup"], [entry])
     assert [row["seat"] for row in partial] == ["either"]
@@ -224,7 +232,8 @@ def test_published_figures_are_set_beside_ours_by_seat():
     assert compare(misere, faithful, [rules]) == []
     lowest = "rules:preset=000,rule=min-from-lowest-row"
     rows = compare(make_game("nim", NIM), [lowest, faithful[1]], [{**rules, "first": lowest}])
-    assert [(r["theirs"]["agent"], r["theirs"]["win"]) for r in rows] == [("pick_minimum_from_lowest_row", 0.45)]
+    assert [(r["their_agents"], r["theirs"]["win"]) for r in rows] == [("pick_minimum_from_lowest_row vs pure_random",
+                                                                        0.45)]
 
 
 def test_report_holds_the_learning_curves_train_writes(solved, tmp_path):

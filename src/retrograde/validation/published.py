@@ -5,7 +5,7 @@ agent and opponent as our specs (by agent name and the options that must hold, g
 default), the agent's seat ("first", "second", or "either": the report drew who started), its
 win/loss/draw rates (None where the report does not give one), the number of games, and where it
 is printed. Ours come from the tournaments' games from the start position, from the same agent's
-view.
+view; each row is a `validation.seeds` row (the one `run seeds` writes), with its verdict.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from retrograde.agents import PRESET, agent_options, parse_spec, reads_store
 from retrograde.errors import BadAgent
 from retrograde.games import Game
 from retrograde.games.hooks import AgentRef, Figure
+from retrograde.validation import seeds
 
 
 def matches(ref: AgentRef, spec: str, game: Game) -> bool:
@@ -43,8 +44,8 @@ def _rules_match(figure: Figure, rules: dict[str, Any]) -> bool:
         and not any(value for key, value in rules.items() if key not in figure.params)
 
 
-def _ours(tournaments: Sequence[dict[str, Any]], agent: str, opponent: str, seat: str) -> dict[str, Any] | None:
-    """Our win/loss/draw rates of `agent` against `opponent` in `seat`, from games from the start."""
+def _ours(tournaments: Sequence[dict[str, Any]], agent: str, opponent: str, seat: str) -> tuple[int, int, int]:
+    """Our (wins, draws, losses) of `agent` against `opponent` in `seat`, from games from the start."""
     won = lost = drawn = 0
     for entry in tournaments:
         if entry.get("start", "initial") != "initial":
@@ -53,10 +54,7 @@ def _ours(tournaments: Sequence[dict[str, Any]], agent: str, opponent: str, seat
             won, lost, drawn = won + entry["first_wins"], lost + entry["second_wins"], drawn + entry["draws"]
         if entry["first"] == opponent and entry["second"] == agent and seat in ("second", "either"):
             won, lost, drawn = won + entry["second_wins"], lost + entry["first_wins"], drawn + entry["draws"]
-    games = won + lost + drawn
-    if not games:
-        return None
-    return {"win": won / games, "loss": lost / games, "draw": drawn / games, "games": games}
+    return won, drawn, lost
 
 
 def _reads_store(*specs: str) -> bool:
@@ -64,11 +62,13 @@ def _reads_store(*specs: str) -> bool:
     return any(reads_store(parse_spec(spec).name) for spec in specs)
 
 
-def compare(game: Game, specs: Sequence[str], tournaments: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows setting the seeds' figures beside ours, for every figure whose game (by its rules)
-    matches and whose two agents are both among `specs` (one row per matching pair of our
-    specs). A store of part of the game (e.g. Quixo --down-to) says so in the notes of each row
-    with an agent that reads the store: lookup plays its fallback outside the stored tiers."""
+def compare(game: Game, specs: Sequence[str], tournaments: Sequence[dict[str, Any]],
+            value_kept: dict[str, float | None] | None = None) -> list[dict[str, Any]]:
+    """Rows setting the seeds' figures beside ours (`validation.seeds.row`, with its verdict), for
+    every figure whose game (by its rules) matches and whose two agents are both among `specs` (one
+    row per matching pair of our specs, named by our specs); `value_kept`: each spec's exact audit.
+    A store of part of the game (e.g. Quixo --down-to) says so in the notes of each row with an
+    agent that reads the store: lookup plays its fallback outside the stored tiers."""
     partial = {key: value for key, value in game.params.items() if key not in game.rules and value}
     extent = [f"our store holds part of the game ({', '.join(f'{k}={v}' for k, v in partial.items())}): "
               "our lookup agent plays its fallback outside it"] if partial else []
@@ -78,13 +78,12 @@ def compare(game: Game, specs: Sequence[str], tournaments: Sequence[dict[str, An
             continue
         for agent in (spec for spec in specs if matches(figure.agent, spec, game)):
             for opponent in (spec for spec in specs if matches(figure.opponent, spec, game)):
-                ours = _ours(tournaments, agent, opponent, figure.seat)
-                if ours is None:
+                counts = _ours(tournaments, agent, opponent, figure.seat)
+                if not sum(counts):
                     continue
-                rows.append({"agent": agent, "opponent": opponent, "seat": figure.seat,
-                             "theirs": {"agent": figure.agent.label, "opponent": figure.opponent.label,
-                                        "win": figure.win, "loss": figure.loss, "draw": figure.draw,
-                                        "games": figure.games},
-                             "ours": ours, "source": figure.source,
-                             "notes": [*figure.notes, *(extent if _reads_store(agent, opponent) else [])]})
+                ours = seeds.ours(*counts, (value_kept or {}).get(agent))
+                row = seeds.row(seeds.SeedFigure(game.name, figure), ours)
+                row.update(agent=agent, opponent=opponent,
+                           notes=[*row["notes"], *(extent if _reads_store(agent, opponent) else [])])
+                rows.append(row)
     return rows

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from retrograde.data.durable import make_folder, sync_folder, write_partial
-from retrograde.validation import plots
+from retrograde.validation import plots, seeds
 
 
 def _pct(value: float | None) -> str:
@@ -76,16 +76,8 @@ def rating_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def published_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    head = ["agent", "opponent", "seat", "seed's agents", "seed W/L/D", "seed games", "our W/L/D", "our games",
-            "source", "notes"]
-    rows = []
-    for row in report["published"]:
-        theirs, ours = row["theirs"], row["ours"]
-        rows.append([row["agent"], row["opponent"], row["seat"], f"{theirs['agent']} vs {theirs['opponent']}",
-                     " / ".join(_pct(theirs[k]) for k in ("win", "loss", "draw")), str(theirs["games"] or "?"),
-                     " / ".join(_pct(ours[k]) for k in ("win", "loss", "draw")), str(ours["games"]),
-                     row["source"], "; ".join(row["notes"])])
-    return head, rows
+    """The seeds' figures beside ours: the rows and verdicts `run seeds` gives (`validation.seeds`)."""
+    return seeds.table(report["published"])
 
 
 def training_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:

@@ -189,7 +189,8 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
         "game_description": game.describe(),
         "tier_legend": game.tier_legend,
         "ratings": rated,
-        "published": published.compare(game, specs, entries),
+        "published": published.compare(game, specs, entries, {spec: entry["move_quality"]["value_kept"]
+                                                               for spec, entry in measured["agents"].items()}),
         "checks": consistency_checks(game, {s: e["move_quality"] for s, e in measured["agents"].items()})
         + measured["checks"],
         "max_plies": cap,
