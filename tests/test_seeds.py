@@ -87,3 +87,17 @@ def test_bad_seeds_input_is_one_line(tmp_path):
     assert result.returncode == 2
     assert_one_error_line(result.stderr, "--only: only the seeds workflow takes it")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_003s_benchmark_over_mixed_instances_is_played_one_game_a_seat_each(tmp_path):
+    """Its fixed and evolved strategies against its random and raw nim-sum players, on 100 drawn
+    instances (bounded ones among them): as its code played, its figures hold (4.5% and 23% against
+    its 'optimal' player, which the bound misleads)."""
+    result = run_cli("run", "seeds", "--only", "003", "--out", str(tmp_path), "--workers", "0", "--quiet")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads((tmp_path / "seeds" / "report.json").read_text())["rows"]
+    assert len(rows) == 4 and all(row["ours"]["games"] == 200 and row["seat"] == "either" for row in rows)
+    assert {row["agent"] for row in rows} == {"rules:preset=003", "ga:preset=003"}
+    against_optimal = [row for row in rows if row["opponent"] == "expert:preset=003"]
+    assert [row["verdict"] for row in against_optimal] == ["reproduced", "reproduced"]
+    assert sum(row["verdict"] == "reproduced" for row in rows) >= 3

@@ -169,9 +169,10 @@ class AgentRef:
 @dataclass(frozen=True)
 class Figure:
     """A match result a course report published: the instance (`params` as given, the game's
-    other rule options off), the report's agent and opponent as our specs, the agent's seat
-    ("first", "second", or "either": the report drew who started), its win/loss/draw rates (None
-    where not given), the number of games, where it is printed, and notes."""
+    other rule options off) or instances, the report's agent and opponent as our specs, the
+    agent's seat ("first", "second", or "either": the report drew who started, or played each
+    seat), its win/loss/draw rates (None where not given), the number of games, where it is
+    printed, and notes."""
 
     params: dict[str, Any]
     agent: AgentRef
@@ -183,3 +184,6 @@ class Figure:
     games: int | None
     source: str
     notes: tuple[str, ...] = ()
+    #: A figure over many instances, each played once with each agent first (report 003's mixed
+    #: benchmark): their params; `params` then describes them in words.
+    instances: tuple[dict[str, Any], ...] = ()

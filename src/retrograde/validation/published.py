@@ -74,8 +74,8 @@ def compare(game: Game, specs: Sequence[str], tournaments: Sequence[dict[str, An
               "our lookup agent plays its fallback outside it"] if partial else []
     rows = []
     for figure in game.figures:
-        if not _rules_match(figure, game.rules):
-            continue
+        if figure.instances or not _rules_match(figure, game.rules):
+            continue  # a figure over many instances is `run seeds`' only
         for agent in (spec for spec in specs if matches(figure.agent, spec, game)):
             for opponent in (spec for spec in specs if matches(figure.opponent, spec, game)):
                 counts = _ours(tournaments, agent, opponent, figure.seat)

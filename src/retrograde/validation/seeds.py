@@ -57,7 +57,9 @@ class SeedFigure:
     @property
     def games(self) -> int:
         """Games we play: at least the report's, at least `GAMES_A_SEAT` a seat (both seats'
-        together where the report drew who started)."""
+        together where the report drew who started); over many instances, one a seat each."""
+        if self.figure.instances:
+            return 2 * len(self.figure.instances)
         least = GAMES_A_SEAT * (2 if self.figure.seat == "either" else 1)
         return max(self.figure.games or 0, least)
 

@@ -92,6 +92,11 @@ def _play(figure: seeds.SeedFigure, game: Game, store: Store | None, executor, q
                                 "agent second"))
     entries = run_tournament(game, store, pairings, seed=SEED, executor=executor, max_plies=default_max_plies(game),
                              quiet=quiet)
+    return _tally(pairings, entries)
+
+
+def _tally(pairings: list[Pairing], entries: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """(wins, draws, losses) of the report's agent over the pairings' tournament entries."""
     wins = draws = losses = 0
     for pairing, entry in zip(pairings, entries):
         first = pairing.label == "agent first"
@@ -101,7 +106,22 @@ def _play(figure: seeds.SeedFigure, game: Game, store: Store | None, executor, q
     return wins, draws, losses
 
 
+def _row_of_instances(figure: seeds.SeedFigure, executor, quiet: bool) -> dict[str, Any]:
+    """A figure over many instances: one game a seat on each (no store, no audit)."""
+    wins = draws = losses = 0
+    for params in figure.figure.instances:
+        game = make_game(figure.game, params)
+        pairings = [Pairing(figure.agent, figure.opponent, INITIAL, 1, "agent first"),
+                    Pairing(figure.opponent, figure.agent, INITIAL, 1, "agent second")]
+        won, drawn, lost = _tally(pairings, run_tournament(game, None, pairings, seed=SEED, executor=executor,
+                                                           max_plies=default_max_plies(game), quiet=True))
+        wins, draws, losses = wins + won, draws + drawn, losses + lost
+    return seeds.row(figure, seeds.ours(wins, draws, losses, None))
+
+
 def _row(figure: seeds.SeedFigure, stores: Stores, executor, quiet: bool) -> dict[str, Any]:
+    if figure.figure.instances:
+        return _row_of_instances(figure, executor, quiet)
     game = make_game(figure.game, figure.figure.params)
     store, why, sample = stores.get(game)  # for the exact audit, where this machine can solve the game
     if store is None and any(reads_store(parse_spec(spec).name) for spec in (figure.agent, figure.opponent)):

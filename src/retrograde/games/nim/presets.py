@@ -1,6 +1,8 @@
 """The course reports' presets for Nim: the workflows `retrograde run` offers and the match
 results the reports published (set beside ours by `validate`)."""
 
+import numpy as np
+
 from retrograde.games.hooks import AgentRef, Figure, Workflow
 
 WORKFLOWS = (
@@ -39,3 +41,37 @@ FIGURES = (
     _count_and_decide("min-from-highest-row", "min-from-lowest-row", 0.85),
     _count_and_decide("min-from-highest-row", "max-from-lowest-row", 0.85),
 )
+
+
+def _instances_003(count: int, seed: int) -> tuple[dict, ...]:
+    """Report 003's mixed benchmark, drawn again from `seed`: 3 to 10 rows of 1, 3, 5, ...
+    objects, and no bound or a bound of 1 to 10, each half the time (its draws were unseeded)."""
+    rng = np.random.default_rng(seed)
+    instances = []
+    for _ in range(count):
+        rows = int(rng.integers(3, 11))
+        bound = None if rng.random() < 0.5 else int(rng.integers(1, 11))
+        instances.append({"heaps": [2 * i + 1 for i in range(rows)], "max_take": bound})
+    return tuple(instances)
+
+
+S003 = "003_f13b88c9e198dfb7.txt, Benchmarks (100 instances, one game a seat each)"
+MIXED_003 = {"heaps": "3 to 10 rows of 1, 3, 5, ... objects", "max_take": "none, or 1 to 10 (half each)"}
+INSTANCES_003 = _instances_003(100, 3)
+RANDOM_003 = AgentRef("random_strategy", "random", (("preset", "003"),))
+OPTIMAL_003 = AgentRef("optimal_strategy", "expert", (("preset", "003"),))
+FIXED_003 = AgentRef("fixed_strategy", "rules", (("preset", "003"),))
+EVOLVED_003 = AgentRef("evolved_strategy", "ga", (("preset", "003"),))
+
+#: Seed 003's benchmark over mixed instances: its fixed and evolved strategies against its random
+#: and "optimal" players, each seat once an instance (its evaluate lets the second player move
+#: first: both seats are played either way).
+FIGURES += tuple(
+    Figure(MIXED_003, agent, opponent, "either", win, round(1 - win, 3), 0.0, 200, S003, (quote,), INSTANCES_003)
+    for agent, opponent, win, quote in (
+        (FIXED_003, RANDOM_003, 0.825, "'Fixed strategy win rate against random strategy was 82.5 % (165.0/200)'"),
+        (EVOLVED_003, RANDOM_003, 0.65, "'Evolved strategy win rate against random strategy was 65.0 % (130.0/200)'"),
+        (FIXED_003, OPTIMAL_003, 0.045, "'Fixed strategy win rate against optimal strategy was 4.5 % (9.0/200)'"),
+        (EVOLVED_003, OPTIMAL_003, 0.23, "'Evolved strategy win rate against optimal strategy was 23.0 % (46.0/200)'"),
+    ))
+
