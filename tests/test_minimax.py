@@ -349,3 +349,22 @@ def test_greedy_takes_the_win_and_blocks_in_tictactoe():
     agent = build_agent("greedy", game, seed=0)
     assert agent.choose(game.parse("xx./oo./..."))[0] == "c1"  # x wins at once rather than block
     assert agent.choose(game.parse("xx./o../..."))[0] == "c1"  # o must block
+
+
+def test_ties_first_plays_the_first_best_move_so_equal_agents_replay_one_game():
+    """Report 001's minimax kept the first best move: whatever the seeds, depth 2 against itself on
+    4x4 replays one game, which circles to the ply cap (its Table 4: 100% draws); with ties drawn
+    by the seed the games differ."""
+    game = make_game("quixo", {"size": 4})
+    position = game.initial_position
+    first = build_agent("minimax:depth=2,eval=cmax,ties=first", game, seed=1)
+    scores = first._scores(position, 2)
+    assert first.choose(position) == game.moves(position)[int(np.flatnonzero(scores == scores.max())[0])]
+    games = {play_game(build_agent("minimax:depth=2,eval=cmax,ties=first", game, seed=seed),
+                       build_agent("minimax:depth=2,eval=cmax,ties=first", game, seed=seed + 7), position,
+                       max_plies=200).moves for seed in range(3)}
+    assert len(games) == 1 and len(next(iter(games))) == 200
+    shuffled = {play_game(build_agent("minimax:depth=2,eval=cmax", game, seed=seed),
+                          build_agent("minimax:depth=2,eval=cmax", game, seed=seed + 7), position,
+                          max_plies=200).moves for seed in range(3)}
+    assert len(shuffled) > 1

@@ -192,9 +192,11 @@ def test_consistency_checks_fail_on_a_blundering_lookup_or_nim_expert():
 
 def test_published_figures_are_set_beside_ours_by_seat():
     quixo4 = make_game("quixo", {"size": 4})
-    entry = {"first": "lookup", "second": "lookup", "start": INITIAL, "games": 10, "first_wins": 9, "draws": 1,
+    solved = "lookup:remoteness=0"  # report 001's solved agent played by value alone
+    entry = {"first": solved, "second": solved, "start": INITIAL, "games": 10, "first_wins": 9, "draws": 1,
              "second_wins": 0}
-    rows = {row["seat"]: row for row in compare(quixo4, ["lookup"], [entry], {"lookup": 1.0})}
+    assert compare(quixo4, ["lookup"], [{**entry, "first": "lookup", "second": "lookup"}]) == []
+    rows = {row["seat"]: row for row in compare(quixo4, [solved], [entry], {solved: 1.0})}
     rates = ("win", "loss", "draw", "games", "value_kept")
     assert rows["first"]["theirs"]["win"] == 1.0
     assert [rows["first"]["ours"][key] for key in rates] == [0.9, 0.0, 0.1, 10, 1.0]
@@ -208,7 +210,7 @@ def test_published_figures_are_set_beside_ours_by_seat():
                                     "10 games.")
     assert rows["first"]["seed"].startswith("001") and rows["first"]["where"].startswith("Quixo, Tables 4 and 8")
     # A 5x5 store solved --down-to 23 holds part of the game, whose rules are those of seed 001's 5x5.
-    partial = compare(make_game("quixo", {"size": 5, "down_to": 23}), ["lookup"], [entry])
+    partial = compare(make_game("quixo", {"size": 5, "down_to": 23}), [solved], [entry])
     assert [row["seat"] for row in partial] == ["either"]
     assert "part of the game (down_to=23)" in partial[0]["notes"][-1]
     assert not any("part of the game" in note for row in rows.values() for note in row["notes"])

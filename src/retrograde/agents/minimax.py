@@ -11,12 +11,16 @@ ignores any store it is handed, so that `validate` and `match --store` measure t
 one): a move that wins at once is played without search; else the rule's depth, within 1..depth.
 
 Ties: equally ordered moves are searched in random order, and the move is drawn uniformly
-among the best-scored ones, all from the agent's seeded generator.
+among the best-scored ones, all from the agent's seeded generator; `ties=first` plays the first
+best-scored move in the game's move order instead, as report 001's minimax did, so that two such
+agents replay one game (4x4: depth 2 against itself is a draw by the ply cap every time).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+
+import numpy as np
 
 from retrograde.agents.base import Agent
 from retrograde.errors import BadAgent
@@ -57,10 +61,13 @@ class MinimaxAgent(Agent):
                            "within 1..depth)", 0, low=0, high=1),
         Option("tablebase", "1: take exact values from the solved store (--store) at the positions it holds, "
                             "inside the search", 0, low=0, high=1),
+        Option("ties", "random: a best move drawn by the seed; first: the first best move in the game's move "
+                       "order (as report 001's code played: equal games replay one game)", "random",
+               kind="choice", choices=("random", "first")),
     )
 
     def __init__(self, game, *, seed: int, store=None, depth: int = 2, eval: str | None = None,
-                 adaptive: int = 0, tablebase: int = 0):
+                 adaptive: int = 0, tablebase: int = 0, ties: str = "random"):
         store = store if tablebase else None
         if tablebase and store is None:
             raise BadAgent("agent 'minimax': tablebase=1 reads a solved store: give one with --store PATH")
@@ -70,6 +77,7 @@ class MinimaxAgent(Agent):
                            f"not {game.describe()}")
         self.depth = int(depth)
         self.adaptive = bool(adaptive)
+        self.first_of_ties = ties == "first"
         self.search, self.evaluation = make_search(self, eval)
         if self.adaptive and self.search.variable_depth is None:
             raise BadAgent(f"agent 'minimax': adaptive=1: {game.name} has no variable-depth rule")
@@ -98,9 +106,13 @@ class MinimaxAgent(Agent):
         if self.adaptive:
             scores = self._scores(position, 1)
             if scores.max() == WIN_SCORE - 1:
-                return moves[pick_best(scores, self.rng)]
+                return moves[self._best(scores)]
             depth = self.search.adaptive_depth(position, self.depth)
-        return moves[pick_best(self._scores(position, depth), self.rng)]
+        return moves[self._best(self._scores(position, depth))]
+
+    def _best(self, scores) -> int:
+        """The move number played among the highest scores (by `ties`)."""
+        return int(np.argmax(scores)) if self.first_of_ties else pick_best(scores, self.rng)
 
     def _scores(self, position, depth: int):
         seed = int(self.rng.integers(1 << 63))

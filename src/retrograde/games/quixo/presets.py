@@ -13,18 +13,19 @@ WORKFLOWS = (
              games=20),
 )
 
-QUIXO_MINIMAX = "seed 001's MiniMaxAgent(N): alpha-beta, heuristic N^Cmax - N^Omax"
+QUIXO_MINIMAX = ("seed 001's MiniMaxAgent(N): alpha-beta, heuristic N^Cmax - N^Omax, the first best move (no "
+                 "shuffling of ties: two such agents replay one game)")
 SOLVED = ("seed 001's QuixoIsSolvedAgent played by win/loss/draw only (no remoteness), so it can "
           "circle in won positions where our lookup agent, playing the fastest win, converts")
 
 
 def _minimax(depth: int) -> AgentRef:
-    return AgentRef(f"MiniMaxAgent({depth})", "minimax", (("depth", str(depth)), ("eval", "cmax")))
+    return AgentRef(f"MiniMaxAgent({depth})", "minimax", (("depth", str(depth)), ("eval", "cmax"), ("ties", "first")))
 
 
 RANDOM = AgentRef("RandomAgent", "random")
 ADAPTIVE = AgentRef("MinMaxPlayer (advantage depth)", "minimax", (("adaptive", "1"),))
-SOLVED_AGENT = AgentRef("QuixoIsSolvedAgent", "lookup")
+SOLVED_AGENT = AgentRef("QuixoIsSolvedAgent", "lookup", (("remoteness", "0"),))
 Q4 = {"size": 4}
 Q5 = {"size": 5}
 S001_Q4 = "001_00fce964e282ae09.txt, Quixo, Tables 4 and 8 (N = 4)"
