@@ -106,8 +106,9 @@ def _tally(pairings: list[Pairing], entries: list[dict[str, Any]]) -> tuple[int,
     return wins, draws, losses
 
 
-def _row_of_instances(figure: seeds.SeedFigure, executor, quiet: bool) -> dict[str, Any]:
-    """A figure over many instances: one game a seat on each (no store, no audit)."""
+def _row_of_instances(figure: seeds.SeedFigure, executor) -> dict[str, Any]:
+    """A figure over many instances: one game a seat on each (no store, no audit; no progress
+    lines: a hundred two-game tournaments)."""
     wins = draws = losses = 0
     for params in figure.figure.instances:
         game = make_game(figure.game, params)
@@ -121,7 +122,7 @@ def _row_of_instances(figure: seeds.SeedFigure, executor, quiet: bool) -> dict[s
 
 def _row(figure: seeds.SeedFigure, stores: Stores, executor, quiet: bool) -> dict[str, Any]:
     if figure.figure.instances:
-        return _row_of_instances(figure, executor, quiet)
+        return _row_of_instances(figure, executor)
     game = make_game(figure.game, figure.figure.params)
     store, why, sample = stores.get(game)  # for the exact audit, where this machine can solve the game
     if store is None and any(reads_store(parse_spec(spec).name) for spec in (figure.agent, figure.opponent)):
