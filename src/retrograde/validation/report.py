@@ -182,11 +182,30 @@ def markdown(report: dict[str, Any]) -> str:
         if not rows:
             lines += ["(none)", ""]
             continue
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "---|" * len(head))
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-        lines.append("")
+        lines += [*_markdown_table(head, rows), ""]
     return "\n".join(lines)
+
+
+def _markdown_table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+            *("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows)]
+
+
+SEEDS_TITLE = "The course reports' figures, rerun"
+
+
+def seeds_markdown(rows: list[dict[str, Any]]) -> str:
+    """`run seeds`' report.md: the rows `validation.seeds` made, as a table."""
+    return "\n".join([f"# {SEEDS_TITLE}", "", seeds.INTRO, "", seeds.summary(rows), "",
+                      *_markdown_table(*seeds.table(rows))]) + "\n"
+
+
+def seeds_html(rows: list[dict[str, Any]]) -> str:
+    """`run seeds`' report.html: the same table on a page of its own."""
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(SEEDS_TITLE)}"
+            f"</title><style>{STYLE}</style></head><body><h1>{html.escape(SEEDS_TITLE)}</h1>"
+            f"<p>{html.escape(seeds.INTRO)}</p><p>{html.escape(seeds.summary(rows))}</p>"
+            f"{_html_table(*seeds.table(rows))}</body></html>\n")
 
 
 STYLE = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}

@@ -12,7 +12,6 @@ of the report's that no artifact holds yet), and says which.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,31 +144,3 @@ INTRO = ("Every match figure the course reports published for a game, rerun with
          "code played them (`AGENT:preset=NUMBER` where ours differ). A figure is reproduced when each rate "
          "it gives lies inside our 95% Wilson interval for that outcome; value kept is our exact audit of the "
          "report's agent on a sample of the solved store's positions, where there is a store.")
-
-
-def markdown(rows: list[dict[str, Any]]) -> str:
-    head, cells = table(rows)
-    lines = ["# The course reports' figures, rerun", "", INTRO, "", summary(rows), "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in cells]
-    return "\n".join(lines) + "\n"
-
-
-STYLE = """body{font-family:sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;font-size:13px;table-layout:fixed;width:100%}
-th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-th{background:#f0f0f0}.reproduced{color:#1b5e20}.not-reproduced{color:#b71c1c}.not-run{color:#666}"""
-
-
-def html_page(rows: list[dict[str, Any]]) -> str:
-    head, cells = table(rows)
-    parts = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-             f"<title>The course reports' figures, rerun</title><style>{STYLE}</style></head><body>"
-             "<h1>The course reports' figures, rerun</h1>",
-             f"<p>{html.escape(INTRO)}</p><p>{html.escape(summary(rows))}</p><table>",
-             "<tr>" + "".join(f"<th>{html.escape(name)}</th>" for name in head) + "</tr>"]
-    for line in cells:
-        mark = line[head.index("verdict")].replace(" ", "-")
-        parts.append(f"<tr class=\"{mark}\">" + "".join(f"<td>{html.escape(cell)}</td>" for cell in line) + "</tr>")
-    parts.append("</table></body></html>")
-    return "\n".join(parts) + "\n"

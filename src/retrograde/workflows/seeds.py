@@ -27,7 +27,7 @@ from retrograde.games import GAMES, Game, make_game
 from retrograde.pipeline.executors import open_executor
 from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage, write_json
 from retrograde.training.measure import ValueKeptSample
-from retrograde.validation import seeds
+from retrograde.validation import report, seeds
 from retrograde.validation.tournament import INITIAL, Pairing, default_max_plies, run_tournament
 
 #: The seed every row's games derive from (with the agents' stream names and the seat).
@@ -167,6 +167,6 @@ def run_seeds(out_dir: Path, *, only: str | None = None, workers: int | None = N
         document = {"rows": rows, "summary": seeds.summary(rows)}
         write_json(out_dir / "report.json", document)
         write_json(out_dir / TIMINGS, {"rows_played_s": seconds})
-        for name, text in (("report.md", seeds.markdown(rows)), ("report.html", seeds.html_page(rows))):
+        for name, text in (("report.md", report.seeds_markdown(rows)), ("report.html", report.seeds_html(rows))):
             write_atomically(out_dir / name, lambda file, text=text: file.write(text.encode()))
     return document
