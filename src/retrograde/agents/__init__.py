@@ -17,6 +17,6 @@ from retrograde.agents.registry import (
 )
 from retrograde.spec import AgentSpec, Option, parse_spec, parse_spec_list
 
-__all__ = ["AGENTS", "PRESET", "Agent", "AgentSpec", "Option", "agent_claim", "agent_class", "agent_names", "agent_options", "build_agent",
-           "describe_agents", "parse_spec", "parse_spec_list", "reads_store",
+__all__ = ["AGENTS", "PRESET", "Agent", "AgentSpec", "Option", "agent_claim", "agent_class", "agent_names",
+           "agent_options", "build_agent", "describe_agents", "parse_spec", "parse_spec_list", "reads_store",
            "stream_name"]
