@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from conftest import run_cli
@@ -53,6 +54,20 @@ def test_a_figure_not_reproduced_says_why_from_both_samples():
     assert unknown["verdict"] == "not reproduced" and "their own interval" not in unknown["why"]
 
 
+def test_the_games_as_their_text_names_the_agents_say_which_version_made_the_figure():
+    theirs = figure(0.80, 0.0, 0.20, 100)
+    code, text = seeds.ours(160, 0, 40, None), seeds.ours(100, 0, 100, None)
+    as_text = {"agent": "rules:rule=largest-min", "opponent": "random", "ours": text}
+    reproduced = seeds.row(theirs, code, as_text=as_text)
+    assert reproduced["verdict"] == "reproduced" and reproduced["why"] is None
+    assert "does not: their code, not their text, made their figure." in reproduced["notes"][-1]
+    assert "50.0% / 0.0% / 50.0% over 200" in reproduced["notes"][-1]
+    flipped = seeds.row(theirs, text, as_text={**as_text, "ours": code})
+    assert flipped["verdict"] == "not reproduced"
+    assert flipped["why"].endswith("reproduces it: their figure matches their text, not their code.")
+    assert flipped["as_text"]["ours"] == code
+
+
 def test_we_play_at_least_the_reports_games_and_200_a_seat():
     assert figure(0.8, 0, 0.2, 100).games == 200
     assert figure(0.8, 0, 0.2, 1000).games == 1000
@@ -60,12 +75,17 @@ def test_we_play_at_least_the_reports_games_and_200_a_seat():
 
 
 def test_run_seeds_plays_report_000s_rows_and_resumes(tmp_path):
-    first = run_cli("run", "seeds", "--only", "000", "--out", str(tmp_path), "--workers", "0", "--quiet")
+    first = run_cli("run", "seeds", "--only", "000", "--out", str(tmp_path), "--workers", "0", "--quiet",
+                    "--skip-training")
     assert first.returncode == 0, first.stderr
     folder = tmp_path / "seeds"
     document = json.loads((folder / "report.json").read_text())
     rows = document["rows"]
-    assert {row["seed"][:3] for row in rows} == {"000"} and len(rows) == 9
+    assert {row["seed"][:3] for row in rows} == {"000"} and len(rows) == 10
+    (evolved,) = [row for row in rows if row["verdict"] == "not run"]  # its GA trains for minutes: skipped here
+    assert "ga:preset=000" in evolved["why"] and "--skip-training" in evolved["why"] and evolved["ours"] is None
+    assert not (folder / "artifacts").exists()
+    rows = [row for row in rows if row is not evolved]
     for row in rows:
         assert set(row) >= {"seed", "where", "game", "agent", "opponent", "seat", "theirs", "ours", "verdict", "why"}
         assert row["verdict"] in ("reproduced", "not reproduced") and row["ours"]["games"] >= 200
@@ -73,8 +93,12 @@ def test_run_seeds_plays_report_000s_rows_and_resumes(tmp_path):
     nim = [row for row in rows if row["game"] == "nim"]
     assert all(row["ours"]["value_kept"] is not None for row in nim)  # Nim 1,3,5,7 is solved for the audit
     assert sum(row["verdict"] == "reproduced" for row in nim) >= 6  # as their code played, the figures hold
+    highest = next(row for row in nim if "rule=min-from-highest-row" in row["agent"])
+    assert highest["as_text"]["agent"] == "rules:rule=largest-min" and highest["as_text"]["opponent"] == "random"
+    assert highest["as_text"]["ours"]["games"] == highest["ours"]["games"]
+    assert any("As their text names the agents" in text for text in [highest["why"] or "", *highest["notes"]])
     assert {"report.md", "report.html"} <= {path.name for path in folder.iterdir()}
-    again = run_cli("run", "seeds", "--only", "000", "--out", str(tmp_path), "--workers", "0")
+    again = run_cli("run", "seeds", "--only", "000", "--out", str(tmp_path), "--workers", "0", "--skip-training")
     assert again.returncode == 0 and "tournament" not in again.stderr  # every row was done: none is played
     assert json.loads((folder / "report.json").read_text()) == document
 
@@ -86,6 +110,9 @@ def test_bad_seeds_input_is_one_line(tmp_path):
     result = run_cli("run", "quixo3", "--only", "000", "--out", str(tmp_path))
     assert result.returncode == 2
     assert_one_error_line(result.stderr, "--only: only the seeds workflow takes it")
+    result = run_cli("run", "quixo3", "--skip-training", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert_one_error_line(result.stderr, "--skip-training: only the seeds workflow takes it")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -101,3 +128,34 @@ def test_report_003s_benchmark_over_mixed_instances_is_played_one_game_a_seat_ea
     against_optimal = [row for row in rows if row["opponent"] == "expert:preset=003"]
     assert [row["verdict"] for row in against_optimal] == ["reproduced", "reproduced"]
     assert sum(row["verdict"] == "reproduced" for row in rows) >= 3
+
+
+def test_trained_agents_are_trained_once_as_the_report_trained_and_found_again(tmp_path):
+    """A report's trained agent (`AgentRef.learner`) gets an artifact in DIR/seeds/artifacts, named
+    from its game, settings and seed: trained on the first run, found (not retrained) on the next;
+    the row shows the artifact's path relative to the report's folder."""
+    from contextlib import ExitStack
+
+    from retrograde.games import make_game
+    from retrograde.pipeline.executors import open_executor
+    from retrograde.workflows.seeds import Artifacts, Stores, _row
+
+    learner = AgentRef("QLearningAgent", "rl", learner="rl:episodes=300,rewards=10/-10/3,opponent=random")
+    ttt = seeds.SeedFigure("tictactoe", Figure({}, learner, AgentRef("random_strategy", "random"), "first", 0.9, 0.0,
+                                               0.1, 10, "001_x.txt, Table 2"))
+    with ExitStack() as stack, open_executor(workers=0, positions=None) as executor:
+        stores = Stores(tmp_path / "stores", executor, stack, True, 0, None)
+        artifacts = Artifacts(tmp_path / "artifacts", stores)
+        first = artifacts.train_all([ttt, ttt], executor, quiet=True)
+        assert len(first) == 1 and list(first.values())[0] > 0
+        (artifact,) = (tmp_path / "artifacts").iterdir()
+        made = artifact.stat().st_mtime_ns
+        again = artifacts.train_all([ttt], executor, quiet=True)
+        assert artifact.stat().st_mtime_ns == made and len(again) == 1  # found, not trained again
+        row = _row(ttt, stores, artifacts, executor, quiet=True)
+    settings = json.loads(str(np.load(artifact)["metadata"]))["settings"]
+    assert settings["rewards"] == "10/-10/3" and settings["episodes"] == 300
+    assert row["agent"] == f"rl:params=artifacts/{artifact.name}" and row["ours"]["games"] == 200
+    assert row["ours"]["value_kept"] is not None  # tic-tac-toe is solved for the audit
+    other = Artifacts(tmp_path / "artifacts", stores).path("rl:episodes=301,opponent=random", make_game("tictactoe"))
+    assert other[0] != artifact  # other settings, another artifact

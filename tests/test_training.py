@@ -28,8 +28,8 @@ from retrograde.errors import BadAgent, BadOption
 from retrograde.games import make_game
 from retrograde.training import train
 from retrograde.training.measure import ValueKeptSample
-from retrograde.training.rl import RlLearner
 from retrograde.training.stage import learner_for
+from retrograde.spec import parse_spec_list
 from retrograde.data.store import Store
 
 NIM = {"heaps": [1, 2, 3]}
@@ -161,14 +161,15 @@ def test_value_kept_sample_keeps_exactly_the_moves_negamax_says_keep_the_value(o
     assert abs(sample.value_kept(random) - expected) < 0.08  # random keeps the value about that often
 
 
-def test_glie_epsilon_reaches_the_final_rate_at_ninety_percent():
+def test_glie_epsilon_reaches_the_final_rate_at_ninety_percent_of_each_phase():
     game = make_game("nim", NIM)
-    learner = RlLearner(game, {"episodes": 1000, "alpha": 0.1, "gamma": 0.9, "epsilon": 0.1,
-                               "opponent": "self", "plies": 50, "every": 0})
-    rates = [learner.epsilon(k) for k in range(1000)]
-    assert rates[0] == 1.0 and rates[900] == pytest.approx(0.1)
-    assert all(a > b for a, b in zip(rates[:900], rates[1:901]))
-    assert set(rates[900:]) == {0.1}
+    learner = learner_for("rl:episodes=1000,opponent=(random;self,expert)", game)
+    rates = [learner.phases.epsilon(k) for k in range(1000)]
+    for first in (0, 500):  # each phase is a training of its own (seed 001's retraining steps)
+        phase = rates[first:first + 500]
+        assert phase[0] == 1.0 and phase[450] == pytest.approx(0.1)
+        assert all(a > b for a, b in zip(phase[:450], phase[1:451]))
+        assert set(phase[450:]) == {0.1}
 
 
 def test_tabular_q_learning_finds_the_exact_value_of_every_move(tmp_path, solved):
@@ -263,6 +264,7 @@ def test_ga_fitness_from_the_store_tells_genomes_apart(solved, tmp_path):
 @pytest.mark.parametrize("spec, game, name", [
     ("ga:population=4,offspring=4,generations=3,games=4", "nim --heaps 1,3,5 --misere", "a.json"),
     ("rl:episodes=400,every=150", "tictactoe", "a.npz"),
+    ("rl:preset=002,episodes=60,every=25", "quarto", "s.npz"),
 ])
 def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path, spec, game, name):
     for folder in "123":
@@ -395,3 +397,126 @@ def test_a_second_run_writing_the_same_artifact_is_refused(tmp_path):
             train("rl:episodes=10", make_game("tictactoe"), out, seed=0)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     assert train("rl:episodes=10", make_game("tictactoe"), out, seed=0) == out
+
+
+# --- the reports' training settings (presets), phases and rewards -------------------------------
+def test_a_learner_preset_trains_as_the_report_did_and_given_options_win():
+    settings = learner_for("rl:preset=001,episodes=10", make_game("tictactoe")).settings
+    assert settings["rewards"] == "10/-10/3" and settings["opponent"] == "random;random,copy,expert;copy,expert"
+    assert settings["episodes"] == 10 and settings["first"] == "random" and settings["preset"] == "001"
+    dqn = learner_for("dqn:preset=001", make_game("quixo", {"size": 4})).settings
+    assert dqn["episodes"] == 300_000 and dqn["hidden"] == 256
+    assert dqn["opponents"].split(";")[2] == "minimax:depth=2,eval=cmax,ties=first"
+    assert "preset" not in learner_for("rl", make_game("tictactoe")).settings  # no preset: settings as before
+
+
+def test_rewards_and_opponent_phases_of_the_rl_learner(tmp_path):
+    ttt = make_game("tictactoe")
+    out = train("rl:episodes=200,opponent=(random;copy,expert),rewards=10/-10/3,first=random", ttt,
+                tmp_path / "t.npz", seed=1)
+    settings = json.loads(str(np.load(out)["metadata"]))["settings"]
+    assert settings["opponent"] == "random;copy,expert" and settings["rewards"] == "10/-10/3"
+    q = np.load(out)["q"]
+    assert q.max() > 1.5  # a win worth 10 shows in the table (with +1 rewards Q never exceeds 1)
+    bad = [("rl:rewards=1/2", "three numbers"), ("rl:rewards=-1/1/0", "more than a loss"),
+           ("rl:opponent=(random;;expert)", "an empty phase"), ("rl:preset=009", "has no preset '009' for tictactoe"),
+           ("ga:preset=001", "trains no course report's way here")]
+    for spec, words in bad:
+        with pytest.raises(BadAgent, match=words):
+            learner_for(spec, ttt)
+    with pytest.raises(BadAgent, match="other rewards need a Q table"):
+        learner_for("rl:rewards=10/-10/3", make_game("quixo", {"size": 4}))
+    result = run_cli("train", "rl:preset=009", "--game", "tictactoe", "--out", "o.npz", cwd=tmp_path)
+    assert result.returncode == 2
+    assert_one_error_line(result.stderr, "learner 'rl' has no preset '009' for tictactoe: presets: 001")
+
+
+def test_the_reports_nim_genomes_train_and_their_artifacts_play_the_reports_players(tmp_path):
+    nim = make_game("nim", {"heaps": [1, 3, 5, 7]})
+    formula = train("ga:preset=003,generations=2", nim, tmp_path / "f.json", seed=2)
+    document = json.loads(formula.read_text())
+    assert document["genome"]["kind"] == "nim-003-formula" and len(document["genome"]["weights"]) == 11
+    genes = ",".join(str(gene) for gene in document["genome"]["weights"])
+    ours, theirs = build_agent(f"ga:params={formula}", nim, seed=0), build_agent(f"ga:preset=003,genome=({genes})",
+                                                                                 nim, seed=0)
+    for position in _nim_positions(nim):
+        assert ours.choose(position) == theirs.choose(position)
+    probability = train("ga:preset=000,generations=1,offspring=4,population=4,games=4", nim, tmp_path / "p.json",
+                        seed=2)
+    assert json.loads(probability.read_text())["genome"]["kind"] == "nim-000-probability"
+    always, never = (GenomeAgent(nim, seed=1, weights=[p], genome=nim.seed_genome("000")) for p in (1.0, 0.0))
+    for position in _nim_positions(nim):
+        heaps_after_all = always.choose(position)[1]
+        emptied = [i for i, (a, b) in enumerate(zip(position, heaps_after_all)) if a != b]
+        assert len(emptied) == 1 and heaps_after_all[emptied[0]] == 0  # p = 1: a row emptied
+        after = never.choose(position)[1]
+        (row,) = [i for i, (a, b) in enumerate(zip(position, after)) if a != b]
+        assert after[row] == (1 if position[row] > 1 else 0)  # p = 0: one object left (none of one)
+
+
+def _nim_positions(game) -> list:
+    """Every non-terminal position of a small Nim instance, reached from its start."""
+    seen, frontier = {game.initial_position}, [game.initial_position]
+    while frontier:
+        position = frontier.pop()
+        for _, child in game.moves(position):
+            if child not in seen:
+                seen.add(child)
+                frontier.append(child)
+    return sorted(position for position in seen if not game.primitive(position))
+
+
+def test_ga_operators_of_the_reports(tmp_path):
+    nim = make_game("nim", {"heaps": [1, 3, 5, 7]})
+    rng = np.random.default_rng(4)
+    mean = learner_for("ga:crossover=mean,mutation=0,selection=tournament-plus,tournament=2", nim, seed=1)
+    flip = learner_for("ga:mutant=1,mutant_kind=flip,mutation=0", nim, seed=1)
+    for learner in (mean, flip):
+        learner.population = rng.uniform(0, 1, (6, len(learner.names)))
+        learner.fitness = rng.uniform(0, 1, 6)
+    low, high = mean.population.min(axis=0), mean.population.max(axis=0)
+    for _ in range(50):
+        child = mean._child(rng)  # the mean of two parents lies between the population's extremes
+        assert np.all(child >= low) and np.all(child <= high)
+        assert any(np.allclose(child, (a + b) / 2) for a in mean.population for b in mean.population)
+        mutant = flip._child(rng)  # one gene g of a parent became 1 - g
+        assert any(np.sum(~np.isclose(mutant, parent)) == 1 and
+                   np.allclose(mutant[~np.isclose(mutant, parent)], 1 - parent[~np.isclose(mutant, parent)])
+                   for parent in flip.population)
+
+
+def test_a_rising_schedule_meets_the_last_opponent_more_and_more():
+    nim = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
+    learner = learner_for("ga:preset=001,games=400,generations=10", nim, seed=1)
+    learner.opponents = parse_spec_list("random,expert")  # expert wins every match it can from the start
+    rng = np.random.default_rng(0)
+    genome = np.full(len(learner.names), 0.5)
+    early, late = learner._fitness(genome, rng, 0), learner._fitness(genome, rng, 10)
+    assert early > 0.3 and late < early  # at the first generation only random, at the last only expert
+
+
+def test_a_sparse_q_table_keeps_the_positions_met_and_plays_them_greedily(tmp_path):
+    """Seed 002's dictionary of states: the artifact holds a row per position met (by its notation);
+    at such a position the agent plays the move of highest Q, elsewhere a random one."""
+    quarto = make_game("quarto")
+    out = train("rl:preset=002,episodes=300", quarto, tmp_path / "s.npz", seed=3)
+    with np.load(out, allow_pickle=False) as data:
+        keys, q = list(data["keys"]), data["q"]
+        assert json.loads(str(data["metadata"]))["settings"]["model"] == "sparse"
+    assert len(keys) == len(set(keys)) == len(q) > 300 and q.shape[1] == 16
+    agent = build_agent(f"rl:params={out}", quarto, seed=0)
+    features = quarto.features(np.array([0.1, 0.3]))
+    checked = 0
+    for key, row in zip(keys, q):
+        position = quarto.parse(key)
+        moves = features(position, np.random.default_rng(0))[0]
+        values = row[:len(moves)]
+        if len(moves) > 1 and np.sum(values == values.max()) == 1:
+            cell = agent.choose(position)[0].split(":")[0]
+            assert cell == moves[int(np.argmax(values))][0].split(":")[0]
+            checked += 1
+    assert checked > 20
+    unseen = quarto.parse("a.../..../..../.... 1")
+    assert quarto.format(unseen) not in keys
+    cells = {build_agent(f"rl:params={out}", quarto, seed=seed).choose(unseen)[0].split(":")[0] for seed in range(40)}
+    assert len(cells) > 5  # a position never met: a random placement

@@ -258,6 +258,12 @@ def test_report_holds_the_learning_curves_train_writes(solved, tmp_path):
         assert [point[unit] for point in written] == expected
         assert curves[spec] == [{"step": point[unit], "value_kept": point["value_kept"]} for point in written]
     assert 'alt="Learning curves"' in (tmp_path / "report" / "report.html").read_text()
+    # the GA's fitness by generation (report 001's Figure 1), as its artifact recorded it
+    fitness = json.loads((tmp_path / "report" / "report.json").read_text())["fitness_curves"]
+    assert list(fitness) == [specs[0]] and [point["generation"] for point in fitness[specs[0]]] == [1, 2, 3]
+    assert [point["best"] for point in fitness[specs[0]]] == [p["best_fitness"] for p in read_metadata(ga)["learning_curve"]]
+    assert all(point["mean"] <= point["best"] for point in fitness[specs[0]])
+    assert 'alt="GA fitness by generation"' in (tmp_path / "report" / "report.html").read_text()
     trained = json.loads((tmp_path / "report" / "report.json").read_text())["training"]
     assert list(trained) == specs  # every artifact says how it learnt, measured or not
     assert trained[specs[0]].startswith("GA, 3 generations of 3 + 3; fitness exact: the share of a sample of 2,000")

@@ -526,19 +526,22 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
 @click.option("--game", "game_text", required=True, metavar="GAME",
               help="The game, quoted, as on the command line: its name and options ('retrograde games' lists them).")
 @click.option("--out", required=True, type=PATH, metavar="PATH",
-              help="The artifact to write: a .json for ga, an .npz for rl (checkpoints go to PATH.partial/).")
+              help="The artifact to write: a .json for ga, an .npz for rl and dqn (checkpoints go to PATH.partial/).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the whole training.")
 @click.option("--store", "store_path", default=None, type=PATH,
               help="A solved store of the same game: measure the learning curve exactly (value-kept share).")
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 def train(spec, game_text, out, seed, store_path, quiet) -> None:
-    """Train a ga or rl player into an artifact (resumes a stopped run of the same command).
+    """Train a ga, rl or dqn player into an artifact (resumes a stopped run of the same command).
 
     \b
     LEARNER: ga[:population=20,offspring=20,generations=20,selection=plus|tournament,tournament=5,
                 mutation=0.15,sigma=0.2,games=20,opponents=(random,expert),plies=200,every=0]
              rl[:episodes=20000,alpha=0.1,gamma=0.9,epsilon=0.1,opponent=self|AGENT,plies=200,every=0]
-    Then play it: --agent ga:params=PATH or rl:params=PATH."""
+             dqn[:episodes=300000,opponents=(random;random,minimax:depth=2;minimax:depth=2),hidden=256,
+                 gamma=0.9,rate=0.001,epsilon=0.1,memory=10000,batch=64,sync=1000,plies=200,every=0]
+                 (the extra [dqn]: pip install 'retrograde[dqn]')
+    Then play it: --agent ga:params=PATH, rl:params=PATH or dqn:params=PATH."""
     from retrograde.training.stage import train as train_stage
 
     path = train_stage(spec, game_text, out, seed=seed, store=store_path, quiet=quiet)
@@ -564,8 +567,10 @@ class WorkflowCommand(click.Command):
 @click.option("--out", default=None, type=PATH, metavar="DIR",
               help="Keep the workflow's folder in DIR/WORKFLOW (default: retrograde-out/WORKFLOW).")
 @click.option("--only", default=None, metavar="NUMBER", help="seeds: play the rows of this course report only.")
+@click.option("--skip-training", is_flag=True,
+              help="seeds: train nothing; rows whose agents need an artifact no earlier run trained are not run.")
 @cluster_options
-def run(workflow, out, only, workers, scheduler, quiet) -> None:
+def run(workflow, out, only, skip_training, workers, scheduler, quiet) -> None:
     """Run a named end-to-end workflow (plan, solve, verify, then train and validate where it
     names learners and agents); rerun to resume."""
     from retrograde.pipeline.progress import clock
@@ -574,14 +579,16 @@ def run(workflow, out, only, workers, scheduler, quiet) -> None:
     if workflow is None:
         raise BadOption(f"run needs a workflow: {', '.join([*WORKFLOWS, SEEDS])} ('retrograde run --help' says what "
                         "each does)")
-    if only is not None and workflow != SEEDS:
-        raise BadOption(f"--only: only the {SEEDS} workflow takes it")
+    for given, flag in ((only is not None, "--only"), (skip_training, "--skip-training")):
+        if given and workflow != SEEDS:
+            raise BadOption(f"{flag}: only the {SEEDS} workflow takes it")
     started = time.monotonic()
     if workflow == SEEDS:
         from retrograde.workflows.seeds import run_seeds
 
         folder = workflow_folder(SEEDS, out)
-        document = run_seeds(folder, only=only, workers=workers, scheduler=scheduler, quiet=quiet)
+        document = run_seeds(folder, only=only, train=not skip_training, workers=workers, scheduler=scheduler,
+                             quiet=quiet)
         click.echo(f"{SEEDS}: {document['summary']} in {clock(time.monotonic() - started)}; "
                    f"report: {folder / 'report.html'}")
         return

@@ -5,7 +5,9 @@ cell rule) plays it as the game says. Any other game with board features (its `f
 evolves one weight in [-1, 1] per feature: the agent wins at once if it can, never ends the
 game with a loss unless every move does, and otherwise plays the move whose board maximises the
 weighted features (one ply); a move ending in a draw scores 0. Ties are broken by `self.rng`.
-A genome's options named like its genes give the genome without an artifact.
+A genome's options named like its genes give the genome without an artifact. An artifact may
+hold a genome a course report evolved (`Game.seed_genomes`: report 000's and 003's Nim
+strategies), which its kind names; the agent then plays that report's player of it.
 """
 
 from __future__ import annotations
@@ -52,12 +54,23 @@ class FeatureWeights(Genome):
         return FeaturePlayer(self.game, weights)
 
 
-def genome_of(game: Game) -> Genome | None:
-    """The genome `ga` evolves for `game`: its own, else feature weights, else None."""
+def genome_of(game: Game, report: str | None = None) -> Genome | None:
+    """The genome `ga` evolves for `game`: course report `report`'s (`Game.seed_genome`) if
+    given, else the game's own, else feature weights, else None."""
+    if report is not None:
+        return game.seed_genome(report)
     own = game.genome()
     if own is not None:
         return own
     return FeatureWeights(game) if game.features() is not None else None
+
+
+def genome_of_kind(game: Game, kind: str) -> Genome | None:
+    """The genome of `game` an artifact names by its kind (the default one, or a report's)."""
+    for genome in (genome_of(game), *(game.seed_genome(report) for report in game.seed_genomes)):
+        if genome is not None and genome.kind == kind:
+            return genome
+    return None
 
 
 class GenomeAgent(Agent):
@@ -65,9 +78,9 @@ class GenomeAgent(Agent):
 
     name = "genome"
 
-    def __init__(self, game: Game, *, seed: int, weights, store=None, **options):
+    def __init__(self, game: Game, *, seed: int, weights, store=None, genome: Genome | None = None, **options):
         super().__init__(game, seed=seed, store=store)
-        genome = genome_of(game)
+        genome = genome or genome_of(game)
         weights = np.asarray(weights, dtype=np.float64)
         if weights.shape != (len(genome.names),) or not np.all((weights >= genome.low) & (weights <= genome.high)):
             raise ValueError(f"a genome of {game.name} is {len(genome.names)} weights in "
@@ -112,7 +125,12 @@ class GaAgent(GenomeAgent):
         else:
             metadata, _ = load_artifact(params, "ga", game)
         try:
-            super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store, **options)
+            genome = genome_of_kind(game, metadata["genome"]["kind"])
+            if genome is None:
+                raise ValueError(f"{game.name} has no genome of kind {metadata['genome']['kind']!r}")
+            options = options if genome.kind == genome_of(game).kind else {}  # a report's genome takes none
+            super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store, genome=genome,
+                             **options)
         except (KeyError, TypeError, ValueError) as exc:
             raise BadAgent(f"ga: params={params}: corrupt genome ({exc})") from None
         self.metadata = metadata

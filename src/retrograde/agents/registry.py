@@ -20,6 +20,7 @@ from retrograde.spec import AgentSpec, Option, parse_spec
 
 #: name -> "module:Class" of every generic agent.
 AGENTS: dict[str, str] = {
+    "dqn": "retrograde.agents.dqn:DqnAgent",
     "ga": "retrograde.agents.ga:GaAgent",
     "greedy": "retrograde.agents.greedy:GreedyAgent",
     "lookup": "retrograde.agents.lookup:LookupAgent",

@@ -11,7 +11,12 @@ Q(position, move) comes from one of two models:
   linear function of the features after the move, plus a bias; a move that ends the game is
   worth its value exactly (+1 a win, -1 a loss, 0 a draw). The features may play part of the
   move by a genome of the game's (Quarto hands its pieces over by its GA rule), which the
-  artifact keeps beside the weights.
+  artifact keeps beside the weights;
+* `SparseQ`, on request (`train rl:model=sparse`): a table of the positions met in training
+  only, as seed 002 kept its Q values in a dictionary of states; a position never met plays a
+  random move of the learned kind (seed 002's random free cell). Its moves are those the
+  features list where the game has features (Quarto: placements, pieces by the GA rule), else
+  `game.moves`.
 
 A model's `evaluate` may draw from the player's generator (features may).
 Rewards are from the mover's view: win +1, loss -1, draw 0.
@@ -127,6 +132,55 @@ class LinearQ:
         return {"weights": self.weights, **self.features.arrays()}
 
 
+class SparseQ:
+    """Q values of the positions met, one float32 row each (keys: the positions' notation)."""
+
+    kind = "sparse"
+
+    def __init__(self, game: Game, keys: np.ndarray | None = None, q: np.ndarray | None = None,
+                 genome: np.ndarray | None = None):
+        self.game = game
+        self.features = game.features(genome) if game.features() is not None else None
+        keys = [] if keys is None else [str(key) for key in keys]
+        self.rows = {key: row for row, key in enumerate(keys)}
+        width = (self.features.max_moves if self.features is not None else None) or game.max_moves
+        self.q = np.zeros((max(len(keys), 1024), width), np.float32)
+        if q is not None:
+            if q.shape != (len(keys), width):
+                raise ValueError(f"Q rows of shape {q.shape}, {len(keys)} positions of {width} moves need "
+                                 f"{(len(keys), width)}")
+            self.q[:len(keys)] = q
+
+    @classmethod
+    def from_arrays(cls, game: Game, arrays: dict[str, np.ndarray]) -> SparseQ:
+        option = game.features().genome_option if game.features() is not None else None
+        known = {"keys", "q"} | ({option.name} if option is not None else set())
+        if set(arrays) != known:
+            raise ValueError(f"arrays {sorted(arrays)}, a sparse Q table of {game.name} holds {sorted(known)}")
+        return cls(game, arrays["keys"], arrays["q"], arrays[option.name] if option is not None else None)
+
+    def evaluate(self, position: Position, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
+        """(moves, Q of each move: 0 where the position was never met, a handle for `update`)."""
+        moves = self.features(position, rng)[0] if self.features is not None else self.game.moves(position)
+        key = self.game.format(position)
+        row = self.rows.get(key)
+        q = self.q[row, :len(moves)].astype(np.float64) if row is not None else np.zeros(len(moves))
+        return moves, q, key
+
+    def update(self, key: str, move: int, target: float, alpha: float) -> None:
+        """Move Q(position, move) a step `alpha` toward `target` (a new row for a position first met)."""
+        row = self.rows.get(key)
+        if row is None:
+            row = self.rows[key] = len(self.rows)
+            if row == len(self.q):
+                self.q = np.vstack([self.q, np.zeros_like(self.q)])
+        self.q[row, move] += alpha * (target - self.q[row, move])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        extra = self.features.arrays() if self.features is not None else {}
+        return {"keys": np.array(list(self.rows), dtype=str), "q": self.q[:len(self.rows)], **extra}
+
+
 def model_class(game: Game) -> type[TabularQ] | type[LinearQ] | None:
     """The Q model `game` is learned with: a table where one fits, else linear in its board
     features; None where neither does."""
@@ -136,15 +190,16 @@ def model_class(game: Game) -> type[TabularQ] | type[LinearQ] | None:
 
 
 def model_kind(game: Game) -> str:
-    """What an `rl` artifact of `game` calls its model: "table", or the features' kind."""
+    """What an `rl` artifact of `game` calls its model by default: "table", or the features' kind."""
     return TabularQ.kind if model_class(game) is TabularQ else game.features().kind
 
 
-def load_model(game: Game, arrays: dict[str, np.ndarray]) -> TabularQ | LinearQ:
-    """The Q model of `game` that an artifact's (or checkpoint's) arrays hold (ValueError, TypeError
-    or KeyError if they are not one)."""
-    cls = model_class(game)
-    return cls.from_arrays(game, arrays) if cls is LinearQ else cls(game, **arrays)
+def load_model(game: Game, arrays: dict[str, np.ndarray]) -> TabularQ | LinearQ | SparseQ:
+    """The Q model of `game` that an artifact's (or checkpoint's) arrays hold: a sparse table where
+    they hold keys, else the game's default model (ValueError, TypeError or KeyError if they are
+    not one)."""
+    cls = SparseQ if "keys" in arrays else model_class(game)
+    return cls.from_arrays(game, arrays) if cls in (LinearQ, SparseQ) else cls(game, **arrays)
 
 
 class QAgent(Agent):
@@ -152,7 +207,7 @@ class QAgent(Agent):
 
     name = "q"
 
-    def __init__(self, game: Game, *, seed: int, model: TabularQ | LinearQ, store=None):
+    def __init__(self, game: Game, *, seed: int, model: TabularQ | LinearQ | SparseQ, store=None):
         super().__init__(game, seed=seed, store=store)
         self.model = model
 
@@ -180,6 +235,7 @@ class RlAgent(QAgent):
         try:
             model = load_model(game, arrays)
         except (TypeError, ValueError, KeyError) as exc:
-            raise BadAgent(f"rl: params={params}: corrupt {model_kind(game)} Q artifact ({exc})") from None
+            raise BadAgent(f"rl: params={params}: corrupt {metadata.get('model', model_kind(game))} Q artifact "
+                           f"({exc})") from None
         super().__init__(game, seed=seed, model=model, store=store)
         self.metadata = metadata

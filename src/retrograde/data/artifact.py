@@ -1,6 +1,6 @@
 """Training artifacts and checkpoints on disk: JSON or .npz, never pickle.
 
-A `ga` artifact is a JSON document; an `rl` artifact an .npz of plain arrays whose JSON
+A `ga` artifact is a JSON document; an `rl` or `dqn` artifact an .npz of plain arrays whose JSON
 metadata sits in a 0-d string array `metadata` (np.load(allow_pickle=False) reads both).
 The metadata's learning curve (`CURVE`) has one point per checkpoint: the units trained so far
 under the learner's unit (`UNITS`), the learner's figures for the block, and with a solved store
@@ -28,7 +28,7 @@ VERSION = 1
 #: The metadata key of the learning curve.
 CURVE = "learning_curve"
 #: What each learner's training counts: the key of a curve point's units trained so far.
-UNITS = {"ga": "generations", "rl": "episodes"}
+UNITS = {"ga": "generations", "rl": "episodes", "dqn": "episodes"}
 #: The key of a curve point's share of value-keeping moves (only where a store measured it).
 VALUE_KEPT = "value_kept"
 

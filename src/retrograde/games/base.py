@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from retrograde.games.hooks import Costs, Features, Figure, Genome, Policy, Sampling, Workflow
+from retrograde.games.hooks import Costs, Encoding, Features, Figure, Genome, Policy, Sampling, Workflow
 from retrograde.games.tiers import Tier
 
 Position = Hashable
@@ -114,6 +114,12 @@ class Game(ABC):
     #: The course reports' players as their code played them: (agent name, report number) ->
     #: "module:Policy class"; the spec `AGENT:preset=NUMBER` plays it (`seed_player`).
     seed_players: ClassVar[dict[tuple[str, str], str]] = {}
+    #: The course reports' training settings: (learner name, report number) -> the learner's
+    #: option values (text) as that report trained; `train LEARNER:preset=NUMBER` takes them.
+    learner_presets: ClassVar[dict[tuple[str, str], dict[str, str]]] = {}
+    #: The genomes the course reports evolved, beside the game's own: report number ->
+    #: "module:Genome class" (`train ga:genome=NUMBER`, and the `ga` agent of such an artifact).
+    seed_genomes: ClassVar[dict[str, str]] = {}
     #: The named workflows of the game (`retrograde run`).
     workflows: ClassVar[tuple[Workflow, ...]] = ()
     #: The match results the course reports published for the game.
@@ -301,6 +307,10 @@ class Game(ABC):
         `genome_option` where they have one (None: its default preset)."""
         return None
 
+    def encoding(self) -> Encoding | None:
+        """The position as a Q network's input and the moves as its outputs (`dqn`), or None."""
+        return None
+
     def sampling(self) -> Sampling | None:
         """How `validate --game` samples positions of a game no store holds whole, or None
         (validated against a store)."""
@@ -316,13 +326,18 @@ class Game(ABC):
         """The class playing agent `name` as course report `preset`'s code did (`seed_players`), or None."""
         return _load(cls.seed_players.get((name, preset)))
 
+    def seed_genome(self, report: str) -> Genome | None:
+        """The genome course report `report` evolved (`seed_genomes`), or None."""
+        genome = _load(self.seed_genomes.get(report))
+        return None if genome is None else genome(self)
+
     @classmethod
     def presets(cls, name: str) -> tuple[str, ...]:
         """The reports whose players agent `name` can play as (`seed_players`)."""
         return tuple(sorted(preset for agent, preset in cls.seed_players if agent == name))
 
 
-def _load(where: str | None) -> type[Policy] | None:
+def _load(where: str | None) -> type | None:
     """The class a "module:Class" text names (None for None)."""
     if where is None:
         return None
@@ -371,9 +386,15 @@ HOOKS: tuple[Hook, ...] = (
     Hook("policies", False, "agents of the game's own (`Policy` classes): expert rules, the reports' players"),
     Hook("seed_players", False, "the course reports' players as their code played them (`Policy` classes), "
          "by (agent name, report number): `AGENT:preset=NUMBER`; each summary says how it differs from AGENT"),
+    Hook("learner_presets", False, "the course reports' training settings, by (learner name, report number): "
+         "`LEARNER:preset=NUMBER` trains as that report did; each value an option the learner takes"),
     Hook("genome", False, "the game's own GA genome (the ga agent and trainer); without it, ga weighs features"),
+    Hook("seed_genomes", False, "the genomes the course reports evolved, by report number: `train ga:genome=NUMBER` "
+         "evolves one, and a ga artifact names it by its kind"),
     Hook("features", False, "board features after each move in [0, 1] with each ending move's value (ga "
          "weights, rl linear Q where no Q table fits)"),
+    Hook("encoding", False, "a position as a Q network's input from the mover's view, each move one of a fixed "
+         "set of network outputs (the dqn agent and trainer)"),
     Hook("sampling", False, "a game no store holds whole: tiers and baseline agents to sample positions from; "
          "its search must give solve_scores, and the game must build with its default options"),
     Hook("workflows, figures", False, "the course reports' presets: named workflows, published figures"),

@@ -7,6 +7,8 @@ return (`games.base.HOOKS` lists the hooks, required or optional, with their con
 * `Genome`: the game's own genetic-algorithm genome (the `ga` agent and trainer);
 * `Features`: board features after each move (the `ga` agent's weights where a game has no
   genome of its own, and the `rl` agent's linear Q where no table fits);
+* `Encoding`: a position as a Q network's input, and its moves as the network's outputs
+  (the `dqn` agent and trainer);
 * `Sampling`: how positions are sampled where no store holds the game whole;
 * `Workflow`, `Figure` and `AgentRef`: the course reports' presets (`retrograde run`, and the
   published figures a validation report sets beside ours).
@@ -114,6 +116,8 @@ class Features(ABC):
 
     names: tuple[str, ...]
     kind: ClassVar[str] = "linear"
+    #: At most how many moves the features list at a position (None: the game's `max_moves`).
+    max_moves: ClassVar[int | None] = None
     genome_option: ClassVar[Option | None] = None
     genome_presets: ClassVar[dict[str, tuple[float, ...]]] = {}
 
@@ -127,6 +131,20 @@ class Features(ABC):
     def arrays(self) -> dict[str, np.ndarray]:
         """What an `rl` artifact keeps of the features beside the weights."""
         return {}
+
+
+class Encoding(ABC):
+    """A position as a Q network sees it (seed 001's deep Q-learning): `inputs` numbers
+    describing the board from the mover's view, and one network output for each of a fixed
+    set of `actions`, which every move of the game maps to."""
+
+    inputs: int
+    actions: int
+
+    @abstractmethod
+    def __call__(self, position) -> tuple[list, np.ndarray, np.ndarray]:
+        """(moves, x[inputs] float32, the action of each move) of a non-terminal position, the
+        moves in `game.moves` order."""
 
 
 @dataclass(frozen=True)
@@ -159,11 +177,17 @@ class Workflow:
 @dataclass(frozen=True)
 class AgentRef:
     """One of the course reports' agents as our spec: the agent `name` with `options` holding
-    (given, or by default)."""
+    (given, or by default); a trained agent names the `learner` spec that trains its artifact as
+    the report trained it (its `params`, which `retrograde run seeds` trains and fills in), and an
+    agent whose code the report's prose misnames names our agent of that prose as `text`."""
 
     label: str
     name: str
     options: tuple[tuple[str, str], ...] = ()
+    learner: str | None = None
+    #: Our spec of the agent as the report's text names it, where its code played otherwise
+    #: (`retrograde run seeds` plays both, to show what the difference does).
+    text: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""The training stage: genetic-algorithm and Q-learning players, trained resumably into artifacts
-that the `ga` and `rl` agents play from (`retrograde train`).
+"""The training stage: genetic-algorithm, Q-learning and deep Q-learning players, trained resumably into artifacts
+that the `ga`, `rl` and `dqn` agents play from (`retrograde train`).
 
 `train` is imported on first use: the agents read artifacts through `training.artifact`
 without loading the learners.

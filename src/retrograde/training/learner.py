@@ -14,23 +14,110 @@ from typing import Any, ClassVar
 import numpy as np
 
 from retrograde.agents.base import Agent
+from retrograde.agents.registry import build_agent
 from retrograde.data.artifact import UNITS
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
 from retrograde.pipeline.progress import Progress
-from retrograde.spec import AgentSpec, Option
+from retrograde.spec import AgentSpec, Option, parse_spec_list
 
 
-def typed_options(spec: AgentSpec, declared: tuple[Option, ...]) -> dict[str, Any]:
-    """The spec's option values, typed and checked, with defaults for those not given."""
+#: The option naming a course report whose training settings a learner takes (`Game.learner_presets`).
+PRESET = "preset"
+
+
+def typed_options(spec: AgentSpec, declared: tuple[Option, ...], game: Game | None = None) -> dict[str, Any]:
+    """The spec's option values, typed and checked, with defaults for those not given: the
+    settings of the course report `preset=NUMBER` names (of `game`), else the learner's own.
+    A preset stays in the settings, the report it names beside them."""
     by_name = {option.name: option for option in declared}
+    given = dict(spec.options)
+    preset = given.pop(PRESET, None)
+    defaults: dict[str, str] = {}
+    if preset is not None:
+        offered = {report for learner, report in (game.learner_presets if game else {}) if learner == spec.name}
+        if game is None or (spec.name, preset.lower()) not in game.learner_presets:
+            raise BadAgent(f"learner {spec.name!r} has no preset {preset!r} for {game.name if game else 'this game'}"
+                           + (f": presets: {', '.join(sorted(offered))}" if offered else
+                              ": it trains no course report's way here"))
+        defaults = game.learner_presets[(spec.name, preset.lower())]
     values = {}
-    for key, text in spec.options:
+    for key, text in {**defaults, **given}.items():
         if key not in by_name:
             raise BadAgent(f"learner spec {str(spec)!r}: {spec.name} has no option {key!r} "
-                           f"(options: {', '.join(by_name)})")
+                           f"(options: {', '.join([*by_name, PRESET])})")
         values[key] = by_name[key].convert(str(text), str(spec))
-    return {option.name: values.get(option.name, option.default) for option in declared}
+    settings = {option.name: values.get(option.name, option.default) for option in declared}
+    return {**settings, PRESET: preset.lower()} if preset is not None else settings
+
+
+#: In a list of opponents: the learner itself (self-play, learning from both seats), and a copy
+#: of it (its current greedy policy in the other seat, learning nothing: seed 001's agent_strategy).
+SELF, COPY = "self", "copy"
+
+
+def parse_phases(text: str) -> list[list[AgentSpec | str]]:
+    """Training phases of opponents, as an option gives them: phases separated by ';', each a
+    comma-separated pool of agent specs, or SELF and COPY (as those words)."""
+    phases = []
+    for phase in text.split(";"):
+        if not phase.strip():
+            raise BadAgent(f"opponents {text!r}: an empty phase (separate phases with ';', a phase's agents with ',')")
+        phases.append([spec.name if spec.name in (SELF, COPY) and not spec.options else spec
+                       for spec in parse_spec_list(phase)])
+    return phases
+
+
+def phase_text(phases: list[list[AgentSpec | str]]) -> str:
+    """The canonical text of `parse_phases`'s result."""
+    return ";".join(",".join(map(str, phase)) for phase in phases)
+
+
+class Phases:
+    """Equal shares of a training's episodes, each against a pool of opponents (one drawn each
+    episode); each phase is a training of its own for seed 001's GLIE exploration rate, which
+    restarts with it."""
+
+    def __init__(self, phases: list[list[AgentSpec | str]], episodes: int, final_epsilon: float, decay: float = 0.0):
+        self.specs, self.episodes, self.final, self.decay = phases, episodes, final_epsilon, decay
+
+    def bounds(self, episode: int) -> tuple[int, int, int]:
+        """(phase, its first episode, its episodes) of episode k (0-based)."""
+        count = len(self.specs)
+        phase = episode * count // self.episodes
+        start = -(-phase * self.episodes // count)
+        stop = -(-(phase + 1) * self.episodes // count)
+        return phase, start, stop - start
+
+    def epsilon(self, episode: int) -> float:
+        """The exploration rate of episode k: GLIE, or decay^k (never below the final rate), within its phase."""
+        _, start, length = self.bounds(episode)
+        if self.decay:
+            return max(self.final, self.decay ** (episode - start))
+        return glie(episode - start, length, self.final)
+
+    def build(self, game, rng: np.random.Generator, store, copy) -> list[list[Agent | None]]:
+        """The phases' opponents as agents, seeded from `rng` (None: the learner itself; `copy(seed)`
+        gives the learner's copy)."""
+        def agent(spec: AgentSpec | str) -> Agent | None:
+            if spec == SELF:
+                return None
+            seed = int(rng.integers(2**62))
+            return copy(seed) if spec == COPY else build_agent(spec, game, seed=seed, store=store)
+
+        return [[agent(spec) for spec in phase] for phase in self.specs]
+
+    def opponent(self, pools: list[list[Agent | None]], episode: int, rng: np.random.Generator) -> Agent | None:
+        """Episode k's opponent: one of its phase's pool, drawn from `rng` where the pool holds several."""
+        pool = pools[self.bounds(episode)[0]]
+        return pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
+
+
+def glie(episode: int, episodes: int, final: float) -> float:
+    """Seed 001's GLIE exploration rate of episode k (0-based) of `episodes`: b / (b + k), with b
+    chosen so that it reaches `final` at 90% of the episodes, and never below `final` after."""
+    b = 0.9 * episodes * final / (1 - final)
+    return max(b / (b + episode), final) if b > 0 else final
 
 
 class Learner(ABC):

@@ -4,20 +4,27 @@ by a genome of the game's (Quarto hands its pieces over by seed 002's GA rule), 
 the features' genome option: a preset of the game's, or a ga artifact of the game.
 
 Moves are epsilon-greedy with seed 001's GLIE schedule eps_k = b / (b + k), b chosen so that
-eps reaches the final `epsilon` at 90% of the episodes, then kept. Rewards are win +1, loss -1,
-draw 0 for every game (seed 001 used 10/-10/3 on tic-tac-toe; a draw worth 0 keeps Q on the
-game's value scale, which the learning curve measures). The update is
-Q(s, a) += alpha * (target - Q(s, a)):
+eps reaches the final `epsilon` at 90% of a phase's episodes, then kept (or, with `decay`, seed
+002's eps_k = max(epsilon, decay^k)). `model=sparse` learns a table of the positions met
+(`agents.rl.SparseQ`: seed 002's dictionary). Rewards are, by default,
+win +1, loss -1, draw 0 (`rewards`: seed 001 used 10/-10/3 on tic-tac-toe, which only a Q table
+takes: a linear model knows a game's end exactly on the +1/-1/0 scale). The update is
+Q(s, a) += alpha * (target - Q(s, a)).
 
-* opponent=self: one Q for both sides (positions are from the mover's view); the target of a
-  move is its reward if it ends the game, else -gamma * max Q of the opponent's position;
-* opponent=SPEC: the learner plays one seat (alternating by episode) against that agent; the
-  target is the reward if the game ends before the learner moves again, else
+`opponent` gives the training's phases (`training.learner.Phases`): equal shares of the
+episodes, each against a pool of agents, one drawn each episode; `self` is the learner itself,
+`copy` its current greedy policy in the other seat, which learns nothing (seed 001's agent_strategy):
+
+* against itself: one Q for both sides (positions are from the mover's view); the target of a
+  move is its reward if it ends the game, else -gamma * max Q of the opponent's position
+  (which assumes a zero-sum reward: rewards with a draw not 0 learn only against other agents);
+* against an agent: the learner plays one seat (`first`: alternating by episode, or drawn) against
+  it; the target is the reward if the game ends before the learner moves again, else
   gamma * max Q of the learner's next position.
 
 An episode that reaches the ply cap stops without a final update (endless Quixo play).
 Each learning-curve point records the block's final epsilon and the shares of episodes won,
-drawn and lost by the learner (with self-play: by the first player).
+drawn and lost by the learner (in self-play: by the first player).
 """
 
 from __future__ import annotations
@@ -27,26 +34,41 @@ from typing import Any
 
 import numpy as np
 
+from retrograde import outcome as oc
 from retrograde.agents.base import Agent, best_index
 from retrograde.agents.registry import build_agent
-from retrograde.agents.rl import REWARD, LinearQ, QAgent, TabularQ, load_model, model_class
+from retrograde.agents.rl import LinearQ, QAgent, SparseQ, TabularQ, load_model, model_class
 from retrograde.data.artifact import load_artifact, save_npz
 from retrograde.errors import BadAgent
 from retrograde.pipeline.progress import Progress
-from retrograde.spec import Option, parse_spec
-from retrograde.training.learner import Learner
+from retrograde.spec import Option
+from retrograde.training.learner import COPY, SELF, Learner, Phases, parse_phases, phase_text
+
+#: The outcome for the side that made the move reaching a terminal position, by that position's
+#: outcome (for its side to move).
+MOVER = {oc.WIN: oc.LOSS, oc.LOSS: oc.WIN, oc.DRAW: oc.DRAW}
 
 
 class RlLearner(Learner):
     name = "rl"
     suffix = ".npz"
     options = (
-        Option("episodes", "training games", 20_000, low=1),
+        Option("episodes", "training games, split equally between the phases", 20_000, low=1),
         Option("alpha", "learning rate", 0.1, kind="float", low=0, high=1),
         Option("gamma", "discount factor", 0.9, kind="float", low=0, high=1),
-        Option("epsilon", "final exploration rate (GLIE: reached at 90% of the episodes)", 0.1,
+        Option("epsilon", "final exploration rate (GLIE: reached at 90% of each phase's episodes)", 0.1,
                kind="float", low=0, high=0.99),
-        Option("opponent", "self (self-play) or the spec of the agent to learn against", "self", kind="text"),
+        Option("opponent", "self (self-play), the spec of the agent to learn against, or phases separated by ';', "
+                           "each a comma-separated pool of specs (self among them), one drawn each episode",
+               "self", kind="text"),
+        Option("rewards", "win/loss/draw rewards of the learner (other than 1/-1/0: Q tables only)", "1/-1/0",
+               kind="text"),
+        Option("first", "the learner's seat against an agent: alternate by episode, random, always first, or "
+                        "never (seed 002)", "alternate", kind="choice", choices=("alternate", "random", "always", "never")),
+        Option("decay", "0: GLIE; else epsilon_k = max(epsilon, decay^k), decaying from 1 (seed 002: 0.9995)", 0.0,
+               kind="float", low=0, high=0.999999),
+        Option("model", "auto: a Q table where one fits, else linear in the board features; sparse: a table of "
+                        "the positions met (seed 002)", "auto", kind="choice", choices=("auto", "sparse")),
         Option("plies", "ply cap of an episode", 200, low=1),
         Option("every", "episodes between checkpoints (0: a tenth of them)", 0, low=0),
     )
@@ -58,27 +80,26 @@ class RlLearner(Learner):
         return cls.options + ((option,) if option is not None else ())
 
     def __init__(self, game, settings: dict[str, Any], *, store=None, seed: int = 0):
-        self.model_class = model_class(game)
+        self.model_class = SparseQ if settings["model"] == "sparse" else model_class(game)
         if self.model_class is None:
             raise BadAgent(f"rl cannot learn {game.describe()}: {QAgent.cannot_play(game)}")
-        self.opponent = None if settings["opponent"].lower() == "self" else parse_spec(settings["opponent"])
-        if self.opponent is not None:  # a bad opponent is refused before anything is written
-            build_agent(self.opponent, game, seed=0, store=store)
-        settings["opponent"] = str(self.opponent or "self")
+        phases = parse_phases(settings["opponent"])
+        for spec in (spec for phase in phases for spec in phase if spec not in (SELF, COPY)):
+            build_agent(spec, game, seed=0, store=store)  # a bad opponent is refused before anything is written
+        settings["opponent"] = phase_text(phases)
+        self.rewards = _rewards(settings["rewards"])
+        settings["rewards"] = "/".join(f"{reward:g}" for reward in self.rewards.values())
+        if self.model_class is LinearQ and tuple(self.rewards.values()) != (1.0, -1.0, 0.0):
+            raise BadAgent(f"rl: rewards={settings['rewards']}: a linear Q model learns on the game's "
+                           "+1/-1/0 scale; other rewards need a Q table")
         self.model_options = _genome_of_features(game, settings)
         super().__init__(game, settings, store=store, seed=seed)
-        final, episodes = settings["epsilon"], settings["episodes"]
-        self.b = 0.9 * episodes * final / (1 - final)
-        self.model: TabularQ | LinearQ = self.model_class(game, **self.model_options)
+        self.phases = Phases(phases, settings["episodes"], settings["epsilon"], settings["decay"])
+        self.model: TabularQ | LinearQ | SparseQ = self.model_class(game, **self.model_options)
 
     @property
     def total(self) -> int:
         return self.settings["episodes"]
-
-    def epsilon(self, episode: int) -> float:
-        """GLIE exploration rate of episode k (0-based): b / (b + k), never below the final one."""
-        final = self.settings["epsilon"]
-        return max(self.b / (self.b + episode), final) if self.b > 0 else final
 
     def _move(self, q: np.ndarray, epsilon: float, rng: np.random.Generator) -> int:
         """Epsilon-greedy: a random move with probability epsilon, else the best (ties at random)."""
@@ -99,10 +120,9 @@ class RlLearner(Learner):
             position = moves[move][1]
             ended = game.primitive(position)
             if ended:
-                reward = -REWARD[ended]  # the position's side to move is the other player
-                model.update(handle, move, reward, alpha)
+                model.update(handle, move, self.rewards[MOVER[ended]], alpha)
                 first_moved_last = ply % 2 == 0
-                return _result(reward if first_moved_last else -reward)
+                return oc.name(MOVER[ended] if first_moved_last else ended)
             pending = (handle, move)
         return "draw"
 
@@ -121,16 +141,16 @@ class RlLearner(Learner):
                 position = moves[move][1]
                 ended = game.primitive(position)
                 if ended:
-                    model.update(handle, move, -REWARD[ended], alpha)
-                    return _result(-REWARD[ended])
+                    model.update(handle, move, self.rewards[MOVER[ended]], alpha)
+                    return oc.name(MOVER[ended])
                 pending = (handle, move)
             else:
                 _, position = opponent.choose(position)
                 ended = game.primitive(position)
                 if ended:  # the learner is to move: the outcome is its own
                     if pending is not None:
-                        model.update(*pending, REWARD[ended], alpha)
-                    return _result(REWARD[ended])
+                        model.update(*pending, self.rewards[ended], alpha)
+                    return oc.name(ended)
             learner_moves = not learner_moves
         return "draw"
 
@@ -138,17 +158,21 @@ class RlLearner(Learner):
         self.model = self.model_class(self.game, **self.model_options)
 
     def run(self, start, stop, rng, progress: Progress):
-        opponent = (None if self.opponent is None else
-                    build_agent(self.opponent, self.game, seed=int(rng.integers(2**62)), store=self.store))
+        pools = self.phases.build(self.game, rng, self.store, copy=self.player)
         results = {"win": 0, "draw": 0, "loss": 0}
         for episode in range(start, stop):
-            epsilon = self.epsilon(episode)
+            epsilon = self.phases.epsilon(episode)
+            opponent = self.phases.opponent(pools, episode, rng)
             if opponent is None:
                 results[self._self_play(epsilon, rng)] += 1
             else:
-                results[self._against(opponent, episode % 2 == 0, epsilon, rng)] += 1
+                seat = self.settings["first"]
+                first = (episode % 2 == 0 if seat == "alternate" else bool(rng.integers(2)) if seat == "random"
+                         else seat == "always")
+                results[self._against(opponent, first, epsilon, rng)] += 1
             progress.advance(1)
-        return {"epsilon": self.epsilon(stop - 1), **{key: count / (stop - start) for key, count in results.items()}}
+        return {"epsilon": self.phases.epsilon(stop - 1),
+                **{key: count / (stop - start) for key, count in results.items()}}
 
     def state(self):
         return self.model.arrays()
@@ -167,11 +191,12 @@ class RlLearner(Learner):
 
 
 def _genome_of_features(game, settings: dict[str, Any]) -> dict[str, Any]:
-    """The linear model's `genome`, from the setting of its features' genome option: a preset of
-    the features, or a ga artifact of the game ({} where the features have no such option)."""
-    features = game.features() if model_class(game) is LinearQ else None
+    """The `genome` of a model playing by the features (linear, sparse), from the setting of their
+    genome option: a preset of the features, or a ga artifact of the game ({} where the learner
+    takes no such option)."""
+    features = game.features()
     option = features.genome_option if features is not None else None
-    if option is None:
+    if option is None or option.name not in settings:
         return {}
     value = settings[option.name]
     if value in features.genome_presets:
@@ -183,5 +208,12 @@ def _genome_of_features(game, settings: dict[str, Any]) -> dict[str, Any]:
         raise BadAgent(f"rl: {option.name}={value}: corrupt genome ({exc})") from None
 
 
-def _result(reward: float) -> str:
-    return "win" if reward > 0 else "loss" if reward < 0 else "draw"
+def _rewards(text: str) -> dict[int, float]:
+    """The learner's reward by its outcome, from WIN/LOSS/DRAW text (BadAgent in one line)."""
+    try:
+        win, loss, draw = (float(part) for part in text.split("/"))
+    except ValueError:
+        raise BadAgent(f"rl: rewards={text}: give three numbers WIN/LOSS/DRAW, e.g. 10/-10/3") from None
+    if not all(np.isfinite((win, loss, draw))) or not loss <= draw <= win or win <= loss:
+        raise BadAgent(f"rl: rewards={text}: a win must be worth more than a loss, a draw between them")
+    return {oc.WIN: win, oc.LOSS: loss, oc.DRAW: draw}

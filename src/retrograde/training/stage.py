@@ -28,22 +28,23 @@ from retrograde.games import parse_game
 from retrograde.games.base import Game
 from retrograde.pipeline.progress import Progress
 from retrograde.spec import parse_spec
+from retrograde.training.dqn import DqnLearner
 from retrograde.training.ga import GaLearner
 from retrograde.training.learner import Learner, typed_options
 from retrograde.training.rl import RlLearner
 
-LEARNERS: dict[str, type[Learner]] = {cls.name: cls for cls in (GaLearner, RlLearner)}
+LEARNERS: dict[str, type[Learner]] = {cls.name: cls for cls in (GaLearner, RlLearner, DqnLearner)}
 CHECKPOINT = "checkpoint.npz"
 
 
 def learner_for(spec: str, game: Game, *, store=None, seed: int = 0) -> Learner:
-    """The learner a spec names (`ga:...`, `rl:...`), with its options typed and checked, for a
+    """The learner a spec names (`ga:...`, `rl:...`, `dqn:...`), with its options typed and checked, for a
     training seeded with `seed`."""
     parsed = parse_spec(spec)
     cls = LEARNERS.get(parsed.name)
     if cls is None:
         raise BadAgent(f"unknown learner {parsed.name!r}; learners: {', '.join(LEARNERS)}")
-    return cls(game, typed_options(parsed, cls.options_for(game)), store=store, seed=seed)
+    return cls(game, typed_options(parsed, cls.options_for(game), game), store=store, seed=seed)
 
 
 def _check_out(out: Path, suffix: str, learner: str) -> None:

@@ -4,8 +4,9 @@ specs name.
 An agent option of kind "file" names an artifact; the points of its learning curve that a store
 measured (`data.artifact.measured_curve`) give the report's {"step", "value_kept"} points, the
 step being the units trained (generations, episodes), and its settings say how it learnt
-(`training`: a GA's fitness, exact or from matches; a Q-learner's opponent and rates). Anything
-else is skipped: both are optional.
+(`training`: a GA's fitness, exact or from matches; a Q-learner's opponents and rates), and a GA's
+best and mean fitness by generation (`fitness_curves`, report 001's Figure 1). Anything else is
+skipped: all are optional.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from retrograde.agents import PRESET, agent_options, parse_spec
-from retrograde.data.artifact import measured_curve, read_metadata
+from retrograde.data.artifact import CURVE, measured_curve, read_metadata
 from retrograde.errors import BadAgent
 from retrograde.games import Game
 
@@ -41,6 +42,30 @@ def _artifacts(spec: str, game: Game) -> list[Path]:
     return [Path(value).expanduser() for key, value in parsed.options if kinds.get(key) == "file"]
 
 
+def read_fitness(path: Path) -> list[dict[str, float]] | None:
+    """A GA artifact's best and mean fitness by generation (report 001's Figure 1), or None."""
+    try:
+        metadata = read_metadata(path)
+        measured_curve(metadata)  # refuses what is not a training artifact
+        if metadata["learner"] != "ga":
+            return None
+        points = [{"generation": float(point["generations"]), "best": float(point["best_fitness"]),
+                   "mean": float(point["mean_fitness"])} for point in metadata[CURVE]]
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
+        return None
+    return [point for point in points if all(np.isfinite(list(point.values())))] or None
+
+
+def fitness_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
+    """The GA fitness by generation of each spec whose file options name a GA artifact."""
+    found = {}
+    for spec in specs:
+        curve = next(filter(None, map(read_fitness, _artifacts(spec, game))), None)
+        if curve:
+            found[spec] = curve
+    return found
+
+
 def learning_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
     """The curve of each spec (of an agent of `game`) whose file options name an artifact holding one."""
     curves = {}
@@ -61,6 +86,11 @@ def how_trained(metadata: Any) -> str:
                "learning curve's) where a genome keeps the value" if settings.get("fitness") == "exact" else
                f"fitness: win share over {settings['games']} matches against {settings['opponents']}")
         return f"GA, {settings['generations']} generations of {settings['population']} + {settings['offspring']}; {how}"
+    if learner == "dqn":
+        phases = " then ".join(f"({phase})" for phase in settings["opponents"].split(";"))
+        return (f"deep Q-learning, {settings['episodes']:,} episodes against {phases}, {settings['hidden']} hidden "
+                f"units, Adam rate {settings['rate']}, gamma {settings['gamma']}, replay {settings['memory']:,} "
+                f"(batches of {settings['batch']}), final epsilon {settings['epsilon']}")
     return (f"Q-learning, {settings['episodes']:,} episodes against {settings['opponent']}, alpha {settings['alpha']}, "
             f"gamma {settings['gamma']}, final epsilon {settings['epsilon']}")
 

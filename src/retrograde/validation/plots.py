@@ -161,3 +161,22 @@ def learning_curves(curves: dict[str, list[dict[str, float]]]) -> str | None:
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
     return _png(figure)
+
+
+def fitness_by_generation(curves: dict[str, list[dict[str, float]]]) -> str | None:
+    """A GA's best and mean fitness against its generations, per GA artifact (report 001's Figure 1)."""
+    if not curves:
+        return None
+    figure = Figure(figsize=(8, 4.5))
+    axes = figure.add_subplot()
+    for spec, points in curves.items():
+        generations = [p["generation"] for p in points]
+        line, = axes.plot(generations, [p["best"] for p in points], marker=".", label=f"{spec}: best")
+        axes.plot(generations, [p["mean"] for p in points], linestyle="--", color=line.get_color(),
+                  label=f"{spec}: mean")
+    axes.set_xlabel("generation")
+    axes.set_ylabel("fitness")
+    axes.set_title("GA fitness by generation")
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8)
+    return _png(figure)

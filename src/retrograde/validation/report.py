@@ -236,6 +236,7 @@ def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("Tournament results", plots.tournament_heatmap(list(report["agents"]), report["tournaments"])),
         ("Ratings", plots.rating_chart(report["ratings"])),
         ("Learning curves", plots.learning_curves(report["learning_curves"])),
+        ("GA fitness by generation", plots.fitness_by_generation(report.get("fitness_curves", {}))),
     ]
     return [(title, png) for title, png in drawn if png]
 

@@ -5,9 +5,11 @@
 A figure is reproduced when each rate it gives (win, draw, loss) lies inside our 95% Wilson
 interval for that outcome. A row that is not says why, from the numbers: where the report gives
 its number of games, whether its own interval overlaps ours (a small sample can explain the
-gap) or not (the agents, opponents or rules differ from what its text says). A row is "not run"
-only where it needs what cannot be had here (a store this machine cannot solve, a trained agent
-of the report's that no artifact holds yet), and says which.
+gap) or not (the agents, opponents or rules differ from what its text says). Where the report's
+code plays an agent otherwise than its text names it, the same games are played again with the
+agents as named (`as_text`), and the row says which of the two gives the report's figure. A row
+is "not run" only where it needs what cannot be had here (a store this machine cannot solve, a
+trained agent of the report's that no artifact holds yet), and says which.
 """
 
 from __future__ import annotations
@@ -100,17 +102,39 @@ def verdict(theirs: dict[str, Any], our: dict[str, Any]) -> tuple[str, str | Non
     return NOT_REPRODUCED, "; ".join(reasons) + "."
 
 
-def row(figure: SeedFigure, our: dict[str, Any] | None, why_not_run: str | None = None) -> dict[str, Any]:
-    """A report.json row (`our` None: not run, `why_not_run` says why)."""
+def text_sentence(theirs: dict[str, Any], as_text: dict[str, Any], reproduced: bool) -> str:
+    """What the same games gave with the agents as the report's text names them."""
+    text = as_text["ours"]
+    holds = verdict(theirs, text)[0] == REPRODUCED
+    return (f"As their text names the agents ({as_text['agent']} vs {as_text['opponent']}), our games give "
+            f"{_rates(text)} over {text['games']:,}, which " +
+            ("reproduces their figure too." if holds and reproduced else
+             "does not: their code, not their text, made their figure." if reproduced else
+             "reproduces it: their figure matches their text, not their code." if holds else
+             "does not reproduce it either."))
+
+
+def row(figure: SeedFigure, our: dict[str, Any] | None, why_not_run: str | None = None,
+        as_text: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A report.json row (`our` None: not run, `why_not_run` says why); `as_text`: the same games
+    with the agents as the report's text names them, which the row keeps and its why weighs."""
     theirs = figure.theirs()
     if our is None:
         found, why = NOT_RUN, why_not_run
     else:
         found, why = verdict(theirs, our)
-    return {"seed": figure.seed, "where": figure.where, "game": figure.game, "params": figure.figure.params,
-            "agent": figure.agent, "opponent": figure.opponent, "seat": figure.figure.seat,
-            "their_agents": f"{figure.figure.agent.label} vs {figure.figure.opponent.label}",
-            "theirs": theirs, "ours": our, "verdict": found, "why": why, "notes": list(figure.figure.notes)}
+    result = {"seed": figure.seed, "where": figure.where, "game": figure.game, "params": figure.figure.params,
+              "agent": figure.agent, "opponent": figure.opponent, "seat": figure.figure.seat,
+              "their_agents": f"{figure.figure.agent.label} vs {figure.figure.opponent.label}",
+              "theirs": theirs, "ours": our, "verdict": found, "why": why, "notes": list(figure.figure.notes)}
+    if as_text is not None:
+        sentence = text_sentence(theirs, as_text, found == REPRODUCED)
+        result["as_text"] = as_text
+        if found == NOT_REPRODUCED:
+            result["why"] = f"{why} {sentence}"
+        else:
+            result["notes"].append(sentence)
+    return result
 
 
 def _rates(rates: dict[str, Any] | None) -> str:
@@ -122,14 +146,16 @@ def _rates(rates: dict[str, Any] | None) -> str:
 def table(rows: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """The rows as a table: head and cells."""
     head = ["seed", "where", "game", "agent", "opponent", "seat", "theirs W/D/L", "their games", "ours W/D/L",
-            "our games", "value kept", "verdict", "why"]
+            "our games", "as their text names them W/D/L", "value kept", "verdict", "why"]
     cells = []
     for found in rows:
         our = found["ours"]
         kept = our["value_kept"] if our else None
         cells.append([found["seed"][:3], found["where"], found["game"], found["agent"], found["opponent"],
                       found["seat"], _rates(found["theirs"]), str(found["theirs"]["games"] or "?"), _rates(our),
-                      str(our["games"]) if our else "-", "-" if kept is None else f"{kept:.1%}",
+                      str(our["games"]) if our else "-",
+                      _rates(found["as_text"]["ours"]) if found.get("as_text") else "-",
+                      "-" if kept is None else f"{kept:.1%}",
                       found["verdict"], found["why"] or ""])
     return head, cells
 
@@ -141,6 +167,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
 
 
 INTRO = ("Every match figure the course reports published for a game, rerun with the agents as the reports' "
-         "code played them (`AGENT:preset=NUMBER` where ours differ). A figure is reproduced when each rate "
+         "code played them (`AGENT:preset=NUMBER` where ours differ), and again as their text names them where "
+         "their code plays otherwise. A figure is reproduced when each rate "
          "it gives lies inside our 95% Wilson interval for that outcome; value kept is our exact audit of the "
          "report's agent on a sample of the solved store's positions, where there is a store.")

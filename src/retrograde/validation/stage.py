@@ -19,7 +19,7 @@ from retrograde.games import Game
 from retrograde.pipeline.executors import open_executor
 from retrograde.validation import published, quality, rating, sampled, tournament
 from retrograde.validation import report as reports
-from retrograde.validation.artifacts import learning_curves, training
+from retrograde.validation.artifacts import fitness_curves, learning_curves, training
 
 DEFAULT_GAMES = 100
 #: Agents validated when none are named, in this order: those that can play the game.
@@ -204,6 +204,7 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
                      "games_per_task": tournament.BATCH,
                      "positions_per_task": quality.CHUNK if store is not None else sampled.CHUNK},
         "learning_curves": learning_curves(specs, game),
+        "fitness_curves": fitness_curves(specs, game),
         "training": training(specs, game),
     }
     if store is None:

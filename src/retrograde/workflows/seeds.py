@@ -4,9 +4,13 @@ DIR/seeds/report.json, report.md and report.html (`validation.seeds` makes the r
 
 Each instance gets a solved store in DIR/seeds/stores (once) where the estimate says this
 machine can solve it: the report's agent is audited on it (value kept), and agents that read a
-store play from it (elsewhere their rows are not run); each finished row is kept in DIR/seeds/rows, so a rerun
-plays only the rows not done yet, and `--only NUMBER` plays one report's rows (delete the
-folder to play rows again).
+store play from it (elsewhere their rows are not run). A trained agent of a report's is trained
+first, as the report trained it (its `AgentRef.learner`, with the store where there is one, to
+record its exact learning curve), into DIR/seeds/artifacts under a name drawn from its game,
+settings and seed; the trainings run side by side on the executor's workers, and a rerun finds
+them done (or resumes them). Each finished row is kept in DIR/seeds/rows, so a rerun plays only
+the rows not done yet, and `--only NUMBER` plays one report's rows (delete the folder to play
+rows again).
 """
 
 from __future__ import annotations
@@ -24,16 +28,21 @@ from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
 from retrograde.errors import BadAgent, BadOption
 from retrograde.games import GAMES, Game, make_game
-from retrograde.pipeline.executors import open_executor
+from retrograde.pipeline.executors import Task, open_executor
 from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage, write_json
+from retrograde.spec import AgentSpec
+from retrograde.training import train
 from retrograde.training.measure import ValueKeptSample
+from retrograde.training.stage import learner_for
 from retrograde.validation import report, seeds
 from retrograde.validation.tournament import INITIAL, Pairing, default_max_plies, run_tournament
 
 #: The seed every row's games derive from (with the agents' stream names and the seat).
 SEED = 0
-#: Wall-clock seconds of each row this run played (a solve of a store included in its first
-#: row), kept apart from report.json, which does not vary from run to run.
+#: Why a row is not run when its artifact is missing (a run with --skip-training).
+UNTRAINED = "no run has trained it yet (run seeds without --skip-training)"
+#: Wall-clock seconds of each artifact this run trained and each row it played (a solve of a
+#: store included in its first row), kept apart from report.json, which does not vary from run to run.
 TIMINGS = "timings.json"
 
 
@@ -51,7 +60,8 @@ def seed_figures(only: str | None = None) -> list[seeds.SeedFigure]:
 def _key(figure: seeds.SeedFigure) -> str:
     """A row's name in DIR/seeds/rows: what it plays, and where it is printed."""
     what = [figure.seed, figure.where, figure.game, figure.figure.params, figure.agent, figure.opponent,
-            figure.figure.seat, figure.games, SEED]
+            figure.figure.seat, figure.games, SEED, figure.figure.agent.learner, figure.figure.opponent.learner,
+            figure.figure.agent.text, figure.figure.opponent.text]
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:20]
 
 
@@ -80,10 +90,63 @@ class Stores:
         return self.found[name]
 
 
-def _play(figure: seeds.SeedFigure, game: Game, store: Store | None, executor, quiet: bool) -> tuple[int, int, int]:
-    """(wins, draws, losses) of the report's agent in its seat: the games of `figure.games`,
-    half a seat where the report drew who started."""
-    agent, opponent, seat, games = figure.agent, figure.opponent, figure.figure.seat, figure.games
+class Artifacts:
+    """The artifacts of the reports' trained agents, each trained once into `folder`."""
+
+    def __init__(self, folder: Path, stores: Stores):
+        self.folder, self.stores = folder, stores
+
+    def path(self, learner: str, game: Game) -> tuple[Path, Store | None]:
+        """(where the artifact `learner` trains for `game` lies, the store its training reads): the
+        name is drawn from the game, the learner's settings, the seed and whether a store measures it."""
+        store = self.stores.get(game)[0]
+        trainer = learner_for(learner, game, store=store, seed=SEED)
+        what = [game.name, game.params, trainer.name, trainer.settings, SEED, store is not None]
+        key = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
+        return self.folder / f"{trainer.name}-{key}{trainer.suffix}", store
+
+    def spec(self, ref, game: Game) -> tuple[str, str] | None:
+        """(the spec that plays `ref`, the same with its artifact's path relative to DIR/seeds);
+        None where the artifact is not trained yet."""
+        path, _ = self.path(ref.learner, game)
+        if not path.is_file():
+            return None
+        played = AgentSpec(ref.name, (*ref.options, ("params", str(path))))
+        shown = AgentSpec(ref.name, (*ref.options, ("params", f"{self.folder.name}/{path.name}")))
+        return str(played), str(shown)
+
+    def train_all(self, figures: list[seeds.SeedFigure], executor, quiet: bool) -> dict[str, float]:
+        """Train every artifact the figures' agents need and no earlier run finished, side by side
+        on the executor's workers; returns each training's wall-clock seconds."""
+        tasks, seen = [], set()
+        for figure in figures:
+            for ref in (figure.figure.agent, figure.figure.opponent):
+                if ref.learner is None:
+                    continue
+                game = make_game(figure.game, figure.figure.params)
+                path, store = self.path(ref.learner, game)
+                if path in seen:
+                    continue
+                seen.add(path)
+                self.folder.mkdir(parents=True, exist_ok=True)
+                store_path = None if store is None else str(store.path)
+                tasks.append(Task(f"train {ref.learner} for {game.describe()}", _train,
+                                  (ref.learner, game.name, game.params, str(path), store_path, quiet)))
+        return {task.key: seconds for task, seconds in executor.run(tasks)}
+
+
+def _train(worker, learner: str, game_name: str, params: dict, path: str, store: str | None, quiet: bool) -> float:
+    """Train one artifact (a no-op for one already trained); returns the wall-clock seconds."""
+    started = time.monotonic()
+    train(learner, make_game(game_name, params), path, seed=SEED, store=store, quiet=quiet)
+    return round(time.monotonic() - started, 2)
+
+
+def _play(figure: seeds.SeedFigure, agent: str, opponent: str, game: Game, store: Store | None, executor,
+          quiet: bool) -> tuple[int, int, int]:
+    """(wins, draws, losses) of the report's `agent` in its seat against `opponent`: the games of
+    `figure.games`, half a seat where the report drew who started."""
+    seat, games = figure.figure.seat, figure.games
     pairings = []
     if seat in ("first", "either"):
         pairings.append(Pairing(agent, opponent, INITIAL, games if seat == "first" else games // 2, "agent first"))
@@ -106,51 +169,79 @@ def _tally(pairings: list[Pairing], entries: list[dict[str, Any]]) -> tuple[int,
     return wins, draws, losses
 
 
-def _row_of_instances(figure: seeds.SeedFigure, executor) -> dict[str, Any]:
-    """A figure over many instances: one game a seat on each (no store, no audit; no progress
-    lines: a hundred two-game tournaments)."""
+def _row_of_instances(figure: seeds.SeedFigure, agent: str, opponent: str, executor) -> tuple[int, int, int]:
+    """(wins, draws, losses) over a figure's many instances: one game a seat on each (no store, no
+    audit; no progress lines: a hundred two-game tournaments)."""
     wins = draws = losses = 0
     for params in figure.figure.instances:
         game = make_game(figure.game, params)
-        pairings = [Pairing(figure.agent, figure.opponent, INITIAL, 1, "agent first"),
-                    Pairing(figure.opponent, figure.agent, INITIAL, 1, "agent second")]
+        pairings = [Pairing(agent, opponent, INITIAL, 1, "agent first"),
+                    Pairing(opponent, agent, INITIAL, 1, "agent second")]
         won, drawn, lost = _tally(pairings, run_tournament(game, None, pairings, seed=SEED, executor=executor,
                                                            max_plies=default_max_plies(game), quiet=True))
         wins, draws, losses = wins + won, draws + drawn, losses + lost
-    return seeds.row(figure, seeds.ours(wins, draws, losses, None))
+    return wins, draws, losses
 
 
-def _row(figure: seeds.SeedFigure, stores: Stores, executor, quiet: bool) -> dict[str, Any]:
+def _as_text(figure: seeds.SeedFigure, agent: str, opponent: str, game: Game | None, store: Store | None, executor,
+             quiet: bool) -> dict[str, Any] | None:
+    """The same games with the agents as the report's text names them (`AgentRef.text`), where its
+    code played otherwise; None where neither agent has such a text."""
+    refs = (figure.figure.agent, figure.figure.opponent)
+    if not any(ref.text for ref in refs):
+        return None
+    text_agent, text_opponent = (ref.text or spec for ref, spec in zip(refs, (agent, opponent)))
+    counts = (_row_of_instances(figure, text_agent, text_opponent, executor) if game is None else
+              _play(figure, text_agent, text_opponent, game, store, executor, quiet))
+    return {"agent": text_agent, "opponent": text_opponent, "ours": seeds.ours(*counts, None)}
+
+
+def _row(figure: seeds.SeedFigure, stores: Stores, artifacts: Artifacts, executor, quiet: bool) -> dict[str, Any]:
     if figure.figure.instances:
-        return _row_of_instances(figure, executor)
+        counts = _row_of_instances(figure, figure.agent, figure.opponent, executor)
+        as_text = _as_text(figure, figure.agent, figure.opponent, None, None, executor, quiet)
+        return seeds.row(figure, seeds.ours(*counts, None), as_text=as_text)
     game = make_game(figure.game, figure.figure.params)
     store, why, sample = stores.get(game)  # for the exact audit, where this machine can solve the game
     if store is None and any(reads_store(parse_spec(spec).name) for spec in (figure.agent, figure.opponent)):
         return seeds.row(figure, None, why)
-    try:
-        for spec in (figure.agent, figure.opponent):
-            build_agent(spec, game, seed=SEED, store=store)
-    except BadAgent as exc:
-        if "needs params=FILE" not in str(exc):
-            raise
-        return seeds.row(figure, None, f"{figure.figure.agent.label} needs an artifact trained as the report "
-                                       f"trained it, and none is trained here yet ({exc})")
-    wins, draws, losses = _play(figure, game, store, executor, quiet)
-    kept = sample.value_kept(build_agent(figure.agent, game, seed=SEED, store=store)) if sample else None
-    return seeds.row(figure, seeds.ours(wins, draws, losses, kept))
+    played, shown = {}, {}
+    for side, ref, spec in (("agent", figure.figure.agent, figure.agent),
+                            ("opponent", figure.figure.opponent, figure.opponent)):
+        found = artifacts.spec(ref, game) if ref.learner else (spec, spec)
+        if found is None:
+            return seeds.row(figure, None, f"{ref.label} is trained as the report trained it ({ref.learner}), "
+                                           f"and {UNTRAINED}")
+        played[side], shown[side] = found
+        try:
+            build_agent(played[side], game, seed=SEED, store=store)
+        except BadAgent as exc:
+            if ref.learner or "needs params=FILE" not in str(exc):
+                raise
+            return seeds.row(figure, None, f"{ref.label} needs an artifact trained as the report trained it, "
+                                           f"and no preset of ours trains it yet ({exc})")
+    wins, draws, losses = _play(figure, played["agent"], played["opponent"], game, store, executor, quiet)
+    kept = sample.value_kept(build_agent(played["agent"], game, seed=SEED, store=store)) if sample else None
+    as_text = _as_text(figure, played["agent"], played["opponent"], game, store, executor, quiet)
+    return {**seeds.row(figure, seeds.ours(wins, draws, losses, kept), as_text=as_text), **shown}
 
 
-def run_seeds(out_dir: Path, *, only: str | None = None, workers: int | None = None, scheduler: str | None = None,
-              quiet: bool = False) -> dict[str, Any]:
+def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True, workers: int | None = None,
+              scheduler: str | None = None, quiet: bool = False) -> dict[str, Any]:
     """Play every published figure's row not played yet into `out_dir` (those of report `only`, if
     given: the report then holds them and the rows earlier runs played); returns report.json's
-    document."""
+    document. With `train` false nothing is trained: a row whose agent needs an artifact that no
+    earlier run trained is not run (and not kept, so that a later run plays it)."""
     figures = seed_figures(only)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows_dir = out_dir / "rows"
     with writer_lock(out_dir / "report.json", "seeds report"), ExitStack() as stack, \
             open_executor(workers=workers, scheduler=scheduler, positions=None) as executor:
         stores = Stores(out_dir / "stores", executor, stack, quiet, workers, scheduler)
+        artifacts = Artifacts(out_dir / "artifacts", stores)
+        to_play = [figure for figure in figures if not (rows_dir / f"{_key(figure)}.json").exists()
+                   and (only is None or figure.seed.startswith(only))]
+        trained = artifacts.train_all(to_play, executor, quiet) if train else {}
         rows, seconds = [], {}
         for figure in figures:
             done = rows_dir / f"{_key(figure)}.json"
@@ -158,15 +249,17 @@ def run_seeds(out_dir: Path, *, only: str | None = None, workers: int | None = N
                 rows.append(json.loads(done.read_text()))
             elif only is None or figure.seed.startswith(only):
                 started = time.monotonic()
-                found = _row(figure, stores, executor, quiet)
+                found = _row(figure, stores, artifacts, executor, quiet)
+                rows.append(found)
+                if found["verdict"] == seeds.NOT_RUN and UNTRAINED in (found["why"] or ""):
+                    continue
                 rows_dir.mkdir(exist_ok=True)
                 write_json(done, found)
-                rows.append(found)
                 name = f"{figure.seed[:3]} {figure.where}: {figure.agent} vs {figure.opponent}, {figure.figure.seat}"
                 seconds[name] = round(time.monotonic() - started, 2)
         document = {"rows": rows, "summary": seeds.summary(rows)}
         write_json(out_dir / "report.json", document)
-        write_json(out_dir / TIMINGS, {"rows_played_s": seconds})
+        write_json(out_dir / TIMINGS, {"rows_played_s": seconds, "artifacts_trained_s": trained})
         for name, text in (("report.md", report.seeds_markdown(rows)), ("report.html", report.seeds_html(rows))):
             write_atomically(out_dir / name, lambda file, text=text: file.write(text.encode()))
     return document

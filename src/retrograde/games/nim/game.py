@@ -50,6 +50,9 @@ class Nim(Game):
                     ("rules", "003"): "retrograde.games.nim.reports:Report003Fixed",
                     ("expert", "003"): "retrograde.games.nim.reports:Report003Optimal",
                     ("ga", "003"): "retrograde.games.nim.reports:Report003Formula"}
+    seed_genomes = {"000": "retrograde.games.nim.reports:Report000Genome",
+                    "003": "retrograde.games.nim.reports:Report003Genome"}
+    learner_presets = presets.LEARNER_PRESETS
     params_spec = (
         Param("heaps", "heap sizes of the start position, comma-separated (e.g. 1,3,5,7)",
               kind=parse_heaps, required=True, metavar="LIST"),

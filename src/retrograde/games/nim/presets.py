@@ -11,16 +11,50 @@ WORKFLOWS = (
              {"heaps": [1, 3, 5, 7, 9, 11, 13], "max_take": 4}),
 )
 
-PURE_RANDOM = AgentRef("pure_random", "random", (("preset", "000"),))
+#: The course reports' GA settings on Nim (`train ga:preset=NUMBER`). Seed 000: one probability
+#: (`Report000Genome`), 50 + 300 a generation for 100 generations, parents by tournaments of 2, a
+#: child the mean of two parents or (one in five) a new random genome, fitness the win share over
+#: 100 matches moving first against the "optimal_strategy". Seed 001 (misère Nim): its rule
+#: weights, 50 individuals, 200 generations, tournaments of 25, uniform crossover, Gaussian
+#: mutation (one gene of a child in 0.15: here each gene in 0.025), fitness over 200 matches
+#: against random or, with a chance rising over the generations, the optimal player. Seed 003:
+#: its formula of 11 genes, 10 + 20 a generation for 100 generations, tournaments of 2, a child a
+#: uniform crossover or (3 in 10) a parent with one gene flipped, fitness over 20 matches against
+#: its optimal and random players, both seats.
+LEARNER_PRESETS = {
+    ("ga", "000"): {"genome": "000", "population": "50", "offspring": "300", "generations": "100",
+                    "selection": "tournament-plus", "tournament": "2", "crossover": "mean", "mutant": "0.2",
+                    "mutant_kind": "random", "mutation": "0", "games": "100", "seats": "first",
+                    "opponents": "expert:preset=003", "fitness": "matches"},
+    ("ga", "001"): {"population": "50", "offspring": "50", "generations": "200", "selection": "tournament-plus",
+                    "tournament": "25", "crossover": "uniform", "mutation": "0.025", "games": "200",
+                    "schedule": "rising", "opponents": "random:preset=003,expert:preset=003", "fitness": "matches"},
+    ("ga", "003"): {"genome": "003", "population": "10", "offspring": "20", "generations": "100",
+                    "selection": "tournament-plus", "tournament": "2", "crossover": "uniform", "mutant": "0.3",
+                    "mutant_kind": "flip", "mutation": "0", "games": "20",
+                    "opponents": "expert:preset=003,random:preset=003", "fitness": "matches"},
+}
+
+PURE_RANDOM = AgentRef("pure_random", "random", (("preset", "000"),), text="random")
 S000_NIM = "000_d757dde743cebd34.txt, Lab 3 task 3.1 (NIM_SIZE = 4, 100 matches, agent first)"
 HEAPS = {"heaps": [1, 3, 5, 7]}
+
+
+#: Our rules named as report 000's prose names its rules (the row is the heap, highest the largest).
+TEXT_000 = {"min-from-highest-row": "rules:rule=largest-min", "min-from-lowest-row": "rules:rule=smallest-min",
+            "max-from-lowest-row": "rules:rule=smallest-max"}
 
 
 def _report000(label: str, win: float, quote: str, *options: tuple[str, str]) -> Figure:
     """A figure of report 000's fixed rules against its pure_random, the rule moving first, as its
     code played them (`games/nim/reports.py`)."""
-    agent = AgentRef(label, "rules", (("preset", "000"), *options))
+    agent = AgentRef(label, "rules", (("preset", "000"), *options), text=TEXT_000.get(dict(options)["rule"]))
     return Figure(HEAPS, agent, PURE_RANDOM, "first", win, round(1 - win, 2), 0.00, 100, S000_NIM, (quote,))
+
+
+S000_GA = "000_d757dde743cebd34.txt, Lab 3 task 3.2 (the evolved probability's fitness: 100 matches, agent first)"
+EVOLVED_000 = AgentRef("evolvable (the evolved probability)", "ga", learner="ga:preset=000")
+OPTIMAL_000 = AgentRef("optimal_strategy", "expert", (("preset", "003"),), text="expert")
 
 
 def _count_and_decide(odd: str, even: str, win: float) -> Figure:
@@ -40,6 +74,10 @@ FIGURES = (
     _count_and_decide("max-from-highest-row", "min-from-highest-row", 0.70),
     _count_and_decide("min-from-highest-row", "min-from-lowest-row", 0.85),
     _count_and_decide("min-from-highest-row", "max-from-lowest-row", 0.85),
+    Figure(HEAPS, EVOLVED_000, OPTIMAL_000, "first", 0.41, 0.59, 0.00, 100, S000_GA,
+           ("its log's best fitness from generation 25 on",
+            "its optimal_strategy is not printed; here report 003's, from the same course template, which leaves a "
+            "nim-sum of 0 where it can: from 1,3,5,7 (nim-sum 0) the first player then never wins")),
 )
 
 
@@ -58,9 +96,9 @@ def _instances_003(count: int, seed: int) -> tuple[dict, ...]:
 S003 = "003_f13b88c9e198dfb7.txt, Benchmarks (100 instances, one game a seat each)"
 MIXED_003 = {"heaps": "3 to 10 rows of 1, 3, 5, ... objects", "max_take": "none, or 1 to 10 (half each)"}
 INSTANCES_003 = _instances_003(100, 3)
-RANDOM_003 = AgentRef("random_strategy", "random", (("preset", "003"),))
-OPTIMAL_003 = AgentRef("optimal_strategy", "expert", (("preset", "003"),))
-FIXED_003 = AgentRef("fixed_strategy", "rules", (("preset", "003"),))
+RANDOM_003 = AgentRef("random_strategy", "random", (("preset", "003"),), text="random")
+OPTIMAL_003 = AgentRef("optimal_strategy", "expert", (("preset", "003"),), text="expert")
+FIXED_003 = AgentRef("fixed_strategy", "rules", (("preset", "003"),), text="rules:rule=fixed")
 EVOLVED_003 = AgentRef("evolved_strategy", "ga", (("preset", "003"),))
 
 #: Seed 003's benchmark over mixed instances: its fixed and evolved strategies against its random

@@ -22,6 +22,12 @@ below or above 0.5: a or !a, & or |, b or !b, then & or | to the next clause; !a
 ~a, so scores can be negative) and plays the first move of the lowest score. By default it
 plays the genome the report evolved, (a & b) & (!a | b) | (!a & !b).
 
+The genomes the two reports evolved train with `ga:preset=000` and `ga:preset=003`
+(`Report000Genome`, `Report003Genome`): report 000's is one probability, that of emptying a
+randomly drawn row rather than leaving one object in it, evolved against an "optimal_strategy" its
+text does not print (we use report 003's, from the same course template); report 003's is the
+formula above, of 11 genes.
+
 Both reports' random player (`pure_random`, `random_strategy`) draws a non-empty row, then a
 count, where our `random` draws a move: from heaps 1,3,5,7 it takes the single object a
 quarter of the time, not a sixteenth. Under a bound k the moves are those taking at most k (as
@@ -34,7 +40,7 @@ from functools import reduce
 from operator import xor
 
 from retrograde.errors import BadAgent
-from retrograde.games.hooks import Policy
+from retrograde.games.hooks import Genome, GenomePlayer, Policy
 from retrograde.games.nim.players import take
 from retrograde.spec import Option
 
@@ -136,6 +142,20 @@ def _formula(genome: list[float]):
     return fold
 
 
+class FormulaPlayer(GenomePlayer):
+    """Report 003's evolved strategy of a genome: the first move of the lowest folded score."""
+
+    def __init__(self, game, genes):
+        self.game = game
+        self.fold = _formula(list(genes))
+
+    def choose(self, position, rng=None):
+        def score(move):
+            row, count = move
+            return reduce(self.fold, position[:row] + (position[row] - count,) + position[row + 1:])
+        return take(self.game, position, *min(_legal(tuple(position), self.game.max_take), key=score))
+
+
 class Report003Formula(Policy):
     name = "ga"
     summary = ("report 003's evolved strategy: the first move whose heaps, folded by a boolean formula of "
@@ -152,11 +172,45 @@ class Report003Formula(Policy):
         if len(genes) < 7 or (len(genes) - 3) % 4 or not all(0 <= gene <= 1 for gene in genes):
             raise BadAgent(f"ga:preset=003: genome={genome}: give 4n+3 numbers (n >= 1) in [0, 1], "
                            "comma-separated in parentheses")
-        self.fold = _formula(genes)
+        self.player = FormulaPlayer(game, genes)
 
     def choose(self, position):
-        def score(move):
-            row, count = move
-            return reduce(self.fold, position[:row] + (position[row] - count,) + position[row + 1:])
-        return take(self.game, position, *min(_legal(tuple(position), self.game.max_take), key=score))
+        return self.player.choose(position)
 
+
+class Report003Genome(Genome):
+    """Report 003's genome as its GA evolved it: 11 numbers (two clauses and the join), each read as
+    below or above 0.5 (`train ga:preset=003`)."""
+
+    names = tuple(f"gene_{i}" for i in range(11))
+    kind = "nim-003-formula"
+    opponents = "expert:preset=003,random:preset=003"
+
+    def player(self, weights, **options):
+        return FormulaPlayer(self.game, weights)
+
+
+class OneProbabilityPlayer(GenomePlayer):
+    """Report 000's evolved strategy: with probability p, a random non-empty row emptied, else
+    all of it but one object (all of a one-object row: its helpers are not printed)."""
+
+    def __init__(self, game, p: float):
+        self.game, self.p = game, p
+
+    def choose(self, position, rng):
+        rows = [row for row, heap in enumerate(position) if heap]
+        row = rows[int(rng.integers(len(rows)))]
+        count = position[row] if rng.random() < self.p or position[row] == 1 else position[row] - 1
+        limit = count if self.game.max_take is None else min(count, self.game.max_take)
+        return take(self.game, position, row, limit)
+
+
+class Report000Genome(Genome):
+    """Report 000's genome: one probability, that of emptying the drawn row (`train ga:preset=000`)."""
+
+    names = ("p_take_all",)
+    kind = "nim-000-probability"
+    opponents = "expert:preset=003"
+
+    def player(self, weights, **options):
+        return OneProbabilityPlayer(self.game, float(weights[0]))

@@ -94,6 +94,7 @@ class QuartoPlacements(Features):
     reads): one move per empty cell."""
 
     kind = "placement"
+    max_moves = 16
     genome_option = Option("pieces", "the ga artifact (.json) whose (alpha, beta) rule hands the pieces over; "
                                      "seed002: the report's genome (0.1, 0.3)", "seed002", kind="text")
     genome_presets = {"seed002": (0.1, 0.3)}

@@ -89,6 +89,9 @@ class Quarto(Game):
     examples = ({"root": "9..0/f.1e/8..b/42.c 5"},)
     workflows = presets.WORKFLOWS
     figures = presets.FIGURES
+    learner_presets = presets.LEARNER_PRESETS
+    seed_players = {("ga", "002"): "retrograde.games.quarto.genome:Report002Ga"}
+    seed_genomes = {"002": "retrograde.games.quarto.genome:Report002Rule"}
     policies = {"endgame": "retrograde.games.quarto.players:Endgame",
                 "lookahead": "retrograde.games.quarto.players:Lookahead"}
     params_spec = (

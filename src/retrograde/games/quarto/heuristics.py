@@ -88,8 +88,9 @@ def choose_piece(board, occupied, candidates, alpha, state):
 
 
 @njit
-def choose_cell(board, occupied, hand, beta, lines, through, state):
-    """Seed 002's placement rule."""
+def choose_cell(board, occupied, hand, beta, lines, through, state, win_first):
+    """Seed 002's placement rule: a cell closing a diagonal, else a row or column, else by beta;
+    `win_first`: ours, a winning cell before all (the report's closes a line whether it wins or not)."""
     wins = closing_diagonal = closing = risky = quiet = 0
     for cell in range(16):
         if occupied >> cell & 1:
@@ -114,7 +115,9 @@ def choose_cell(board, occupied, hand, beta, lines, through, state):
             risky |= bit
         else:
             quiet |= bit
-    for mask in (wins, closing_diagonal, closing):
+    if win_first and wins:
+        return pick(wins, state)
+    for mask in (closing_diagonal, closing):
         if mask:
             return pick(mask, state)
     first, second = (risky, quiet) if uniform(state) < beta else (quiet, risky)
@@ -122,13 +125,13 @@ def choose_cell(board, occupied, hand, beta, lines, through, state):
 
 
 @njit
-def ga_move(board, occupied, hand, used, alpha, beta, safe_only, lines, through, state):
+def ga_move(board, occupied, hand, used, alpha, beta, safe_only, win_first, lines, through, state):
     """(cell, piece handed over) of seed 002's rule; cell -1 at the opening, piece -1 when the
-    placement ends the game. `safe_only`: the hybrid's piece filter."""
+    placement ends the game. `safe_only`: the hybrid's piece filter; `win_first`: see choose_cell."""
     left = ~used & FULL
     if hand < 0:
         return -1, choose_piece(board, occupied, left, alpha, state)
-    cell = choose_cell(board, occupied, hand, beta, lines, through, state)
+    cell = choose_cell(board, occupied, hand, beta, lines, through, state, win_first)
     if completes(board, occupied, cell, hand, lines, through) or popcount(occupied) == 15:
         return cell, -1
     board, occupied = place(board, occupied, cell, hand)

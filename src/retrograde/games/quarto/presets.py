@@ -25,15 +25,34 @@ S002_GA = "002_1072cdb26db6d10d.txt, GA Agent, results over 1000 games (genome a
 S002_HYBRID = "002_1072cdb26db6d10d.txt, GA+MinMax Agent, results (1000 games a row, each side starting half)"
 S002_RL = "002_1072cdb26db6d10d.txt, RL Agent, test results (the RL agent always moved second)"
 S000_QUARTO = "000_d757dde743cebd34.txt, The Power of Wandering: a Genetic Algorithm for Quarto (300 matches)"
-QUARTO_GA = AgentRef("GA Agent (alpha 0.1, beta 0.2)", "ga", (("alpha", "0.1"), ("beta", "0.2"), ("minimax", "0")))
-RL_GA = AgentRef("GA Agent (alpha 0.1, beta 0.3)", "ga", (("alpha", "0.1"), ("beta", "0.3"), ("minimax", "0")))
-RL_AGENT = AgentRef("RL Agent (placement by Q-learning, pieces by the GA)", "rl")
+QUARTO_GA = AgentRef("GA Agent (alpha 0.1, beta 0.2)", "ga", (("preset", "002"), ("alpha", "0.1"), ("beta", "0.2")),
+                     text="ga:alpha=0.1,beta=0.2")
+RL_GA = AgentRef("GA Agent (alpha 0.1, beta 0.3)", "ga", (("preset", "002"), ("alpha", "0.1"), ("beta", "0.3")),
+                 text="ga:alpha=0.1,beta=0.3")
+#: Seed 002's GA and its Q-learned placement: a table of the positions met, 100,000 games as the second player
+#: against its GA (alpha 0.1, beta 0.3), rewards +100/-100/0, alpha 0.1, gamma 0.9, epsilon from 1
+#: times 0.9995 a game down to 0.1; the pieces handed over by the GA rule (0.1, 0.3).
+LEARNER_PRESETS = {
+    # its GA: 20 + 5 a generation for 100 generations, genes of one decimal, a child a one-point
+    # crossover (alpha from one parent, beta from the other) or (one in three: its schedule is not
+    # printed) a parent with one gene moved by 0.1, fitness the win share over 100 games moving
+    # first against random (its "crossover2", a crossover with nudges, is left out)
+    ("ga", "002"): {"genome": "002", "population": "20", "offspring": "5", "generations": "100", "selection": "tournament-plus",
+                    "tournament": "2", "crossover": "onepoint", "mutant": "0.33", "mutant_kind": "step",
+                    "sigma": "0.1", "mutation": "0", "decimals": "1", "games": "100", "seats": "first",
+                    "opponents": "random", "fitness": "matches"},
+    ("rl", "002"): {"episodes": "100000", "alpha": "0.1", "gamma": "0.9", "epsilon": "0.1", "decay": "0.9995",
+                    "rewards": "100/-100/0", "opponent": "ga:preset=002,alpha=0.1,beta=0.3", "first": "never",
+                    "model": "sparse", "pieces": "seed002"},
+}
+RL_AGENT = AgentRef("RL Agent (placement by Q-learning, pieces by the GA)", "rl", learner="rl:preset=002")
 RANGE = "the report gives a range over its runs: {}; shown here at its middle"
 
 
 def _hybrid(depth: int) -> AgentRef:
     return AgentRef(f"GA+MinMax depth {depth} (alpha 0.1, beta 0.3)", "ga",
-                    (("alpha", "0.1"), ("beta", "0.3"), ("minimax", str(depth))))
+                    (("preset", "002"), ("alpha", "0.1"), ("beta", "0.3"), ("minimax", str(depth))),
+                    text=f"ga:alpha=0.1,beta=0.3,minimax={depth}")
 
 
 FIGURES = (

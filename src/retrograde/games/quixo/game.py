@@ -42,6 +42,7 @@ class Quixo(Game):
     examples = ({"size": 3},)
     workflows = presets.WORKFLOWS
     figures = presets.FIGURES
+    learner_presets = presets.LEARNER_PRESETS
     params_spec = (
         Param("size", "board size: 3, 4 or 5", kind=int, required=True, metavar="N"),
         Param("down_to", "solve only the tiers with at least N cubes on the board (default: all)",
@@ -329,3 +330,8 @@ class Quixo(Game):
         from retrograde.games.quixo.features import QuixoFeatures
 
         return QuixoFeatures(self)
+
+    def encoding(self):
+        from retrograde.games.quixo.encoding import QuixoEncoding
+
+        return QuixoEncoding(self)

@@ -2,6 +2,7 @@
 results reports 001 and 004 published (set beside ours by `validate`)."""
 
 from retrograde.games.hooks import AgentRef, Figure, Workflow
+from retrograde.spec import AgentSpec
 
 WORKFLOWS = (
     Workflow("quixo3", "solve and verify 3x3 Quixo (19,683 positions)", {"size": 3}),
@@ -20,12 +21,23 @@ SOLVED = ("seed 001's QuixoIsSolvedAgent played by win/loss/draw only (no remote
 
 
 def _minimax(depth: int) -> AgentRef:
-    return AgentRef(f"MiniMaxAgent({depth})", "minimax", (("depth", str(depth)), ("eval", "cmax"), ("ties", "first")))
+    return AgentRef(f"MiniMaxAgent({depth})", "minimax", (("depth", str(depth)), ("eval", "cmax"), ("ties", "first")),
+                    text=f"minimax:depth={depth},eval=cmax")
 
 
+#: Seed 001's MiniMaxAgent(2) as a spec (inside a list of specs).
+_MINIMAX2 = str(AgentSpec(_minimax(2).name, _minimax(2).options))
+#: Seed 001's deep Q-learning (§5.3): 100,000 episodes against its RandomAgent, then against it and
+#: its MiniMaxAgent(2), then against MiniMaxAgent(2), a network of 256 hidden units.
+LEARNER_PRESETS = {
+    ("dqn", "001"): {"episodes": "300000", "hidden": "256", "opponents": f"random;random,{_MINIMAX2};{_MINIMAX2}"},
+}
+DQN = AgentRef("DeepQLearningAgent", "dqn", learner="dqn:preset=001")
+S001_DQN4 = "001_00fce964e282ae09.txt, Quixo deep Q-learning, Table 6 (N = 4)"
+S001_DQN5 = "001_00fce964e282ae09.txt, Quixo deep Q-learning, Table 5 (N = 5)"
 RANDOM = AgentRef("RandomAgent", "random")
 ADAPTIVE = AgentRef("MinMaxPlayer (advantage depth)", "minimax", (("adaptive", "1"),))
-SOLVED_AGENT = AgentRef("QuixoIsSolvedAgent", "lookup", (("remoteness", "0"),))
+SOLVED_AGENT = AgentRef("QuixoIsSolvedAgent", "lookup", (("remoteness", "0"),), text="lookup")
 Q4 = {"size": 4}
 Q5 = {"size": 5}
 S001_Q4 = "001_00fce964e282ae09.txt, Quixo, Tables 4 and 8 (N = 4)"
@@ -53,6 +65,13 @@ FIGURES = (
     Figure(Q5, SOLVED_AGENT, _minimax(2), "either", 0.182, 0.00, 0.818, None, S001_Q5, (SOLVED,)),
     Figure(Q5, SOLVED_AGENT, _minimax(3), "either", 0.11, 0.00, 0.89, None, S001_Q5, (SOLVED,)),
     Figure(Q5, SOLVED_AGENT, SOLVED_AGENT, "either", 0.00, 0.00, 1.00, None, S001_Q5, (SOLVED,)),
+    # seed 001, deep Q-learning: "initial player" 0 = the agent first; on 5x5 the seat is not given
+    Figure(Q4, DQN, RANDOM, "first", 0.84, 0.16, 0.00, None, S001_DQN4),
+    Figure(Q4, DQN, RANDOM, "second", 0.67, 0.33, 0.00, None, S001_DQN4),
+    Figure(Q4, DQN, _minimax(2), "first", 0.00, 1.00, 0.00, None, S001_DQN4),
+    Figure(Q4, DQN, _minimax(2), "second", 0.00, 1.00, 0.00, None, S001_DQN4),
+    Figure(Q5, DQN, RANDOM, "either", 0.87, 0.13, 0.00, None, S001_DQN5),
+    Figure(Q5, DQN, _minimax(2), "either", 0.00, 1.00, 0.00, None, S001_DQN5),
     # seed 004, Quixo 5x5: about 95% against MCTS "beginning first or second"
     Figure(Q5, ADAPTIVE, RANDOM, "either", 1.00, 0.00, 0.00, 100, S004),
     Figure(Q5, ADAPTIVE, AgentRef("MCTS (a colleague's)", "mcts"), "either", 0.95, 0.05, 0.00, None, S004,

@@ -40,6 +40,7 @@ class TicTacToe(Game):
     examples = ({},)
     workflows = presets.WORKFLOWS
     figures = presets.FIGURES
+    learner_presets = presets.LEARNER_PRESETS
     policies = {"expert": "retrograde.games.tictactoe.players:MagicSquare"}
 
     @property
@@ -184,3 +185,8 @@ class TicTacToe(Game):
         from retrograde.games.tictactoe.playouts import playouts
 
         return playouts(self)
+
+    def encoding(self):
+        from retrograde.games.tictactoe.encoding import TicTacToeEncoding
+
+        return TicTacToeEncoding(self)

@@ -11,8 +11,17 @@ WORKFLOWS = (
              games=20),
 )
 
+#: Seed 001's tic-tac-toe Q-learning: alpha 0.1, gamma 0.9, rewards 10/-10/3, GLIE to 0.1 at 90%
+#: of each of three trainings of 500,000 episodes: against random_strategy; against random, the
+#: agent's own strategy and the magic strategy; against the agent's own and the magic strategy;
+#: who starts drawn each episode.
+LEARNER_PRESETS = {
+    ("rl", "001"): {"episodes": "1500000", "alpha": "0.1", "gamma": "0.9", "epsilon": "0.1", "rewards": "10/-10/3",
+                    "opponent": "random;random,copy,expert;copy,expert", "first": "random"},
+}
+
 S001_TTT = "001_00fce964e282ae09.txt, tic-tac-toe Q-learning, Table 2 (10000 games)"
-Q_LEARNER = AgentRef("QLearningAgent", "rl")
+Q_LEARNER = AgentRef("QLearningAgent", "rl", learner="rl:preset=001")
 RANDOM = AgentRef("random_strategy", "random")
 MAGIC = AgentRef("magic_strategy", "expert")
 

@@ -1,0 +1,52 @@
+"""The `dqn` agent: greedy play in the Q values of a network trained with `retrograde train
+dqn` (seed 001's deep Q-learning, `agents.qnet`): the legal move of highest Q."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrograde.agents.base import Agent, best_index
+from retrograde.agents.qnet import QNetwork, jax_modules
+from retrograde.data.artifact import load_artifact
+from retrograde.errors import BadAgent
+from retrograde.games.base import Game
+from retrograde.spec import Option
+
+
+class NetworkAgent(Agent):
+    """Plays the legal move of highest Q in a network (ties by `self.rng`): the trainer's player, and `dqn`'s."""
+
+    name = "q-network"
+
+    def __init__(self, game: Game, *, seed: int, network: QNetwork, store=None):
+        super().__init__(game, seed=seed, store=store)
+        self.network = network
+
+    @classmethod
+    def cannot_play(cls, game: Game) -> str | None:
+        if game.encoding() is None:
+            return "the game gives no encoding of its positions for a Q network"
+        return None
+
+    def choose(self, position):
+        moves, board, actions = self.network.encoding(position)
+        return moves[best_index(self.network.q(board)[actions], self.rng)]
+
+
+class DqnAgent(NetworkAgent):
+    name = "dqn"
+    summary = ("deep Q-learning (seed 001: board in, one ReLU hidden layer, one Q per move out; JAX, "
+               "the extra [dqn]) trained with 'retrograde train dqn': the legal move of highest Q")
+    options = (Option("params", "the .npz artifact 'retrograde train dqn' wrote", None, kind="file"),)
+
+    def __init__(self, game, *, seed: int, store=None, params: Path | None = None):
+        if params is None:
+            raise BadAgent("dqn needs params=FILE (train one with retrograde train dqn ...)")
+        metadata, arrays = load_artifact(params, "dqn", game)
+        jax_modules()
+        try:
+            network = QNetwork(game.encoding(), arrays)
+        except ValueError as exc:
+            raise BadAgent(f"dqn: params={params}: corrupt Q network artifact ({exc})") from None
+        super().__init__(game, seed=seed, network=network, store=store)
+        self.metadata = metadata

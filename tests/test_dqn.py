@@ -1,0 +1,163 @@
+"""Deep Q-learning (`retrograde train dqn`, the `dqn` agent; seed 001 §5.3).
+
+The encodings are checked against the boards' text and the rules' moves, the network's choice
+against its Q values computed here in numpy from the artifact's weights, training for learning
+(tic-tac-toe against random), same-seed bytes, a rerun after kill -9, and its refusals.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from processes import assert_one_error_line, kill_group, log_paths, run, start
+from retrograde.agents import build_agent
+from retrograde.agents.match import play_game
+from retrograde.errors import BadAgent
+from retrograde.games import make_game
+from retrograde.training import train
+from test_training import _wait_for_checkpoint
+
+SMALL = "dqn:episodes={episodes},hidden=16,memory=300,batch=16,sync=50,opponents=random"
+
+
+def _random_positions(game, count: int, seed: int) -> list:
+    """Non-terminal positions met in seeded random games."""
+    rng, found = np.random.default_rng(seed), []
+    while len(found) < count:
+        position = game.initial_position
+        while not game.primitive(position) and len(found) < count:
+            found.append(position)
+            moves = game.moves(position)
+            position = moves[rng.integers(len(moves))][1]
+    return found
+
+
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_quixo_encoding_reads_the_board_from_the_mover_and_gives_every_move_its_own_output(size):
+    game = make_game("quixo", {"size": size})
+    encoding = game.encoding()
+    border = [cell for cell in range(size * size) if cell // size in (0, size - 1) or cell % size in (0, size - 1)]
+    corners = {0, size - 1, size * size - size, size * size - 1}
+    every_move = sum(2 if cell in corners else 3 for cell in border)  # corners push along two lines
+    assert (encoding.inputs, encoding.actions) == (size * size, every_move)
+    output_of: dict[str, int] = {}
+    for position in _random_positions(game, 300, seed=size):
+        moves, board, actions = encoding(position)
+        cells, side = position
+        assert board.tolist() == [1.0 if c == side else 0.0 if c == "." else -1.0 for c in cells]
+        assert [text for text, _ in moves] == [text for text, _ in game.moves(position)]
+        assert len(set(actions.tolist())) == len(moves) and all(0 <= a < every_move for a in actions)
+        for (text, _), action in zip(moves, actions.tolist()):
+            assert output_of.setdefault(text, action) == action  # one output per move, at every position
+    assert len(set(output_of.values())) == len(output_of)
+
+
+def test_tictactoe_encoding_marks_the_movers_cells_and_outputs_by_cell():
+    game = make_game("tictactoe")
+    for position in _random_positions(game, 200, seed=1):
+        moves, board, actions = game.encoding()(position)
+        board_text, mover = game.format(position).split()
+        cells = board_text.replace("/", "")
+        assert board.tolist() == [1.0 if c == mover else 0.0 if c == "." else -1.0 for c in cells]
+        assert actions.tolist() == [i for i, c in enumerate(cells) if c == "."]
+        assert [text for text, _ in moves] == [text for text, _ in game.moves(position)]
+
+
+def test_the_dqn_agent_plays_the_legal_move_of_highest_q_computed_in_numpy(tmp_path):
+    game = make_game("quixo", {"size": 4})
+    artifact = train(SMALL.format(episodes=30), game, tmp_path / "q.npz", seed=2)
+    with np.load(artifact, allow_pickle=False) as data:
+        w1, b1, w2, b2 = (data[name].astype(np.float64) for name in ("w1", "b1", "w2", "b2"))
+    agent = build_agent(f"dqn:params={artifact}", game, seed=0)
+    sources = [f"{chr(97 + s % 4)}{s // 4 + 1}" for s in range(16)]
+    border = [s for s in range(16) if s // 4 in (0, 3) or s % 4 in (0, 3)]
+    # the outputs in the rules' order: sources by cell, destinations as the rules list them
+    outputs = [text for text, _ in game.moves(("." * 16, "x"))]
+    assert len(outputs) == w2.shape[1] and {text.split("-")[0] for text in outputs} == {sources[s] for s in border}
+    for position in _random_positions(game, 200, seed=3):
+        cells, side = position
+        x = np.array([1.0 if c == side else 0.0 if c == "." else -1.0 for c in cells])
+        q = np.maximum(x @ w1 + b1, 0) @ w2 + b2
+        legal = [text for text, _ in game.moves(position)]
+        best = max(legal, key=lambda text: q[outputs.index(text)])
+        assert agent.choose(position)[0] == best
+
+
+def test_dqn_learns_to_beat_random_at_tictactoe(tmp_path):
+    game = make_game("tictactoe")
+    scores = {}
+    for episodes in (1, 3000):
+        artifact = train(f"dqn:episodes={episodes},opponents=random", game, tmp_path / f"{episodes}.npz", seed=1)
+        agent = build_agent(f"dqn:params={artifact}", game, seed=0)
+        opponent = build_agent("random", game, seed=7)
+        first = [play_game(agent, opponent, game.initial_position, max_plies=9).result for _ in range(200)]
+        second = [play_game(opponent, agent, game.initial_position, max_plies=9).result for _ in range(200)]
+        scores[episodes] = (first.count("win") / 200, second.count("loss") / 200)
+    assert scores[3000][0] >= 0.9 and scores[3000][1] >= 0.7, scores
+    assert scores[1][0] < 0.75 and scores[1][1] < 0.5, scores
+
+
+def test_dqn_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
+    spec = SMALL.format(episodes=80) + ",every=30"
+    for folder in "123":
+        (tmp_path / folder).mkdir()
+    first = train(spec, "quixo --size 3", tmp_path / "1" / "d.npz", seed=9)
+    second = train(spec, "quixo --size 3", tmp_path / "2" / "d.npz", seed=9)
+    other = train(spec, "quixo --size 3", tmp_path / "3" / "d.npz", seed=10)
+    assert first.read_bytes() == second.read_bytes() != other.read_bytes()
+    assert sorted(p.name for p in first.parent.iterdir()) == ["d.npz"]
+
+
+def test_dqn_rerun_after_kill_9_gives_the_bytes_of_an_uninterrupted_run(tmp_path):
+    spec, seed, total = "dqn:episodes=3000,every=100,hidden=32,opponents=random", "4", 3000
+    reference = train(spec, "tictactoe", tmp_path / "reference.npz", seed=int(seed))
+    out = tmp_path / "run" / "d.npz"
+    out.parent.mkdir()
+    args = ["train", spec, "--game", "tictactoe", "--out", str(out), "--seed", seed]
+    out_log, err_log = log_paths(tmp_path / "logs")
+    with open(out_log, "wb") as stdout, open(err_log, "wb") as stderr:
+        proc = start(args, stdout=stdout, stderr=stderr)
+    try:
+        done = _wait_for_checkpoint(out.with_name("d.npz.partial"), proc)
+        kill_group(proc)
+    finally:
+        kill_group(proc)
+    assert 0 < done < total and not out.exists(), done
+    final = run(args, tmp_path / "logs")
+    assert final.returncode == 0 and "resuming" in final.stderr, final.stderr
+    assert out.read_bytes() == reference.read_bytes()
+
+
+def test_dqn_refusals_are_one_line_and_write_nothing(tmp_path):
+    ttt, quixo = make_game("tictactoe"), make_game("quixo", {"size": 3})
+    artifact = train(SMALL.format(episodes=5), ttt, tmp_path / "t.npz", seed=0)
+    rl = train("rl:episodes=5", ttt, tmp_path / "r.npz", seed=0)
+    truncated = tmp_path / "cut.npz"
+    truncated.write_bytes(artifact.read_bytes()[:300])
+    cases = [(f"dqn:params={artifact}", quixo, "trained for tictactoe"), (f"dqn:params={rl}", ttt, "not a dqn artifact"),
+             (f"dqn:params={truncated}", ttt, "not a dqn artifact"), ("dqn", ttt, "dqn needs params=FILE"),
+             (f"dqn:params={artifact}", make_game("nim", {"heaps": [3]}), "no encoding")]
+    for spec, game, words in cases:
+        with pytest.raises(BadAgent) as error:
+            build_agent(spec, game, seed=0)
+        assert words in str(error.value) and "\n" not in str(error.value), (spec, str(error.value))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for args, words in [(["dqn", "--game", "nim --heaps 3"], "no encoding"),
+                        (["dqn:opponents=(random;nobody)", "--game", "tictactoe"], "unknown agent 'nobody'"),
+                        (["dqn:hidden=0", "--game", "tictactoe"], "hidden=0")]:
+        result = run_cli("train", *args, "--out", "new.npz", cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stderr)
+        assert_one_error_line(result.stderr, words)
+    # without JAX installed, the agent and the learner say how to install it
+    no_jax = ("import sys; sys.modules['jax'] = None; from retrograde.cli import main; main()")
+    for args in (["match", f"dqn:params={artifact}", "random", "--game", "tictactoe", "--games", "2"],
+                 ["train", "dqn", "--game", "tictactoe", "--out", "new.npz"]):
+        result = subprocess.run([sys.executable, "-c", no_jax, *args], capture_output=True, text=True, cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        assert_one_error_line(result.stderr, "pip install 'retrograde[dqn]'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
