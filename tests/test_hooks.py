@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrograde.agents import AgentSpec, agent_names, build_agent, reads_store
-from retrograde.errors import BadAgent
+from retrograde.agents import AgentSpec, agent_names, build_agent, parse_spec, reads_store
 from retrograde.games import GAMES, make_game
 from retrograde.games.base import Game
 from retrograde.games.check import check_game, check_hooks
+from retrograde.training.stage import learner_for
 
 EXAMPLES = [(name, params) for name, cls in GAMES.items() for params in cls.examples]
 
@@ -48,15 +48,19 @@ def test_what_a_game_presets_names_exists(name, params):
     for figure in game.figures:
         assert {figure.agent.name, figure.opponent.name} <= names
         for ref in (figure.agent, figure.opponent):  # with its options, a preset's included
-            if not reads_store(ref.name):
-                try:
-                    build_agent(AgentSpec(ref.name, ref.options), game, seed=0)
-                except BadAgent as exc:  # a learner's figure names no artifact of ours
-                    assert "needs params=FILE" in str(exc), (ref, exc)
+            if ref.learner:  # a trained agent: its learner preset builds for the figure's instance
+                instance = game if figure.instances else make_game(name, figure.params)
+                assert learner_for(ref.learner, instance).name == ref.name
+            elif not reads_store(ref.name):
+                build_agent(AgentSpec(ref.name, ref.options), game, seed=0)
+            if ref.text and not reads_store(parse_spec(ref.text).name):  # as the report's text names it
+                build_agent(ref.text, game, seed=0)
+    for learner, report in game.learner_presets:  # every preset's options are the learner's
+        assert learner_for(f"{learner}:preset={report}", game).settings["preset"] == report
     for workflow in game.workflows:
         make_game(name, workflow.params)
         assert {spec.split(":")[0] for spec in workflow.agents} <= names
-        assert {spec.split(":")[0] for spec, _ in workflow.train} <= {"ga", "rl"}
+        assert {spec.split(":")[0] for spec, _ in workflow.train} <= {"ga", "rl", "dqn"}
     sampling = game.sampling()
     for spec in sampling.baselines if sampling else ():
         build_agent(spec, game, seed=0)

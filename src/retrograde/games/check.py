@@ -21,7 +21,7 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD, Game
-from retrograde.games.hooks import Costs, Features, Genome, Policy, Sampling
+from retrograde.games.hooks import Costs, Encoding, Features, Genome, Policy, Sampling
 from retrograde.games.tiers import Tier, solve_steps
 
 
@@ -207,7 +207,7 @@ def check_hooks(game: Game, *, samples: int = 40, seed: int = 0) -> list[str]:
     required class texts and examples; `costs`; the search's scores one ply deep against the
     rules; the playout kernels against `moves` and `primitive`; the game's own agents, genome
     and features choosing legal moves; features in [0, 1] with exact values where a move ends
-    the game; sampling tiers that the game of its default options has."""
+    the game; the Q network's encoding; sampling tiers that the game of its default options has."""
     cls = type(game)
     problems = [f"{game.name}: the required hook {name} is missing" for name in ("name", "summary", "notation",
                                                                                  "tier_legend")
@@ -219,7 +219,7 @@ def check_hooks(game: Game, *, samples: int = 40, seed: int = 0) -> list[str]:
     costs = game.costs()
     if not (isinstance(costs, Costs) and costs.solve_rate > 0 and 0 < costs.position_share <= 1):
         problems.append(f"{game.name}: costs() is not a Costs of a positive rate and a share in (0, 1]")
-    for check in (_check_search, _check_playouts, _check_players, _check_features):
+    for check in (_check_search, _check_playouts, _check_players, _check_features, _check_encoding):
         problems.extend(check(game, positions, rng))
     sampling = game.sampling()
     if sampling is not None:  # validated as `validate --game NAME`: the instance of the default options
@@ -291,12 +291,15 @@ def _check_players(game: Game, positions: list, rng) -> list[str]:
         if not (isinstance(policy, type) and issubclass(policy, Policy) and policy.name == name):
             return [f"{game.name}: policies[{name!r}] is not a Policy class named {name!r}"]
         players.append((f"agent {name}", policy(game, np.random.default_rng(0)).choose))
-    genome = game.genome()
-    if genome is not None:
+    genomes = [("its genome", game.genome())] + [(f"report {report}'s genome", game.seed_genome(report))
+                                                 for report in game.seed_genomes]
+    for who, genome in genomes:
+        if genome is None:
+            continue
         if not (isinstance(genome, Genome) and genome.names and genome.low < genome.high):
-            return [f"{game.name}: genome() is not a Genome of named genes in a range"]
+            return [f"{game.name}: {who} is not a Genome of named genes in a range"]
         player = genome.player(rng.uniform(genome.low, genome.high, len(genome.names)))
-        players.append(("its genome", lambda position: player.choose(position, rng)))
+        players.append((who, lambda position, player=player: player.choose(position, rng)))
     return [f"{game.name}: {who} plays an illegal move at {game.format(position)!r}"
             for who, choose in players for position in positions[:10] if not _legal(game, position, choose(position))]
 
@@ -320,4 +323,27 @@ def _check_features(game: Game, positions: list, rng) -> list[str]:
             value = {oc.LOSS: 1.0, oc.WIN: -1.0, oc.DRAW: 0.0}.get(game.primitive(child), np.nan)
             if not _legal(game, position, (text, child)) or not np.array_equal([known], [value], equal_nan=True):
                 problems.append(f"{where}: move {text} is illegal or its value {known} is not the rules' {value}")
+    return problems
+
+
+def _check_encoding(game: Game, positions: list, rng) -> list[str]:
+    """The Q network's view: `inputs` numbers, the moves of `game.moves` in its order, each its own
+    output in range, and a move always the same output."""
+    encoding = game.encoding()
+    if encoding is None:
+        return []
+    if not isinstance(encoding, Encoding):
+        return [f"{game.name}: encoding() is not an Encoding"]
+    problems, output_of = [], {}
+    for position in positions:
+        moves, board, actions = encoding(position)
+        where = f"{game.name}: encoding at {game.format(position)!r}"
+        if board.shape != (encoding.inputs,) or [m for m, _ in moves] != [m for m, _ in game.moves(position)]:
+            problems.append(f"{where}: {board.shape} inputs, or moves other than game.moves")
+            continue
+        if len(set(actions.tolist())) != len(moves) or not all(0 <= a < encoding.actions for a in actions.tolist()):
+            problems.append(f"{where}: outputs not one a move in [0, {encoding.actions})")
+        for (text, _), action in zip(moves, actions.tolist()):
+            if output_of.setdefault(text, action) != action:
+                problems.append(f"{where}: move {text} has output {action} here, {output_of[text]} elsewhere")
     return problems

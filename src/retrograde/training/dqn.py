@@ -112,6 +112,10 @@ class DqnLearner(Learner):
     def total(self) -> int:
         return self.settings["episodes"]
 
+    @property
+    def work(self) -> int:
+        return super().work * 30  # a network's forward pass and an Adam step a move, each dearer than a table's
+
     def start(self, rng):
         weights = initial_weights(self.encoding.inputs, self.settings["hidden"], self.encoding.actions, rng)
         capacity, inputs, actions = self.settings["memory"], self.encoding.inputs, self.encoding.actions

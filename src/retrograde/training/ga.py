@@ -122,6 +122,10 @@ class GaLearner(Learner):
     def total(self) -> int:
         return self.settings["generations"]
 
+    @property
+    def work(self) -> int:
+        return super().work * self.settings["offspring"] * self.settings["games"]
+
     def _fitness(self, weights: np.ndarray, rng: np.random.Generator, generation: int) -> float:
         """The share of the sample where `weights` keep the value, or their win share (draws half)
         over the seeded matches (of `generation`, 0 for the first population)."""

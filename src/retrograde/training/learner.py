@@ -150,6 +150,12 @@ class Learner(ABC):
     def total(self) -> int:
         """Units in the whole training."""
 
+    @property
+    def work(self) -> int:
+        """A rough measure of the whole training's work (move choices it makes, and more for a
+        costlier one), to start the longest trainings first."""
+        return self.total * self.game.max_moves
+
     @abstractmethod
     def start(self, rng: np.random.Generator) -> None:
         """Set up the initial state (a fresh run)."""

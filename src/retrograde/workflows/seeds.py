@@ -96,19 +96,20 @@ class Artifacts:
     def __init__(self, folder: Path, stores: Stores):
         self.folder, self.stores = folder, stores
 
-    def path(self, learner: str, game: Game) -> tuple[Path, Store | None]:
-        """(where the artifact `learner` trains for `game` lies, the store its training reads): the
-        name is drawn from the game, the learner's settings, the seed and whether a store measures it."""
+    def path(self, learner: str, game: Game) -> tuple[Path, Store | None, int]:
+        """(where the artifact `learner` trains for `game` lies, the store its training reads, the
+        training's rough work): the name is drawn from the game, the learner's settings, the seed
+        and whether a store measures it."""
         store = self.stores.get(game)[0]
         trainer = learner_for(learner, game, store=store, seed=SEED)
         what = [game.name, game.params, trainer.name, trainer.settings, SEED, store is not None]
         key = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
-        return self.folder / f"{trainer.name}-{key}{trainer.suffix}", store
+        return self.folder / f"{trainer.name}-{key}{trainer.suffix}", store, trainer.work
 
     def spec(self, ref, game: Game) -> tuple[str, str] | None:
         """(the spec that plays `ref`, the same with its artifact's path relative to DIR/seeds);
         None where the artifact is not trained yet."""
-        path, _ = self.path(ref.learner, game)
+        path, _, _ = self.path(ref.learner, game)
         if not path.is_file():
             return None
         played = AgentSpec(ref.name, (*ref.options, ("params", str(path))))
@@ -124,14 +125,14 @@ class Artifacts:
                 if ref.learner is None:
                     continue
                 game = make_game(figure.game, figure.figure.params)
-                path, store = self.path(ref.learner, game)
+                path, store, cost = self.path(ref.learner, game)
                 if path in seen:
                     continue
                 seen.add(path)
                 self.folder.mkdir(parents=True, exist_ok=True)
                 store_path = None if store is None else str(store.path)
                 tasks.append(Task(f"train {ref.learner} for {game.describe()}", _train,
-                                  (ref.learner, game.name, game.params, str(path), store_path, quiet)))
+                                  (ref.learner, game.name, game.params, str(path), store_path, quiet), cost=cost))
         return {task.key: seconds for task, seconds in executor.run(tasks)}
 
 
