@@ -1,6 +1,7 @@
-"""`retrograde train dqn` on 4x4 Quixo at seed 001's budget (issue 24): wall time, episodes per
-second, and the final exact value kept (the learning curve's last point, on the store's seeded
-sample), beside linear `rl` trained for as many episodes and greedy, measured on the same sample.
+"""`retrograde train dqn:preset=001` on 4x4 Quixo at seed 001's budget (issue 24): wall time,
+episodes per second, and the final exact value kept (the learning curve's last point, on the
+store's seeded sample), beside linear `rl` trained for as many episodes (side by side, one
+process each) and greedy, measured on the same sample.
 Also the install size of the extra [dqn] (the packages it adds, on disk), and with --install the
 time and size of installing it into a fresh virtual environment without pip's cache.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
 import tempfile
@@ -78,15 +80,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="retrograde-dqn-") as tmp:
         store = str(Path(tmp) / "q4.zarr")
         measure(["solve", *GAME.split(), "--store", store, "--quiet"])
-        runs = [("dqn", f"dqn:episodes={options.episodes}")]
+        runs = [("dqn", f"dqn:preset=001,episodes={options.episodes}")]
         runs += [] if options.skip_rl else [("rl", f"rl:episodes={options.episodes},alpha=0.05")]
-        for name, spec in runs:
-            out = Path(tmp) / f"{name}.npz"
-            result = measure(["train", spec, "--game", GAME, "--out", str(out), "--seed", str(options.seed),
-                              "--store", store, "--quiet"])
+        outs = {name: Path(tmp) / f"{name}.npz" for name, _ in runs}
+        with ThreadPoolExecutor(len(runs)) as pool:  # side by side: one process each
+            results = list(pool.map(lambda run: measure(["train", run[1], "--game", GAME, "--out", str(outs[run[0]]),
+                                                         "--seed", str(options.seed), "--store", store, "--quiet"]),
+                                    runs))
+        for (name, spec), result in zip(runs, results):
             figures[f"{spec} wall s"] = round(result["wall"], 1)
             figures[f"{spec} episodes/s"] = round(options.episodes / result["wall"], 1)
-            figures[f"{spec} value kept"] = round(final_value_kept(out), 4)
+            figures[f"{spec} value kept"] = round(final_value_kept(outs[name]), 4)
         from retrograde.agents import build_agent
         from retrograde.data.store import Store
         from retrograde.games import parse_game

@@ -2,7 +2,8 @@
 
 The encodings are checked against the boards' text and the rules' moves, the network's choice
 against its Q values computed here in numpy from the artifact's weights, training for learning
-(tic-tac-toe against random), same-seed bytes, a rerun after kill -9, and its refusals.
+(tic-tac-toe against random), same-seed bytes and its refusals (a rerun after Ctrl-C and kill -9:
+test_training).
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from processes import assert_one_error_line, kill_group, log_paths, run, start
+from processes import assert_one_error_line
 from retrograde.agents import build_agent
 from retrograde.agents.match import play_game
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
 from retrograde.training import train
-from test_training import _wait_for_checkpoint
 
 SMALL = "dqn:episodes={episodes},hidden=16,memory=300,batch=16,sync=50,opponents=random"
 
@@ -111,26 +111,6 @@ def test_dqn_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
     other = train(spec, "quixo --size 3", tmp_path / "3" / "d.npz", seed=10)
     assert first.read_bytes() == second.read_bytes() != other.read_bytes()
     assert sorted(p.name for p in first.parent.iterdir()) == ["d.npz"]
-
-
-def test_dqn_rerun_after_kill_9_gives_the_bytes_of_an_uninterrupted_run(tmp_path):
-    spec, seed, total = "dqn:episodes=3000,every=100,hidden=32,opponents=random", "4", 3000
-    reference = train(spec, "tictactoe", tmp_path / "reference.npz", seed=int(seed))
-    out = tmp_path / "run" / "d.npz"
-    out.parent.mkdir()
-    args = ["train", spec, "--game", "tictactoe", "--out", str(out), "--seed", seed]
-    out_log, err_log = log_paths(tmp_path / "logs")
-    with open(out_log, "wb") as stdout, open(err_log, "wb") as stderr:
-        proc = start(args, stdout=stdout, stderr=stderr)
-    try:
-        done = _wait_for_checkpoint(out.with_name("d.npz.partial"), proc)
-        kill_group(proc)
-    finally:
-        kill_group(proc)
-    assert 0 < done < total and not out.exists(), done
-    final = run(args, tmp_path / "logs")
-    assert final.returncode == 0 and "resuming" in final.stderr, final.stderr
-    assert out.read_bytes() == reference.read_bytes()
 
 
 def test_dqn_refusals_are_one_line_and_write_nothing(tmp_path):

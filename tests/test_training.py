@@ -333,8 +333,13 @@ def _wait_for_checkpoint(folder: Path, proc, timeout: float = 60) -> int:
     raise AssertionError(f"no checkpoint in {folder} (exit status {proc.poll()})")
 
 
-def test_ctrl_c_and_kill_9_then_rerun_give_the_bytes_of_an_uninterrupted_run(tmp_path):
-    spec, seed, total = "rl:episodes=4000,every=200", "5", 4000
+@pytest.mark.parametrize("spec, other, differing, total", [
+    ("rl:episodes=4000,every=200", "rl:episodes=4000,every=200,alpha=0.2", "alpha", 4000),
+    ("dqn:episodes=3000,every=100,hidden=32,opponents=random", "dqn:episodes=3000,every=100,hidden=33,opponents=random",
+     "hidden", 3000),  # the network, its target, Adam's state and the replay memory resume too
+])
+def test_ctrl_c_and_kill_9_then_rerun_give_the_bytes_of_an_uninterrupted_run(tmp_path, spec, other, differing, total):
+    seed = "5"
     reference = train(spec, "tictactoe", tmp_path / "reference.npz", seed=int(seed))
     out = tmp_path / "run" / "q.npz"
     out.parent.mkdir()
@@ -359,9 +364,9 @@ def test_ctrl_c_and_kill_9_then_rerun_give_the_bytes_of_an_uninterrupted_run(tmp
     # the partial run refuses other settings and is left as it was
     checkpoint = out.with_name("q.npz.partial") / "checkpoint.npz"
     before = checkpoint.read_bytes()
-    other = run(["train", "rl:episodes=4000,every=200,alpha=0.2", *args[2:]])
-    assert other.returncode == 2
-    assert_one_error_line(other.stderr, "other settings", "alpha")
+    refused = run(["train", other, *args[2:]])
+    assert refused.returncode == 2
+    assert_one_error_line(refused.stderr, "other settings", differing)
     assert checkpoint.read_bytes() == before
     final = run(args, logs)
     assert final.returncode == 0, final.stderr

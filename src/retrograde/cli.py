@@ -541,6 +541,9 @@ def train(spec, game_text, out, seed, store_path, quiet) -> None:
              dqn[:episodes=300000,opponents=(random;random,minimax:depth=2;minimax:depth=2),hidden=256,
                  gamma=0.9,rate=0.001,epsilon=0.1,memory=10000,batch=64,sync=1000,plies=200,every=0]
                  (the extra [dqn]: pip install 'retrograde[dqn]')
+    LEARNER:preset=NUMBER trains as course report NUMBER did (its settings as defaults): on nim
+    ga:preset=000, 001 or 003; on tictactoe rl:preset=001; on quixo dqn:preset=001; on quarto
+    ga:preset=002 and rl:preset=002.
     Then play it: --agent ga:params=PATH, rl:params=PATH or dqn:params=PATH."""
     from retrograde.training.stage import train as train_stage
 

@@ -56,24 +56,24 @@ def read_fitness(path: Path) -> list[dict[str, float]] | None:
     return [point for point in points if all(np.isfinite(list(point.values())))] or None
 
 
+def _curves(specs: list[str], game: Game, read) -> dict[str, list[dict[str, float]]]:
+    """The curve `read` finds in the first artifact of each spec (of an agent of `game`) holding one."""
+    curves = {}
+    for spec in specs:
+        curve = next(filter(None, map(read, _artifacts(spec, game))), None)
+        if curve:
+            curves[spec] = curve
+    return curves
+
+
 def fitness_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
     """The GA fitness by generation of each spec whose file options name a GA artifact."""
-    found = {}
-    for spec in specs:
-        curve = next(filter(None, map(read_fitness, _artifacts(spec, game))), None)
-        if curve:
-            found[spec] = curve
-    return found
+    return _curves(specs, game, read_fitness)
 
 
 def learning_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
     """The curve of each spec (of an agent of `game`) whose file options name an artifact holding one."""
-    curves = {}
-    for spec in specs:
-        curve = next(filter(None, map(read_curve, _artifacts(spec, game))), None)
-        if curve:
-            curves[spec] = curve
-    return curves
+    return _curves(specs, game, read_curve)
 
 
 def how_trained(metadata: Any) -> str:
