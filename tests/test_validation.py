@@ -224,12 +224,15 @@ def test_published_figures_are_set_beside_ours_by_seat():
     ours = {**rules, "first": "rules:rule=largest-min", "second": "random"}
     assert compare(make_game("nim", NIM), ["rules:rule=largest-min", "random"], [ours]) == []
     assert compare(make_game("nim", NIM), [faithful[0], "random"], [{**rules, "second": "random"}]) == []
-    # Quarto: seed 002's GA (0.1, 0.2) against random; the hybrid (minimax=1) is another agent.
-    ga = {"first": "ga:alpha=0.1,beta=0.2", "second": "random", "start": INITIAL, "games": 10, "first_wins": 8,
-          "draws": 1, "second_wins": 1}
-    quarto = compare(make_game("quarto"), ["ga:alpha=0.1,beta=0.2", "ga:alpha=0.1,beta=0.3,minimax=1", "random"], [ga])
+    # Quarto: seed 002's GA (0.1, 0.2) as its code placed, against random; the hybrid (minimax=1) and
+    # our GA of those genes (a win placed first) are other agents.
+    theirs = "ga:preset=002,alpha=0.1,beta=0.2"
+    ga = {"first": theirs, "second": "random", "start": INITIAL, "games": 10, "first_wins": 8, "draws": 1,
+          "second_wins": 1}
+    specs = [theirs, "ga:alpha=0.1,beta=0.2", "ga:preset=002,alpha=0.1,beta=0.3,minimax=1", "random"]
+    quarto = compare(make_game("quarto"), specs, [ga, {**ga, "first": "ga:alpha=0.1,beta=0.2"}])
     assert sorted((r["agent"], r["seat"], r["theirs"]["win"]) for r in quarto) == [
-        ("ga:alpha=0.1,beta=0.2", "either", 0.82), ("ga:alpha=0.1,beta=0.2", "first", 0.832)]
+        (theirs, "either", 0.82), (theirs, "first", 0.832)]
     misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
     assert compare(misere, faithful, [rules]) == []
     lowest = "rules:preset=000,rule=min-from-lowest-row"

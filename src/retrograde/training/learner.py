@@ -1,4 +1,6 @@
-"""What the training stage asks of a learner (`ga`, `rl`), and typing a learner spec's options.
+"""What the training stage asks of a learner (`ga`, `rl`, `dqn`), typing a learner spec's options
+(with a course report's settings as defaults: `preset=NUMBER`), and what the Q-learners share:
+phases of opponents and seed 001's GLIE exploration rate.
 
 A learner advances in units (generations, episodes) drawn from one numpy Generator that the
 stage owns and checkpoints; its whole state between units is `state()` (plain arrays), so that

@@ -14,8 +14,8 @@ WORKFLOWS = (
              "(no store; about 10 minutes on 2 cores)", solves=False,
              train=(("ga:generations=10,opponents=(random,greedy)", "ga.json"),
                     ("rl:episodes=4000,pieces={folder}/ga.json", "rl.npz")),
-             agents=("random", "greedy", "minimax:depth=2", "ga:alpha=0.1,beta=0.2",
-                     "ga:alpha=0.1,beta=0.3,minimax=1", "lookahead", "ga:params={folder}/ga.json",
+             agents=("random", "greedy", "minimax:depth=2", "ga:preset=002,alpha=0.1,beta=0.2",
+                     "ga:preset=002,alpha=0.1,beta=0.3,minimax=1", "lookahead", "ga:params={folder}/ga.json",
                      "rl:params={folder}/rl.npz", "endgame"),
              games=10, positions=150),
 )
