@@ -141,7 +141,7 @@ class SparseQ:
                  genome: np.ndarray | None = None):
         self.game = game
         self.features = game.features(genome) if game.features() is not None else None
-        keys = [] if keys is None else [str(key) for key in keys]
+        keys = [] if keys is None else np.asarray(keys, dtype=str).tolist()
         self.rows = {key: row for row, key in enumerate(keys)}
         width = (self.features.max_moves if self.features is not None else None) or game.max_moves
         self.q = np.zeros((max(len(keys), 1024), width), np.float32)
@@ -231,11 +231,35 @@ class RlAgent(QAgent):
     def __init__(self, game, *, seed: int, store=None, params: Path | None = None):
         if params is None:
             raise BadAgent("rl needs params=FILE (train one with retrograde train rl ...)")
-        metadata, arrays = load_artifact(params, "rl", game)
-        try:
-            model = load_model(game, arrays)
-        except (TypeError, ValueError, KeyError) as exc:
-            raise BadAgent(f"rl: params={params}: corrupt {metadata.get('model', model_kind(game))} Q artifact "
-                           f"({exc})") from None
+        metadata, model = _loaded(game, Path(params))
         super().__init__(game, seed=seed, model=model, store=store)
         self.metadata = metadata
+
+
+#: Models read from artifacts in this process, by file and game: a tournament builds an agent for
+#: every batch of games, and a sparse table of half a million positions takes a second to read.
+#: Agents only read their model, so they share it.
+_LOADED: dict[tuple, tuple[dict[str, Any], TabularQ | LinearQ | SparseQ]] = {}
+
+
+def _loaded(game: Game, params: Path) -> tuple[dict[str, Any], TabularQ | LinearQ | SparseQ]:
+    """(metadata, model) of the artifact `params` for `game`, read once a process while the file
+    stays the same (BadAgent in one line if it is not an rl artifact of the game)."""
+    try:
+        stat = params.stat()
+        key = (str(params.resolve()), stat.st_size, stat.st_mtime_ns, game.describe())
+    except OSError:
+        key = None
+    if key in _LOADED:
+        return _LOADED[key]
+    metadata, arrays = load_artifact(params, "rl", game)
+    try:
+        model = load_model(game, arrays)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise BadAgent(f"rl: params={params}: corrupt {metadata.get('model', model_kind(game))} Q artifact "
+                       f"({exc})") from None
+    if key is not None:
+        while len(_LOADED) >= 4:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[key] = metadata, model
+    return metadata, model
