@@ -8,6 +8,8 @@ time and size of installing it into a fresh virtual environment without pip's ca
     python benchmarks/bench_dqn.py                         # 300,000 episodes (seed 001)
     python benchmarks/bench_dqn.py --episodes 3000         # a quick look
     python benchmarks/bench_dqn.py --install-only          # the extra's install time and size
+    python benchmarks/bench_dqn.py --dqn-artifact A.npz    # a dqn trained elsewhere (run seeds): its final
+                                                           # value kept; rl and greedy measured here
 """
 
 from __future__ import annotations
@@ -69,6 +71,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-rl", action="store_true", help="train dqn only")
     parser.add_argument("--install-only", action="store_true", help="measure the extra's fresh install only")
+    parser.add_argument("--dqn-artifact", type=Path, default=None,
+                        help="a dqn:preset=001 artifact of 4x4 Quixo trained with a store (run seeds trains one): "
+                             "report its final value kept instead of training one")
     options = parser.parse_args()
     print_options(options)
     if options.install_only:
@@ -80,8 +85,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="retrograde-dqn-") as tmp:
         store = str(Path(tmp) / "q4.zarr")
         measure(["solve", *GAME.split(), "--store", store, "--quiet"])
-        runs = [("dqn", f"dqn:preset=001,episodes={options.episodes}")]
+        runs = [] if options.dqn_artifact else [("dqn", f"dqn:preset=001,episodes={options.episodes}")]
         runs += [] if options.skip_rl else [("rl", f"rl:episodes={options.episodes},alpha=0.05")]
+        if options.dqn_artifact:
+            with np.load(options.dqn_artifact, allow_pickle=False) as data:
+                settings = json.loads(str(data["metadata"]))["settings"]
+            figures[f"dqn artifact ({settings['episodes']:,} episodes, preset {settings.get('preset')}) value kept"] = \
+                round(final_value_kept(options.dqn_artifact), 4)
         outs = {name: Path(tmp) / f"{name}.npz" for name, _ in runs}
         with ThreadPoolExecutor(len(runs)) as pool:  # side by side: one process each
             results = list(pool.map(lambda run: measure(["train", run[1], "--game", GAME, "--out", str(outs[run[0]]),

@@ -33,6 +33,9 @@ LEARNER_PRESETS = {
     ("dqn", "001"): {"episodes": "300000", "hidden": "256", "opponents": f"random;random,{_MINIMAX2};{_MINIMAX2}"},
 }
 DQN = AgentRef("DeepQLearningAgent", "dqn", learner="dqn:preset=001")
+REPLAYS = ("both agents are deterministic (the network's largest output, MiniMaxAgent's first best move): every "
+           "game between them in a seat is the same game, so each rate is 0 or 1; the network trained against "
+           "this very opponent in its last phase")
 S001_DQN4 = "001_00fce964e282ae09.txt, Quixo deep Q-learning, Table 6 (N = 4)"
 S001_DQN5 = "001_00fce964e282ae09.txt, Quixo deep Q-learning, Table 5 (N = 5)"
 RANDOM = AgentRef("RandomAgent", "random")
@@ -68,10 +71,10 @@ FIGURES = (
     # seed 001, deep Q-learning: "initial player" 0 = the agent first; on 5x5 the seat is not given
     Figure(Q4, DQN, RANDOM, "first", 0.84, 0.16, 0.00, None, S001_DQN4),
     Figure(Q4, DQN, RANDOM, "second", 0.67, 0.33, 0.00, None, S001_DQN4),
-    Figure(Q4, DQN, _minimax(2), "first", 0.00, 1.00, 0.00, None, S001_DQN4),
-    Figure(Q4, DQN, _minimax(2), "second", 0.00, 1.00, 0.00, None, S001_DQN4),
+    Figure(Q4, DQN, _minimax(2), "first", 0.00, 1.00, 0.00, None, S001_DQN4, (REPLAYS,)),
+    Figure(Q4, DQN, _minimax(2), "second", 0.00, 1.00, 0.00, None, S001_DQN4, (REPLAYS,)),
     Figure(Q5, DQN, RANDOM, "either", 0.87, 0.13, 0.00, None, S001_DQN5),
-    Figure(Q5, DQN, _minimax(2), "either", 0.00, 1.00, 0.00, None, S001_DQN5),
+    Figure(Q5, DQN, _minimax(2), "either", 0.00, 1.00, 0.00, None, S001_DQN5, (REPLAYS,)),
     # seed 004, Quixo 5x5: about 95% against MCTS "beginning first or second"
     Figure(Q5, ADAPTIVE, RANDOM, "either", 1.00, 0.00, 0.00, 100, S004),
     Figure(Q5, ADAPTIVE, AgentRef("MCTS (a colleague's)", "mcts"), "either", 0.95, 0.05, 0.00, None, S004,
