@@ -184,23 +184,26 @@ def _row_of_instances(figure: seeds.SeedFigure, agent: str, opponent: str, execu
     return wins, draws, losses
 
 
-def _as_text(figure: seeds.SeedFigure, agent: str, opponent: str, game: Game | None, store: Store | None, executor,
-             quiet: bool) -> dict[str, Any] | None:
+def _as_text(figure: seeds.SeedFigure, played: dict[str, str], shown: dict[str, str], game: Game | None,
+             store: Store | None, executor, quiet: bool) -> dict[str, Any] | None:
     """The same games with the agents as the report's text names them (`AgentRef.text`), where its
-    code played otherwise; None where neither agent has such a text."""
-    refs = (figure.figure.agent, figure.figure.opponent)
-    if not any(ref.text for ref in refs):
+    code played otherwise; None where neither agent has such a text. `played` and `shown`: the
+    specs that play each side ("agent", "opponent") and that name it in the row."""
+    sides = (("agent", figure.figure.agent), ("opponent", figure.figure.opponent))
+    if not any(ref.text for _, ref in sides):
         return None
-    text_agent, text_opponent = (ref.text or spec for ref, spec in zip(refs, (agent, opponent)))
-    counts = (_row_of_instances(figure, text_agent, text_opponent, executor) if game is None else
-              _play(figure, text_agent, text_opponent, game, store, executor, quiet))
-    return {"agent": text_agent, "opponent": text_opponent, "ours": seeds.ours(*counts, None)}
+    plays = [ref.text or played[side] for side, ref in sides]
+    counts = (_row_of_instances(figure, *plays, executor) if game is None else
+              _play(figure, *plays, game, store, executor, quiet))
+    agent, opponent = (ref.text or shown[side] for side, ref in sides)
+    return {"agent": agent, "opponent": opponent, "ours": seeds.ours(*counts, None)}
 
 
 def _row(figure: seeds.SeedFigure, stores: Stores, artifacts: Artifacts, executor, quiet: bool) -> dict[str, Any]:
     if figure.figure.instances:
         counts = _row_of_instances(figure, figure.agent, figure.opponent, executor)
-        as_text = _as_text(figure, figure.agent, figure.opponent, None, None, executor, quiet)
+        specs = {"agent": figure.agent, "opponent": figure.opponent}
+        as_text = _as_text(figure, specs, specs, None, None, executor, quiet)
         return seeds.row(figure, seeds.ours(*counts, None), as_text=as_text)
     game = make_game(figure.game, figure.figure.params)
     store, why, sample = stores.get(game)  # for the exact audit, where this machine can solve the game
@@ -223,7 +226,7 @@ def _row(figure: seeds.SeedFigure, stores: Stores, artifacts: Artifacts, executo
                                            f"and no preset of ours trains it yet ({exc})")
     wins, draws, losses = _play(figure, played["agent"], played["opponent"], game, store, executor, quiet)
     kept = sample.value_kept(build_agent(played["agent"], game, seed=SEED, store=store)) if sample else None
-    as_text = _as_text(figure, played["agent"], played["opponent"], game, store, executor, quiet)
+    as_text = _as_text(figure, played, shown, game, store, executor, quiet)
     return {**seeds.row(figure, seeds.ours(wins, draws, losses, kept), as_text=as_text), **shown}
 
 

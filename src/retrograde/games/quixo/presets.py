@@ -78,5 +78,7 @@ FIGURES = (
     # seed 004, Quixo 5x5: about 95% against MCTS "beginning first or second"
     Figure(Q5, ADAPTIVE, RANDOM, "either", 1.00, 0.00, 0.00, 100, S004),
     Figure(Q5, ADAPTIVE, AgentRef("MCTS (a colleague's)", "mcts"), "either", 0.95, 0.05, 0.00, None, S004,
-           ("'about 95%'; the loss/draw split is not given",)),
+           ("'about 95%'; the loss/draw split is not given",
+            "their MCTS was a colleague's and is not printed: ours (UCT, 1,000 iterations of random playouts) plays "
+            "in its place")),
 )
