@@ -170,7 +170,7 @@ def _tally(pairings: list[Pairing], entries: list[dict[str, Any]]) -> tuple[int,
     return wins, draws, losses
 
 
-def _row_of_instances(figure: seeds.SeedFigure, agent: str, opponent: str, executor) -> tuple[int, int, int]:
+def _play_instances(figure: seeds.SeedFigure, agent: str, opponent: str, executor) -> tuple[int, int, int]:
     """(wins, draws, losses) over a figure's many instances: one game a seat on each (no store, no
     audit; no progress lines: a hundred two-game tournaments)."""
     wins = draws = losses = 0
@@ -193,7 +193,7 @@ def _as_text(figure: seeds.SeedFigure, played: dict[str, str], shown: dict[str, 
     if not any(ref.text for _, ref in sides):
         return None
     plays = [ref.text or played[side] for side, ref in sides]
-    counts = (_row_of_instances(figure, *plays, executor) if game is None else
+    counts = (_play_instances(figure, *plays, executor) if game is None else
               _play(figure, *plays, game, store, executor, quiet))
     agent, opponent = (ref.text or shown[side] for side, ref in sides)
     return {"agent": agent, "opponent": opponent, "ours": seeds.ours(*counts, None)}
@@ -201,7 +201,7 @@ def _as_text(figure: seeds.SeedFigure, played: dict[str, str], shown: dict[str, 
 
 def _row(figure: seeds.SeedFigure, stores: Stores, artifacts: Artifacts, executor, quiet: bool) -> dict[str, Any]:
     if figure.figure.instances:
-        counts = _row_of_instances(figure, figure.agent, figure.opponent, executor)
+        counts = _play_instances(figure, figure.agent, figure.opponent, executor)
         specs = {"agent": figure.agent, "opponent": figure.opponent}
         as_text = _as_text(figure, specs, specs, None, None, executor, quiet)
         return seeds.row(figure, seeds.ours(*counts, None), as_text=as_text)
