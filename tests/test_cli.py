@@ -395,3 +395,30 @@ def test_two_solves_started_together_on_one_store(tmp_path, solved):
                 assert_one_error_line(err, "is being written by another run")
         assert any(code == 0 for code, _, _ in results)
         assert store_bytes(store) == store_bytes(solved("quixo", {"size": 3}))
+
+
+def test_probe_line_follows_perfect_play_to_the_end(solved):
+    """Nim 1,2,3 (nim-sum 0: a loss for the side to move): along a perfect line the remoteness
+    drops by one each ply and the values alternate, down to the empty board; ties go to the first
+    move listed; --max-plies stops the line; --line takes one position."""
+    store = str(solved("nim", {"heaps": [1, 2, 3]}))
+    start = json.loads(run_cli("probe", "--store", store, "1,2,3", "--json").stdout)
+    result = run_cli("probe", "--store", store, "--line", "1,2,3", "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    line = document["line"]
+    assert document["end"] == "terminal" and len(line) == start["remoteness"]
+    for ply, entry in enumerate(line, start=1):
+        assert entry["remoteness"] == start["remoteness"] - ply
+        assert entry["value"] == ("win" if ply % 2 else "loss") or entry["remoteness"] == 0
+    assert line[-1]["position"] == "0,0,0"
+    assert all(move["value"] == "loss" for move in start["moves"])  # the slowest loss, the first listed of those
+    slowest = max(m["remoteness"] for m in start["moves"])
+    assert line[0]["move"] == next(m["move"] for m in start["moves"] if m["remoteness"] == slowest)
+    capped = json.loads(run_cli("probe", "--store", store, "--line", "--max-plies", "2", "1,2,3", "--json").stdout)
+    assert capped["end"] == "max-plies" and capped["line"] == line[:2]
+    text = run_cli("probe", "--store", store, "--line", "1,2,3")
+    assert text.returncode == 0 and text.stdout.strip().endswith("the game is over")
+    two = run_cli("probe", "--store", store, "--line", "1,2,3", "0,2,3")
+    assert two.returncode == 2
+    assert_one_error_line(two.stderr, "--line follows one position, not 2")

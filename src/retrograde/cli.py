@@ -349,13 +349,21 @@ def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
 @store_option
 @click.argument("positions", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position (JSON Lines).")
-def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
+@click.option("--line", "perfect", is_flag=True,
+              help="The perfect-play line from the one POSITION: the lookup agent's moves, ties to the first "
+                   "move listed, until the game ends, a position repeats or --max-plies.")
+@click.option("--max-plies", type=click.IntRange(min=1), default=200, show_default=True, help="--line: at most so many plies.")
+def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: bool, max_plies: int) -> None:
     """Value, remoteness and every move's outcome of POSITIONS (none or '-': read stdin, one per line).
 
     A bad position is reported on stderr (naming its line) and the others are still answered;
     the exit status is then 2."""
     from retrograde.data.probing import analyse
     from retrograde.errors import BadPosition
+
+    if perfect:
+        _probe_line(store_path, positions, as_json, max_plies)
+        return
 
     if not positions or positions == ("-",):
         if sys.stdin.isatty():
@@ -386,6 +394,29 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool) -> None:
         for message in bad[:-1]:
             click.echo(f"retrograde: error: {message}", err=True)
         raise BadPosition(bad[-1])
+
+
+def _probe_line(store_path: str, positions: tuple[str, ...], as_json: bool, max_plies: int) -> None:
+    """`probe --line`: one ply a line, or {"line": [...], "end": ...} with --json."""
+    from retrograde.agents.lookup import perfect_line
+    from retrograde.data.probing import analyse
+
+    if len(positions) > 1:
+        raise BadOption(f"--line follows one position, not {len(positions)}")
+    with _open_read(store_path) as store:
+        game = store.game
+        start = game.parse(positions[0]) if positions else game.initial_position
+        line, end = perfect_line(store, start, max_plies)
+        if as_json:
+            click.echo(json.dumps({"line": [{"move": move, "position": game.format(position), "value": value.name,
+                                             "remoteness": value.remoteness} for move, position, value in line],
+                                   "end": end}))
+            return
+        click.echo(f"{game.format(start)}: {analyse(store, [start])[0].value}")
+        for ply, (move, position, value) in enumerate(line, start=1):
+            click.echo(f"{ply:>4}. {move:<8} {game.format(position)}  ({value} for the side to move)")
+        click.echo({"terminal": "the game is over", "repetition": "a position repeats: the line goes on forever",
+                    "max-plies": f"stopped after {max_plies} plies (--max-plies)"}[end])
 
 
 # --- play ---------------------------------------------------------------------------------

@@ -36,6 +36,24 @@ def optimal_moves(moves: Iterable[MoveValue], remoteness: bool = True) -> list[M
     return [move for move in moves if preference(move, remoteness) == best]
 
 
+def perfect_line(store: Store, position, max_plies: int) -> tuple[list[tuple[str, object, object]], str]:
+    """The lookup agent's line from `position` with ties to the first move as the game lists them:
+    ([(move, position after it, its value for the side to move there)], why it ends: "terminal",
+    "repetition" (a position met before: a drawn line of a game with cycles) or "max-plies")."""
+    line, seen = [], {position}
+    for _ in range(max_plies):
+        analysis = analyse(store, [position])[0]
+        if not analysis.moves:
+            return line, "terminal"
+        best = optimal_moves(analysis.moves)[0]
+        position = best.position
+        line.append((best.move, position, analyse(store, [position])[0].value))
+        if position in seen:
+            return line, "repetition"
+        seen.add(position)
+    return line, "terminal" if not analyse(store, [position])[0].moves else "max-plies"
+
+
 class LookupAgent(Agent):
     name = "lookup"
     summary = "perfect play read from the store: fastest win, else a draw, else slowest loss"
