@@ -125,11 +125,11 @@ class GaAgent(GenomeAgent):
         else:
             metadata, _ = load_artifact(params, "ga", game)
         try:
-            genome = genome_of_kind(game, metadata["genome"]["kind"])
-            if genome is None:
+            played = genome_of_kind(game, metadata["genome"]["kind"])
+            if played is None:
                 raise ValueError(f"{game.name} has no genome of kind {metadata['genome']['kind']!r}")
-            options = options if genome.kind == genome_of(game).kind else {}  # a report's genome takes none
-            super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store, genome=genome,
+            options = options if played.kind == genome.kind else {}  # a report's genome takes none
+            super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store, genome=played,
                              **options)
         except (KeyError, TypeError, ValueError) as exc:
             raise BadAgent(f"ga: params={params}: corrupt genome ({exc})") from None

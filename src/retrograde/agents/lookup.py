@@ -41,17 +41,15 @@ def perfect_line(store: Store, position, max_plies: int) -> tuple[list[tuple[str
     ([(move, position after it, its value for the side to move there)], why it ends: "terminal",
     "repetition" (a position met before: a drawn line of a game with cycles) or "max-plies")."""
     line, seen = [], {position}
-    for _ in range(max_plies):
-        analysis = analyse(store, [position])[0]
-        if not analysis.moves:
-            return line, "terminal"
+    analysis = analyse(store, [position])[0]
+    while analysis.moves and len(line) < max_plies:
         best = optimal_moves(analysis.moves)[0]
-        position = best.position
-        line.append((best.move, position, analyse(store, [position])[0].value))
-        if position in seen:
+        analysis = analyse(store, [best.position])[0]  # the position after the move: its value, its moves
+        line.append((best.move, best.position, analysis.value))
+        if best.position in seen:
             return line, "repetition"
-        seen.add(position)
-    return line, "terminal" if not analyse(store, [position])[0].moves else "max-plies"
+        seen.add(best.position)
+    return line, "max-plies" if analysis.moves else "terminal"
 
 
 class LookupAgent(Agent):

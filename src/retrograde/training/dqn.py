@@ -32,13 +32,12 @@ from retrograde import outcome as oc
 from retrograde.agents.base import Agent
 from retrograde.agents.dqn import NetworkAgent
 from retrograde.agents.qnet import WEIGHTS, QNetwork, forward, initial_weights, jax_modules
-from retrograde.agents.registry import build_agent
 from retrograde.agents.rl import REWARD
 from retrograde.data.artifact import save_npz
 from retrograde.errors import BadAgent
 from retrograde.pipeline.progress import Progress
 from retrograde.spec import Option
-from retrograde.training.learner import COPY, SELF, Learner, Phases, parse_phases, phase_text
+from retrograde.training.learner import SELF, Learner, Phases, parse_phases, phase_text
 from retrograde.training.rl import MOVER
 
 #: Seed 001's opponents: three phases.
@@ -97,12 +96,9 @@ class DqnLearner(Learner):
         if self.encoding is None:
             raise BadAgent(f"dqn cannot learn {game.describe()}: {NetworkAgent.cannot_play(game)}")
         jax_modules()
-        phases = parse_phases(settings["opponents"])
-        for spec in (spec for phase in phases for spec in phase):  # a bad opponent is refused before anything is written
-            if spec == SELF:
-                raise BadAgent("dqn learns against other agents: 'self' is not one of its opponents (its copy is)")
-            if spec != COPY:
-                build_agent(spec, game, seed=0, store=store)
+        phases = parse_phases(settings["opponents"], game, store)
+        if any(SELF in phase for phase in phases):
+            raise BadAgent("dqn learns against other agents: 'self' is not one of its opponents (its copy is)")
         settings["opponents"] = phase_text(phases)
         super().__init__(game, settings, store=store, seed=seed)
         self.phases = Phases(phases, settings["episodes"], settings["epsilon"])

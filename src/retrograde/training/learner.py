@@ -58,15 +58,18 @@ def typed_options(spec: AgentSpec, declared: tuple[Option, ...], game: Game | No
 SELF, COPY = "self", "copy"
 
 
-def parse_phases(text: str) -> list[list[AgentSpec | str]]:
+def parse_phases(text: str, game: Game, store) -> list[list[AgentSpec | str]]:
     """Training phases of opponents, as an option gives them: phases separated by ';', each a
-    comma-separated pool of agent specs, or SELF and COPY (as those words)."""
+    comma-separated pool of agent specs, or SELF and COPY (as those words). Each spec is built
+    once for `game`, so that a bad opponent is refused before anything is written."""
     phases = []
     for phase in text.split(";"):
         if not phase.strip():
             raise BadAgent(f"opponents {text!r}: an empty phase (separate phases with ';', a phase's agents with ',')")
         phases.append([spec.name if spec.name in (SELF, COPY) and not spec.options else spec
                        for spec in parse_spec_list(phase)])
+    for spec in (spec for phase in phases for spec in phase if spec not in (SELF, COPY)):
+        build_agent(spec, game, seed=0, store=store)
     return phases
 
 

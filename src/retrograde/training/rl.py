@@ -36,13 +36,12 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.agents.base import Agent, best_index
-from retrograde.agents.registry import build_agent
 from retrograde.agents.rl import LinearQ, QAgent, SparseQ, TabularQ, load_model, model_class
 from retrograde.data.artifact import load_artifact, save_npz
 from retrograde.errors import BadAgent
 from retrograde.pipeline.progress import Progress
 from retrograde.spec import Option
-from retrograde.training.learner import COPY, SELF, Learner, Phases, parse_phases, phase_text
+from retrograde.training.learner import Learner, Phases, parse_phases, phase_text
 
 #: The outcome for the side that made the move reaching a terminal position, by that position's
 #: outcome (for its side to move).
@@ -83,9 +82,7 @@ class RlLearner(Learner):
         self.model_class = SparseQ if settings["model"] == "sparse" else model_class(game)
         if self.model_class is None:
             raise BadAgent(f"rl cannot learn {game.describe()}: {QAgent.cannot_play(game)}")
-        phases = parse_phases(settings["opponent"])
-        for spec in (spec for phase in phases for spec in phase if spec not in (SELF, COPY)):
-            build_agent(spec, game, seed=0, store=store)  # a bad opponent is refused before anything is written
+        phases = parse_phases(settings["opponent"], game, store)
         settings["opponent"] = phase_text(phases)
         self.rewards = _rewards(settings["rewards"])
         settings["rewards"] = "/".join(f"{reward:g}" for reward in self.rewards.values())
