@@ -134,6 +134,10 @@ def test_validate_game_quarto_writes_the_report(tmp_path, cli):
     assert {"placement", "piece", "by_tier"} <= set(data["agents"]["greedy"]["blunders"])
     assert len(data["tournaments"]) == 2 * 3 * 3 and all(t["games"] == 2 for t in data["tournaments"])
     assert [c["ok"] for c in data["checks"]] == [True]
+    # no store: the summary says the start's value is unknown, and why
+    assert data["summary"]["value"] is None and data["summary"]["remoteness"] is None
+    assert data["summary"]["answer"].startswith("The value of the start position is unknown here: no store")
+    assert data["agents"]["endgame:empty=6"]["short"] == "endgame-e6"
     markdown = (out / "report.md").read_text()
     assert "## Blunders" in markdown and "| endgame:empty=6 |" in markdown
     assert (out / "report.html").read_text().count('src="data:image/png;base64,') >= 3

@@ -7,6 +7,7 @@ strengths checked against hand-computed values and simulated games."""
 from __future__ import annotations
 
 import json
+import re
 import math
 from collections import Counter, deque
 
@@ -349,8 +350,18 @@ def test_validate_writes_the_report(solved, tmp_path):
     assert any(row["agent"] == "rules:preset=000" for row in data["published"])
     page = (out / "report.html").read_text()
     assert page.count('src="data:image/png;base64,') >= 4
-    assert "http://" not in page and "https://" not in page and "<link" not in page and "<script" not in page
+    # self-contained: nothing loaded from anywhere; the only addresses are links to the local explorer
+    assert "<link" not in page and "<script" not in page and 'src="http' not in page
+    assert set(re.findall(r"https?://[^/\"]*", page)) <= {"http://127.0.0.1:8000"}
     assert "| lookup |" in (out / "report.md").read_text()
+    # the answer first: Nim 1,3,5,7 has nim-sum 0: the first player loses; lookup ranks first
+    summary = data["summary"]
+    assert summary["value"] == "loss" and summary["answer"].startswith("The first player loses in")
+    assert summary["ranking"][0]["short"] == "lookup" and len(summary["ranking"]) == 4
+    assert {row["short"] for row in summary["ranking"]} == {"lookup", "random-p000", "expert", "rules-p000"}
+    assert all(data["agents"][row["agent"]]["short"] == row["short"] for row in summary["ranking"])
+    assert 3 <= len(summary["findings"]) <= 5
+    assert page.index(summary["answer"]) < page.index("How this was measured") < page.index("<h2>Tournaments")
 
 
 def test_validate_command(solved, tmp_path, cli):

@@ -97,13 +97,21 @@ def analyse(store: Store, positions: Iterable[Position]) -> list[Analysis]:
     ]
 
 
-def start_summary(store: Store) -> str:
-    """Who wins the instance from its start position and how fast, as a phrase for a result line."""
+def start_value(store: Store) -> tuple[Value | None, str | None]:
+    """The value of the instance's start position, or None and why the store cannot say."""
     start = store.game.initial_position
     try:
         (value,) = values(store, [start])
     except MissingTierError:
-        return f"its start position (tier {store.game.locate(start)[0]}) is not in this store"
+        return None, f"its start position (tier {store.game.locate(start)[0]}) is not in this store"
+    return value, None
+
+
+def start_summary(store: Store) -> str:
+    """Who wins the instance from its start position and how fast, as a phrase for a result line."""
+    value, why = start_value(store)
+    if value is None:
+        return why
     if value.outcome == oc.DRAW:
         return "a draw with perfect play"
     plies = "1 ply" if value.remoteness == 1 else f"{value.remoteness} plies"

@@ -101,6 +101,9 @@ class Game(ABC):
     notation: ClassVar[str]
     #: What the tier names mean, for `status`.
     tier_legend: ClassVar[str]
+    #: Where tiers are many and each counts two things (Quixo's m{a}o{b}), what the sum of a
+    #: tier's key counts: reports and plots group tiers by it. None: each tier stands alone.
+    tier_group: ClassVar[str | None] = None
     #: True if `expand`, given a `group`, gives every terminal child inside the group by value
     #: (WINNING_CHILD, or LOSING_CHILD alone) instead of IN_GROUP: the loopy solver then need
     #: not propagate from terminal positions, whose parents took their values in the first
@@ -359,6 +362,8 @@ class Hook:
 HOOKS: tuple[Hook, ...] = (
     Hook("name, summary, notation, tier_legend", True, "class texts: the registry name, one line for "
          "`retrograde games`, the position notation, and what the tier names mean"),
+    Hook("tier_group", False, "what the sum of a tier's key counts, where reports group tiers by it "
+         "(None: each tier stands alone)"),
     Hook("params_spec, params", True, "the options (`Param`) and the instance's canonical, JSON-serialisable "
          "values; make_game(name, params) rebuilds the instance"),
     Hook("examples", True, "small instances (params) the self-tests solve and check"),

@@ -32,7 +32,7 @@ def read_curve(path: Path) -> list[dict[str, float]] | None:
     return kept or None
 
 
-def _artifacts(spec: str, game: Game) -> list[Path]:
+def artifact_files(spec: str, game: Game) -> list[Path]:
     """The files the file options of `spec` (an agent of `game`) name, in its options' order."""
     try:
         parsed = parse_spec(spec)
@@ -56,24 +56,42 @@ def read_fitness(path: Path) -> list[dict[str, float]] | None:
     return [point for point in points if all(np.isfinite(list(point.values())))] or None
 
 
-def _curves(specs: list[str], game: Game, read) -> dict[str, list[dict[str, float]]]:
-    """The curve `read` finds in the first artifact of each spec (of an agent of `game`) holding one."""
-    curves = {}
+def _first_found(specs: list[str], game: Game, read) -> dict[str, Any]:
+    """What `read` finds (not None) in the first artifact of each spec (of an agent of `game`) that holds it."""
+    found = {}
     for spec in specs:
-        curve = next(filter(None, map(read, _artifacts(spec, game))), None)
-        if curve:
-            curves[spec] = curve
-    return curves
+        value = next(filter(None, map(read, artifact_files(spec, game))), None)
+        if value:
+            found[spec] = value
+    return found
 
 
 def fitness_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
     """The GA fitness by generation of each spec whose file options name a GA artifact."""
-    return _curves(specs, game, read_fitness)
+    return _first_found(specs, game, read_fitness)
 
 
 def learning_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
     """The curve of each spec (of an agent of `game`) whose file options name an artifact holding one."""
-    return _curves(specs, game, read_curve)
+    return _first_found(specs, game, read_curve)
+
+
+#: What a learner's training steps are, for the learning curves' x axes.
+STEP_UNITS = {"ga": "generations", "rl": "episodes", "dqn": "episodes"}
+
+
+def _read_unit(path: Path) -> str | None:
+    try:
+        metadata = read_metadata(path)
+        measured_curve(metadata)  # refuses what is not a training artifact
+        return STEP_UNITS.get(metadata["learner"])
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
+        return None
+
+
+def step_units(specs: list[str], game: Game) -> dict[str, str]:
+    """What the steps of each spec's learning curve count (generations, episodes)."""
+    return _first_found(specs, game, _read_unit)
 
 
 def how_trained(metadata: Any) -> str:
@@ -95,14 +113,13 @@ def how_trained(metadata: Any) -> str:
             f"gamma {settings['gamma']}, final epsilon {settings['epsilon']}")
 
 
+def _read_training(path: Path) -> str | None:
+    try:
+        return how_trained(read_metadata(path))
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
+        return None
+
+
 def training(specs: list[str], game: Game) -> dict[str, str]:
     """How each spec's artifact (of an agent of `game`) was trained, where one names a training artifact."""
-    found = {}
-    for spec in specs:
-        for path in _artifacts(spec, game):
-            try:
-                found[spec] = how_trained(read_metadata(path))
-                break
-            except (OSError, ValueError, KeyError, TypeError, EOFError):
-                continue
-    return found
+    return _first_found(specs, game, _read_training)

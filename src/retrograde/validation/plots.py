@@ -11,6 +11,9 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from retrograde.validation import summary
 
 DPI = 100
 VALUE_COLOURS = {"win": "#2e7d32", "draw": "#9e9e9e", "loss": "#c62828"}
@@ -22,57 +25,77 @@ def _png(figure: Figure) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _tier_axis(axes, tiers: Sequence[str]) -> None:
-    axes.set_xticks(range(len(tiers)))
-    axes.set_xticklabels(tiers, rotation=90, fontsize=7 if len(tiers) > 30 else 9)
-    axes.set_xlim(-0.6, len(tiers) - 0.4)
+def _tier_axis(axes, labels: Sequence[str], name: str) -> None:
+    """Categorical x axis of tiers or tier groups: at most `MAX_TICKS` labels, never overlapping."""
+    stride = max(1, -(-len(labels) // MAX_TICKS))
+    axes.set_xticks(range(0, len(labels), stride))
+    axes.set_xticklabels(labels[::stride], rotation=0 if max(map(len, labels)) <= 3 else 45, ha="center"
+                         if max(map(len, labels)) <= 3 else "right", fontsize=9)
+    axes.set_xlim(-0.6, len(labels) - 0.4)
+    axes.set_xlabel(name)
 
 
-def _width(items: int) -> float:
-    return min(24.0, max(8.0, 0.16 * items))
+#: Tick labels an axis of tiers shows at most.
+MAX_TICKS = 30
 
 
-def blunder_rate_by_tier(tiers: Sequence[str], agents: dict[str, Any]) -> str | None:
-    """Per agent, the share of positions of each tier whose value its move gives away."""
-    measured = [tier for tier in tiers if any(tier in a["by_tier"] for a in agents.values())]
-    if not measured:
+def _grouped(report: dict[str, Any]) -> tuple[str, list[str], dict[str, str]]:
+    """(axis name, groups in order, {tier: group}): the game's tier groups, or each tier alone."""
+    grouping = report.get("tier_groups")
+    if grouping:
+        of = {tier: str(group) for tier, group in grouping["of"].items() if tier in report["tiers"]}
+        return grouping["label"], sorted(set(of.values()), key=int), of
+    return "tier", list(report["tiers"]), {tier: tier for tier in report["tiers"]}
+
+
+def blunder_rate_by_tier(report: dict[str, Any], short: dict[str, str]) -> str | None:
+    """Per agent, the share of positions of each tier group whose value its move gives away
+    (its tiers weighted by their positions); points only, joined where the groups are ordered counts."""
+    name, groups, _ = _grouped(report)
+    measured = {spec: summary.group_quality(report, spec) for spec in report["agents"]}
+    groups = [g for g in groups if any(g in m for m in measured.values())]
+    if not groups:
         return None
-    figure = Figure(figsize=(_width(len(measured)), 4.5))
+    figure = Figure(figsize=(min(12.0, max(8.0, 0.3 * len(groups))), 4.5))
     axes = figure.add_subplot()
-    for spec, entry in agents.items():
-        rates = [np.nan if entry["by_tier"].get(t, {}).get("value_kept") is None
-                 else 1 - entry["by_tier"][t]["value_kept"] for t in measured]
-        axes.plot(range(len(measured)), rates, marker="o", markersize=3, label=spec)
-    _tier_axis(axes, measured)
+    for spec, found in measured.items():
+        rates = [1 - found[g]["value_kept"] if g in found else np.nan for g in groups]
+        axes.plot(range(len(groups)), rates, marker="o", markersize=4,
+                  linestyle="-" if report.get("tier_groups") else "none", label=short[spec])
+    _tier_axis(axes, groups, name)
     axes.set_ylabel("blunder rate (value given away)")
     axes.set_ylim(-0.02, 1.02)
-    axes.set_title("Blunder rate by tier")
+    axes.set_title(f"Blunder rate by {name}")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _png(figure)
 
 
-def values_by_tier(tier_counts: dict[str, dict[str, int]]) -> str | None:
-    """Win/draw/loss shares (side to move's view) of each tier: the store's positions, or the sampled ones."""
-    tiers = [t for t, c in tier_counts.items() if c["win"] + c["draw"] + c["loss"]]
-    if not tiers:
+def values_by_tier(report: dict[str, Any]) -> str | None:
+    """Win/draw/loss shares (side to move's view) of each tier group: the store's positions, or the sampled ones."""
+    name, groups, group_of = _grouped(report)
+    counts = {group: dict.fromkeys(VALUE_COLOURS, 0) for group in groups}
+    for tier, tier_counts in report["tiers"].items():
+        for value in VALUE_COLOURS:
+            counts[group_of[tier]][value] += tier_counts[value]
+    groups = [g for g in groups if sum(counts[g].values())]
+    if not groups:
         return None
-    figure = Figure(figsize=(_width(len(tiers)), 4.5))
+    figure = Figure(figsize=(min(12.0, max(8.0, 0.3 * len(groups))), 4.5))
     axes = figure.add_subplot()
-    bottom = np.zeros(len(tiers))
+    bottom = np.zeros(len(groups))
     for value in ("win", "draw", "loss"):
-        share = np.array([tier_counts[t][value] / max(1, sum(tier_counts[t][v] for v in VALUE_COLOURS))
-                          for t in tiers])
-        axes.bar(range(len(tiers)), share, bottom=bottom, color=VALUE_COLOURS[value], label=value, width=0.85)
+        share = np.array([counts[g][value] / sum(counts[g].values()) for g in groups])
+        axes.bar(range(len(groups)), share, bottom=bottom, color=VALUE_COLOURS[value], label=value, width=0.85)
         bottom += share
-    _tier_axis(axes, tiers)
-    axes.set_ylabel("share of the tier's positions")
-    axes.set_title("Values of the positions by tier (side to move)")
+    _tier_axis(axes, groups, name)
+    axes.set_ylabel("share of the positions")
+    axes.set_title(f"Values of the positions by {name} (side to move)")
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _png(figure)
 
 
-def remoteness_histogram(agents: dict[str, Any]) -> str | None:
+def remoteness_histogram(agents: dict[str, Any], short: dict[str, str]) -> str | None:
     """Per agent, how many plies its kept wins take beyond the fastest (0: the fastest win)."""
     given = {spec: {int(k): n for k, n in entry["remoteness_given_away"].items()} for spec, entry in agents.items()
              if entry["remoteness_given_away"]}
@@ -86,8 +109,9 @@ def remoteness_histogram(agents: dict[str, Any]) -> str | None:
         total = sum(counts.values())
         xs = np.arange(top + 1)
         axes.bar(xs + (k - (len(given) - 1) / 2) * width, [counts.get(int(x), 0) / total for x in xs],
-                 width=width, label=spec)
+                 width=width, label=short[spec])
     axes.set_yscale("log")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("plies beyond the fastest win (won positions where the win was kept)")
     axes.set_ylabel("share of positions (log)")
     axes.set_title("Remoteness given away")
@@ -95,13 +119,15 @@ def remoteness_histogram(agents: dict[str, Any]) -> str | None:
     return _png(figure)
 
 
-def tournament_heatmap(specs: Sequence[str], tournaments: Sequence[dict[str, Any]]) -> str | None:
+def tournament_heatmap(specs: Sequence[str], tournaments: Sequence[dict[str, Any]],
+                       short: dict[str, str]) -> str | None:
     """First mover's score ((wins + draws/2) / games), row agent first, per kind of start."""
     starts = list(dict.fromkeys(entry.get("start", "initial") for entry in tournaments))
     if not starts:
         return None
     at = {spec: i for i, spec in enumerate(specs)}
-    size = max(4.0, 0.9 * len(specs) + 2)
+    names = [short[spec] for spec in specs]
+    size = max(4.0, 0.7 * len(specs) + 2)
     figure = Figure(figsize=(size * len(starts) + 1, size))
     for k, start in enumerate(starts):
         axes = figure.add_subplot(1, len(starts), k + 1)
@@ -115,9 +141,9 @@ def tournament_heatmap(specs: Sequence[str], tournaments: Sequence[dict[str, Any
             if not np.isnan(value):
                 axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8)
         axes.set_xticks(range(len(specs)))
-        axes.set_xticklabels(specs, rotation=45, ha="right", fontsize=8)
+        axes.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
         axes.set_yticks(range(len(specs)))
-        axes.set_yticklabels(specs, fontsize=8)
+        axes.set_yticklabels(names, fontsize=8)
         axes.set_xlabel("second mover")
         if k == 0:
             axes.set_ylabel("first mover")
@@ -126,7 +152,7 @@ def tournament_heatmap(specs: Sequence[str], tournaments: Sequence[dict[str, Any
     return _png(figure)
 
 
-def rating_chart(ratings: dict[str, Any]) -> str | None:
+def rating_chart(ratings: dict[str, Any], short: dict[str, str]) -> str | None:
     """Ratings with their 95% intervals, best at the top."""
     entries = sorted(ratings["agents"].items(), key=lambda item: item[1]["elo"])
     if not entries:
@@ -138,7 +164,7 @@ def rating_chart(ratings: dict[str, Any]) -> str | None:
     high = np.array([e["ci95"][1] for _, e in entries])
     axes.errorbar(elo, range(len(entries)), xerr=[elo - low, high - elo], fmt="o", capsize=4)
     axes.set_yticks(range(len(entries)))
-    axes.set_yticklabels([name for name, _ in entries], fontsize=9)
+    axes.set_yticklabels([short[name] for name, _ in entries], fontsize=9)
     axes.axvline(0, color="#888", linewidth=0.8)
     axes.set_xlabel(f"rating (Elo scale, {ratings['anchor']}), 95% interval")
     axes.set_title("Bradley-Terry ratings")
@@ -146,24 +172,26 @@ def rating_chart(ratings: dict[str, Any]) -> str | None:
     return _png(figure)
 
 
-def learning_curves(curves: dict[str, list[dict[str, float]]]) -> str | None:
-    """Value kept against training step, per trained agent that recorded a curve."""
+def learning_curves(curves: dict[str, list[dict[str, float]]], units: dict[str, str],
+                    short: dict[str, str]) -> str | None:
+    """Value kept against training, one panel per trained agent, each on its own x axis (a GA's
+    generations, a Q-learner's episodes)."""
     if not curves:
         return None
-    figure = Figure(figsize=(8, 4.5))
-    axes = figure.add_subplot()
-    for spec, points in curves.items():
-        axes.plot([p["step"] for p in points], [p["value_kept"] for p in points], marker=".", label=spec)
-    axes.set_xlabel("training step")
-    axes.set_ylabel("value kept")
-    axes.set_ylim(-0.02, 1.02)
-    axes.set_title("Learning curves")
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8)
+    figure = Figure(figsize=(min(12.0, 4.2 * len(curves)), 3.8))
+    panels = figure.subplots(1, len(curves), squeeze=False)[0]
+    for axes, (spec, points) in zip(panels, curves.items()):
+        axes.plot([p["step"] for p in points], [p["value_kept"] for p in points], marker="o", markersize=4)
+        axes.set_xlabel(units.get(spec, "training step"))
+        axes.set_ylim(-0.02, 1.02)
+        axes.set_title(short[spec], fontsize=10)
+        axes.grid(alpha=0.3)
+    panels[0].set_ylabel("value kept")
+    figure.suptitle("Learning curves")
     return _png(figure)
 
 
-def fitness_by_generation(curves: dict[str, list[dict[str, float]]]) -> str | None:
+def fitness_by_generation(curves: dict[str, list[dict[str, float]]], short: dict[str, str]) -> str | None:
     """A GA's best and mean fitness against its generations, per GA artifact (report 001's Figure 1)."""
     if not curves:
         return None
@@ -171,9 +199,9 @@ def fitness_by_generation(curves: dict[str, list[dict[str, float]]]) -> str | No
     axes = figure.add_subplot()
     for spec, points in curves.items():
         generations = [p["generation"] for p in points]
-        line, = axes.plot(generations, [p["best"] for p in points], marker=".", label=f"{spec}: best")
+        line, = axes.plot(generations, [p["best"] for p in points], marker=".", label=f"{short[spec]}: best")
         axes.plot(generations, [p["mean"] for p in points], linestyle="--", color=line.get_color(),
-                  label=f"{spec}: mean")
+                  label=f"{short[spec]}: mean")
     axes.set_xlabel("generation")
     axes.set_ylabel("fitness")
     axes.set_title("GA fitness by generation")

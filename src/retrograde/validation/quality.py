@@ -152,9 +152,9 @@ def measure(store: Store, specs: list[str], *, positions: int, seed: int, execut
     remoteness = np.concatenate([r["remoteness"] for r in ordered]) if ordered else np.zeros(0, np.int64)
     tier_of = selection.tier_of[playable]
     weight = selection.weight[playable]
-    agents = {}
+    agents, chosen = {}, {}
     for a, spec in enumerate(specs):
-        chosen_outcome = np.concatenate([r["agents"][a]["chosen_outcome"] for r in ordered]) if ordered \
+        chosen[spec] = chosen_outcome = np.concatenate([r["agents"][a]["chosen_outcome"] for r in ordered]) if ordered \
             else np.zeros(0, np.int8)
         chosen_remoteness = np.concatenate([r["agents"][a]["chosen_remoteness"] for r in ordered]) if ordered \
             else np.zeros(0, np.int64)
@@ -166,7 +166,28 @@ def measure(store: Store, specs: list[str], *, positions: int, seed: int, execut
               "non_terminal_positions": sum(selection.candidates.values()),
               "per_tier": {name: {"positions": int((tier_of == t).sum()), "stored": selection.candidates[name]}
                            for t, name in enumerate(selection.tiers)}}
-    return {"agents": agents, "sample": sample}
+    return {"agents": agents, "sample": sample,
+            "trickiest": trickiest(store.game, selection, playable, outcome, chosen)}
+
+
+#: Positions the report names as the trickiest.
+TRICKIEST = 5
+
+
+def trickiest(game, selection: Selection, playable: np.ndarray, outcome: np.ndarray,
+              chosen: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """The sampled positions where the most agents give the value away (most first, then the
+    sample's order), with the agents that do: [{"position", "value", "agents"}]."""
+    if not len(outcome):
+        return []
+    lost = np.array([chosen[spec] < outcome for spec in chosen])  # outcome codes: LOSS < DRAW < WIN
+    counts = lost.sum(axis=0)
+    order = np.argsort(-counts, kind="stable")[:TRICKIEST]
+    tiers, index = selection.tier_of[playable], selection.index[playable]
+    specs = list(chosen)
+    return [{"position": game.format(game.position_at(game.tier(selection.tiers[tiers[k]]), int(index[k]))),
+             "value": oc.name(outcome[k]), "agents": [specs[a] for a in np.flatnonzero(lost[:, k])]}
+            for k in order.tolist() if counts[k]]
 
 
 def _fraction(hit: np.ndarray, weight: np.ndarray) -> float | None:

@@ -111,8 +111,11 @@ def ratings(names: Sequence[str], tournaments: Sequence[dict[str, Any]], *, seed
             resampled.append(tuple(rng.multinomial(n, [wins / n, draws / n, losses / n]).tolist()) if n else (0, 0, 0))
         samples.append(elo(resampled))
     low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0) if samples else (point, point)
+    capped = sum(entry.get("capped", 0) for entry in tournaments)
     return {"scale": "Elo (400/ln10 × Bradley-Terry log-strength); draws count half a win; "
-                     f"one virtual draw per pair that met; {bootstrap} bootstrap refits",
+                     f"one virtual draw per pair that met; {bootstrap} bootstrap refits; games stopped at the ply "
+                     f"cap count as draws ({capped:,} of {sum(sum(c) for c in counts):,} games)",
+            "capped": capped,
             "anchor": f"{anchored} = 0" if anchored else "mean 0",
             "agents": {name: {"elo": round(float(point[i]), 1),
                               "ci95": [round(float(low[i]), 1), round(float(high[i]), 1)]}

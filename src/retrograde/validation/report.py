@@ -9,12 +9,15 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from retrograde.data.durable import make_folder, sync_folder, write_partial
-from retrograde.validation import plots, seeds
+from retrograde.validation import plots, seeds, summary
 
 
 def _pct(value: float | None) -> str:
@@ -29,15 +32,35 @@ def _interval(ci: Sequence[float]) -> str:
     return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
+def _short(report: dict[str, Any], spec: str) -> str:
+    """An agent's name on the page: its short name (reports from before short names: the spec)."""
+    return report["agents"].get(spec, {}).get("short", spec)
+
+
+def answer_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The agents ranked: value kept (exact) and rating with its interval."""
+    head = ["#", "agent", "value kept", "rating", "95% interval"]
+    return head, [[str(k), row["short"], _pct(row["value_kept"]), f"{row['elo']:+.0f}",
+                   f"[{row['elo_ci95'][0]:+.0f}, {row['elo_ci95'][1]:+.0f}]"]
+                  for k, row in enumerate(report["summary"]["ranking"], 1)]
+
+
+def key_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Each short name with the full spec it stands for, and how its artifact was trained."""
+    training = report.get("training", {})
+    return ["agent", "spec", "trained"], [[_short(report, spec), spec, training.get(spec, "–")]
+                                          for spec in report["agents"]]
+
+
 def quality_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     head = ["agent", "positions", "value kept", "win kept", "draw kept", "remoteness lost (won)",
             "loss shortfall", "win→draw", "win→loss", "draw→loss"]
     rows = []
     for spec, entry in report["agents"].items():
         q = entry["move_quality"]
-        rows.append([spec, str(q["positions"]), _pct(q["value_kept"]), _pct(q["win_kept"]), _pct(q["draw_kept"]),
-                     _num(q["mean_remoteness_lost"]), _num(q["mean_loss_shortfall"]), str(q["win_to_draw"]),
-                     str(q["win_to_loss"]), str(q["draw_to_loss"])])
+        rows.append([_short(report, spec), str(q["positions"]), _pct(q["value_kept"]), _pct(q["win_kept"]),
+                     _pct(q["draw_kept"]), _num(q["mean_remoteness_lost"]), _num(q["mean_loss_shortfall"]),
+                     str(q["win_to_draw"]), str(q["win_to_loss"]), str(q["draw_to_loss"])])
     return head, rows
 
 
@@ -53,26 +76,61 @@ def blunder_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     tiers = [t for t in report["tiers"] if any(t in b["by_tier"] for b in agents.values())]
     head = ["agent", "positions not lost", "placement blunders", "piece blunders",
             *(f"{t}: placement / piece" for t in tiers)]
-    rows = [[spec, str(b["positions_at_risk"]), _blunder(b["placement"]), _blunder(b["piece"]),
+    rows = [[_short(report, spec), str(b["positions_at_risk"]), _blunder(b["placement"]), _blunder(b["piece"]),
              *(f"{_pct(b['by_tier'][t]['placement']['rate'])} / {_pct(b['by_tier'][t]['piece']['rate'])}"
                if t in b["by_tier"] else "–" for t in tiers)]
             for spec, b in agents.items()]
     return head, rows
 
 
+def _pairs(entry: dict[str, Any]) -> tuple[str, str, str]:
+    """A pairing's pentanomial counts (LL/LD/DD+WL/WD/WW), Elo with its interval and LOS, or dashes."""
+    pairs = entry.get("pairs")
+    if not pairs:
+        return "–", "–", "–"
+    counts = "/".join(str(pairs[key]) for key in ("LL", "LD", "DD_WL", "WD", "WW"))
+    low, high = entry["elo_ci95"]
+    return counts, f"{entry['elo']:+.0f} [{low:+.0f}, {high:+.0f}]", _pct(entry["los"])
+
+
 def tournament_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    head = ["start", "first", "second", "games", "first wins", "draws", "second wins", "first win 95% CI",
-            "capped", "mean plies"]
-    rows = [[t["start"], t["first"], t["second"], str(t["games"]), str(t["first_wins"]), str(t["draws"]),
-             str(t["second_wins"]), _interval(t["first_win_ci95"]), str(t["capped"]), _num(t["mean_plies"], 1)]
+    """Every pairing: real draws and capped games apart (report.json's `draws` counts both)."""
+    head = ["start", "first", "second", "games", "first wins", "draws", "capped", "second wins",
+            "first win 95% CI", "pairs LL/LD/DD+WL/WD/WW", "Elo of first [95%]", "LOS", "mean plies"]
+    rows = [[t["start"], _short(report, t["first"]), _short(report, t["second"]), str(t["games"]),
+             str(t["first_wins"]), str(t["draws"] - t.get("capped", 0)), str(t.get("capped", 0)),
+             str(t["second_wins"]), _interval(t["first_win_ci95"]), *_pairs(t), _num(t["mean_plies"], 1)]
             for t in report["tournaments"]]
     return head, rows
 
 
+def tournament_matrix(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The row agent's score against the column agent over all their games (both seats, every
+    start): (wins + draws/2) / games, with wins-draws-losses; capped games count as draws."""
+    specs = list(report["agents"])
+    totals = {(a, b): [0, 0, 0] for a in specs for b in specs}
+    for t in report["tournaments"]:
+        a, b = t["first"], t["second"]
+        for key, (wins, draws, losses) in (((a, b), (t["first_wins"], t["draws"], t["second_wins"])),
+                                           ((b, a), (t["second_wins"], t["draws"], t["first_wins"]))):
+            if a != b or key == (a, b):  # an agent against itself: its games once
+                totals[key] = [x + y for x, y in zip(totals[key], (wins, draws, losses))]
+    rows = []
+    for a in specs:
+        cells = []
+        for b in specs:
+            wins, draws, losses = totals[(a, b)]
+            n = wins + draws + losses
+            cells.append("–" if a == b or not n else f"{100 * (wins + draws / 2) / n:.0f}% {wins}-{draws}-{losses}")
+        rows.append([_short(report, a), *cells])
+    return ["row vs column", *(_short(report, b) for b in specs)], rows
+
+
 def rating_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     entries = sorted(report["ratings"]["agents"].items(), key=lambda item: -item[1]["elo"])
-    return ["agent", "rating", "95% interval"], [[name, f"{e['elo']:.0f}", f"[{e['ci95'][0]:.0f}, {e['ci95'][1]:.0f}]"]
-                                                for name, e in entries]
+    return ["agent", "rating", "95% interval"], [[_short(report, name), f"{e['elo']:.0f}",
+                                                  f"[{e['ci95'][0]:.0f}, {e['ci95'][1]:.0f}]"]
+                                                 for name, e in entries]
 
 
 def published_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -82,7 +140,8 @@ def published_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]
 
 def training_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     curves = report["learning_curves"]
-    rows = [[spec, how, " -> ".join(_pct(curves[spec][i]["value_kept"]) for i in (0, -1)) if spec in curves else "-"]
+    rows = [[_short(report, spec), how,
+             " -> ".join(_pct(curves[spec][i]["value_kept"]) for i in (0, -1)) if spec in curves else "-"]
             for spec, how in report.get("training", {}).items()]
     return ["agent", "how it was trained", "value kept, first -> last measured"], rows
 
@@ -90,7 +149,7 @@ def training_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 def tier_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     specs = list(report["agents"])
     tiers = [t for t in report["tiers"] if any(t in report["agents"][s]["by_tier"] for s in specs)]
-    head = ["tier", "positions", *(f"{spec} value kept" for spec in specs)]
+    head = ["tier", "positions", *(f"{_short(report, spec)} value kept" for spec in specs)]
     rows = []
     for tier in tiers:
         first = next(report["agents"][s]["by_tier"][tier] for s in specs if tier in report["agents"][s]["by_tier"])
@@ -99,36 +158,75 @@ def tier_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def tier_group_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]] | None:
+    """Value kept by tier group (`Game.tier_group`: Quixo's cubes on the board), or None."""
+    if not report.get("tier_groups"):
+        return None
+    specs = list(report["agents"])
+    measured = {spec: summary.group_quality(report, spec) for spec in specs}
+    groups = sorted({group for figures in measured.values() for group in figures}, key=int)
+    label = report["tier_groups"]["label"]
+    rows = [[group, str(max(measured[s].get(group, {}).get("positions", 0) for s in specs)),
+             *(_pct(measured[s].get(group, {}).get("value_kept")) for s in specs)] for group in groups]
+    return [label, "positions", *(f"{_short(report, spec)} value kept" for spec in specs)], rows
+
+
 def check_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return ["check", "result", "detail"], [[c["name"], "passed" if c["ok"] else "FAILED", c["detail"]]
                                            for c in report["checks"]]
 
 
-SECTIONS: tuple[tuple[str, Callable[[dict[str, Any]], tuple[list[str], list[list[str]]]]], ...] = (
-    ("Consistency checks", check_table),
-    ("Move quality", quality_table),
-    ("Blunders: where the agent placed, or what it handed over", blunder_table),
-    ("Tournaments", tournament_table),
-    ("Ratings", rating_table),
-    ("Training", training_table),
-    ("Beside the seeds' published results", published_table),
-    ("Value kept by tier", tier_table),
-)
-#: Sections left out when they have no rows (blunders: sampled Quarto validation only; training:
-#: no agent names a training artifact).
-OPTIONAL = {blunder_table, training_table}
-#: The HTML page shows the plots before these sections.
-AFTER_PLOTS = {published_table, tier_table}
+#: The explorer's address on its default port, where the trickiest positions link to.
+EXPLORER = "http://127.0.0.1:8000/?position="
 
 
-def tables(report: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]], bool]]:
-    """(title, head, rows, shown after the plots) of each section the report has."""
-    result = []
-    for title, table in SECTIONS:
-        head, rows = table(report)
-        if rows or table not in OPTIONAL:
-            result.append((title, head, rows, table in AFTER_PLOTS))
-    return result
+def trickiest_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The sampled positions where the most agents give the value away."""
+    return ["position", "value", "agents that give it away"], [
+        [t["position"], t["value"], ", ".join(_short(report, spec) for spec in t["agents"])]
+        for t in report.get("trickiest", [])]
+
+
+@dataclass(frozen=True)
+class Section:
+    """A table of the report: `brief` (a summary shown open, the full rows collapsed below it)."""
+
+    title: str
+    head: list[str]
+    rows: list[list[str]]
+    note: str = ""
+    brief: tuple[list[str], list[list[str]]] | None = None
+    after_plots: bool = False
+    #: A column of long text shown under each row.
+    notes: str | None = None
+
+
+def sections(report: dict[str, Any]) -> list[Section]:
+    """The report's tables after the answer, in page order; empty optional ones left out."""
+    found = [Section("Agents", *key_table(report), note="The short names the page uses, and what each stands for."),
+             Section("Consistency checks", *check_table(report)),
+             Section("Move quality", *quality_table(report))]
+    if any("blunders" in entry for entry in report["agents"].values()):
+        found.append(Section("Blunders: where the agent placed, or what it handed over", *blunder_table(report)))
+    if report.get("trickiest"):
+        found.append(Section("Trickiest positions", *trickiest_table(report), note=(
+            "The sampled positions where the most agents give the value away. With `retrograde explore --store "
+            "STORE` running, each position links to it.")))
+    found += [Section("Tournaments", *tournament_table(report), brief=tournament_matrix(report), note=(
+                  "Each cell: the row agent's score against the column agent over all their games (both seats, "
+                  "every start), wins-draws-losses; games stopped at the ply cap count as draws there. "
+                  "The full table counts each opening pair (the same opening, seats swapped) as the unit "
+                  "and shows capped games apart from real draws.")),
+              Section("Ratings", *rating_table(report), note=f"{report['ratings']['scale']}; anchored at "
+                                                             f"{report['ratings']['anchor']}.")]
+    if report.get("training"):
+        found.append(Section("Training", *training_table(report)))
+    if report.get("published"):
+        found.append(Section("Beside the seeds' published results", *published_table(report), after_plots=True,
+                             notes=seeds.WHY))
+    found += [Section("Value kept by tier", *tier_table(report), brief=tier_group_table(report), after_plots=True,
+                      note=f"Tiers: {report['tier_legend']}.")]
+    return found
 
 
 def _sample_lines(report: dict[str, Any]) -> list[str]:
@@ -138,7 +236,7 @@ def _sample_lines(report: dict[str, Any]) -> list[str]:
         tiers = ", ".join(f"{name} {n['positions']}/{n['asked']}" for name, n in sample["per_tier"].items())
         return [f"Move quality over {sample['positions']:,} distinct positions met in {sample['games']:,} seeded "
                 f"games between the baselines {', '.join(sample['baselines'])} (every ordered pair in turn), in "
-                f"the tiers (positions found / asked for) {tiers}; {report['tier_legend']}. Each position is solved "
+                f"the tiers (positions found / asked for) {tiers}. Each position is solved "
                 f"exactly: {sample['ruler']}.",
                 "Blunders, over the positions not lost: a placement blunder places where no piece handed over "
                 "keeps the value; a piece blunder places where one would, and hands over a piece that gives the "
@@ -155,11 +253,12 @@ SEARCH_TIMES = {"store": "", "sampled": ", the exact search's seconds a position
 
 
 def _intro(report: dict[str, Any]) -> list[str]:
+    """How the figures were measured (shown after the answer)."""
     settings = report["settings"]
     sample_kind = report["move_quality_sample"]["kind"]
     store = f" (store {report['store']['path']})" if report["store"] else ""
     return [
-        f"Game: {report['game_description']}{store}, seed {report['seed']}.",
+        f"Game: {report['game_description']}{store}, seed {report['seed']}. Tiers: {report['tier_legend']}.",
         *_sample_lines(report),
         "Value kept = the chosen move achieves the position's value; remoteness lost = plies the chosen win "
         "takes beyond the fastest (won positions where the win is kept); loss shortfall = plies the chosen "
@@ -167,7 +266,8 @@ def _intro(report: dict[str, Any]) -> list[str]:
         f"Tournaments: every ordered pair of agents (an agent against itself too), {settings['games']} games "
         f"each from the start position and {settings['games']} from seeded random openings of "
         f"{settings['opening_plies'][0]}–{settings['opening_plies'][1]} plies (the same for every pair); "
-        f"games stop as draws after {report['max_plies']} plies. Intervals: 95% Wilson.",
+        f"games stop after {report['max_plies']} plies (capped: shown apart, counted as draws in report.json "
+        "and the ratings). Intervals: 95% Wilson; pair Elo: pentanomial, normal approximation.",
         f"Ratings: {report['ratings']['scale']}; anchored at {report['ratings']['anchor']}.",
         f"Wall-clock timings (each stage, each agent's move choice{SEARCH_TIMES[sample_kind]}) are in {TIMINGS} "
         "beside this report: they vary from run to run, and this report does not.",
@@ -175,14 +275,18 @@ def _intro(report: dict[str, Any]) -> list[str]:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    lines = [f"# Validation report: {report['game_description']}", ""]
+    answer = report["summary"]
+    lines = [f"# Validation report: {report['game_description']}", "", f"**{answer['answer']}**", "",
+             *_markdown_table(*answer_table(report)), "", *(f"- {finding}" for finding in answer["findings"]), "", f"Tiers: {report['tier_legend']}.", "",
+             "## How this was measured", ""]
     lines += [f"{line}\n" for line in _intro(report)]
-    for title, head, rows, _ in tables(report):
-        lines += [f"## {title}", ""]
-        if not rows:
-            lines += ["(none)", ""]
-            continue
-        lines += [*_markdown_table(head, rows), ""]
+    for section in sections(report):
+        lines += [f"## {section.title}", ""]
+        if section.note:
+            lines += [section.note, ""]
+        if section.brief:
+            lines += [*_markdown_table(*section.brief), ""]
+        lines += [*(_markdown_table(section.head, section.rows) if section.rows else ["(none)"]), ""]
     return "\n".join(lines)
 
 
@@ -201,62 +305,107 @@ def seeds_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def seeds_html(rows: list[dict[str, Any]]) -> str:
-    """`run seeds`' report.html: the same table on a page of its own."""
+    """`run seeds`' report.html: the same table on a page of its own, each row's "why" under it."""
+    head, cells = seeds.table(rows)
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(SEEDS_TITLE)}"
             f"</title><style>{STYLE}</style></head><body><h1>{html.escape(SEEDS_TITLE)}</h1>"
             f"<p>{html.escape(seeds.INTRO)}</p><p>{html.escape(seeds.summary(rows))}</p>"
-            f"{_html_table(*seeds.table(rows))}</body></html>\n")
+            f"{_html_table(head, cells, notes=head.index(seeds.WHY))}</body></html>\n")
 
 
-STYLE = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
-table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:13px}
-th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;white-space:nowrap}th{background:#f0f0f0}
-td:last-child{white-space:normal}
-td:first-child,th:first-child{text-align:left}.failed{color:#b71c1c;font-weight:bold}
-img{max-width:100%;display:block;margin:0.5em 0 1.5em}"""
+STYLE = """body{font-family:sans-serif;margin:1.2em 2em;max-width:1200px;color:#222;text-align:left}
+h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.2em;margin:1.2em 0 .3em}h3{font-size:1em}
+.answer{font-size:1.25em;margin:.2em 0 .5em}.top{display:flex;gap:2em;align-items:flex-start}
+.legend{color:#555;font-size:13px}.top ul{margin:0;padding-left:1.2em;max-width:620px}.top li{margin-bottom:.45em;line-height:1.35}
+table{border-collapse:collapse;margin:.4em 0 1em;font-size:13px;max-width:100%}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top;overflow-wrap:break-word}
+th{background:#f0f0f0}td:first-child{white-space:nowrap}td.num{text-align:right}tr.note td{color:#555;font-size:12px;border-top:none;white-space:normal}.failed{color:#b71c1c;font-weight:bold}
+details{margin:.2em 0 1em}summary{cursor:pointer;color:#1a5fb4}
+img{max-width:100%;display:block;margin:.5em 0 1.5em}"""
+#: A cell that is a number, a share, an interval or a W-D-L count: right-aligned.
+NUMERIC = re.compile(r"^(?=.*\d)[-+–]?[\d.,%\[\] +/–-]*$")
+#: Where a long spec, path or position may break across lines.
+BREAKS = re.compile(r"([,/=])")
+#: Rows beyond which a table without a brief collapses.
+LONG = 20
 
 
-def _html_table(head: list[str], rows: list[list[str]]) -> str:
+def _html_table(head: list[str], rows: list[list[str]], links: int | None = None, notes: int | None = None) -> str:
+    """A table; `links`: the column whose cells are positions linked to the explorer; `notes`: a
+    column of long text shown as a full-width line under its row instead (when not empty)."""
     if not rows:
         return "<p>(none)</p>"
-    cells = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
-    failed = ' class="failed"'
+    columns = [k for k in range(len(head)) if k != notes]
+    cells = ["<tr>" + "".join(f"<th>{html.escape(head[k])}</th>" for k in columns) + "</tr>"]
     for row in rows:
-        cells.append("<tr>" + "".join(f"<td{failed if cell == 'FAILED' else ''}>{html.escape(cell)}</td>"
-                                      for cell in row) + "</tr>")
+        out = []
+        for k in columns:
+            cell = row[k]
+            kind = ' class="failed"' if cell == "FAILED" else ' class="num"' if NUMERIC.match(cell) else ""
+            text = BREAKS.sub(r"\1<wbr>", html.escape(cell, quote=False)) if not kind else html.escape(cell)
+            if k == links:
+                text = f'<a href="{EXPLORER}{quote(cell)}">{text}</a>'
+            out.append(f"<td{kind}>{text}</td>")
+        cells.append("<tr>" + "".join(out) + "</tr>")
+        if notes is not None and row[notes]:
+            cells.append(f'<tr class="note"><td colspan="{len(columns)}">{html.escape(head[notes])}: '
+                         f"{html.escape(row[notes])}</td></tr>")
     return "<table>" + "".join(cells) + "</table>"
+
+
+def _html_section(section: Section) -> str:
+    """A section's title, note and table; a brief shows open with the full rows collapsed, a long table collapses."""
+    links = 0 if section.title == "Trickiest positions" else None
+    parts = [f"<h2>{html.escape(section.title)}</h2>"]
+    if section.note:
+        parts.append(f"<p>{html.escape(section.note)}</p>")
+    full = _html_table(section.head, section.rows, links,
+                       section.head.index(section.notes) if section.notes else None)
+    if section.brief:
+        parts.append(_html_table(*section.brief))
+        parts.append(f"<details><summary>All {len(section.rows)} rows</summary>{full}</details>")
+    elif len(section.rows) > LONG:
+        parts.append(f"<details><summary>{len(section.rows)} rows</summary>{full}</details>")
+    else:
+        parts.append(full)
+    return "".join(parts)
 
 
 def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
     """(title, base64 PNG) of every plot there is data for."""
+    short = {spec: _short(report, spec) for spec in report["agents"]}
     drawn = [
-        ("Blunder rate by tier", plots.blunder_rate_by_tier(list(report["tiers"]), report["agents"])),
-        ("Values by tier", plots.values_by_tier(report["tiers"])),
-        ("Remoteness given away", plots.remoteness_histogram(report["agents"])),
-        ("Tournament results", plots.tournament_heatmap(list(report["agents"]), report["tournaments"])),
-        ("Ratings", plots.rating_chart(report["ratings"])),
-        ("Learning curves", plots.learning_curves(report["learning_curves"])),
-        ("GA fitness by generation", plots.fitness_by_generation(report.get("fitness_curves", {}))),
+        ("Blunder rate by tier", plots.blunder_rate_by_tier(report, short)),
+        ("Values by tier", plots.values_by_tier(report)),
+        ("Remoteness given away", plots.remoteness_histogram(report["agents"], short)),
+        ("Tournament results", plots.tournament_heatmap(list(report["agents"]), report["tournaments"], short)),
+        ("Ratings", plots.rating_chart(report["ratings"], short)),
+        ("Learning curves", plots.learning_curves(report["learning_curves"], report.get("learning_units", {}),
+                                                  short)),
+        ("GA fitness by generation", plots.fitness_by_generation(report.get("fitness_curves", {}), short)),
     ]
     return [(title, png) for title, png in drawn if png]
 
 
 def html_page(report: dict[str, Any]) -> str:
+    """The page: the answer first (value, ranking, findings), then the tables and plots."""
     title = f"Validation report: {report['game_description']}"
+    answer = report["summary"]
+    findings = "".join(f"<li>{html.escape(line)}</li>" for line in answer["findings"])
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
-    parts += [f"<p>{html.escape(line)}</p>" for line in _intro(report)]
-    sections = tables(report)
-    for title_, head, rows, after in sections:
-        if not after:
-            parts.append(f"<h2>{html.escape(title_)}</h2>{_html_table(head, rows)}")
+             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
+             f"<p class=\"answer\"><b>{html.escape(answer['answer'])}</b></p>",
+             f"<div class=\"top\"><div>{_html_table(*answer_table(report))}</div>"
+             f"<div><b>Findings</b><ul>{findings}</ul><p class=\"legend\">Tiers: {html.escape(report['tier_legend'])}."
+             "</p></div></div>",
+             "<h2>How this was measured</h2>", *(f"<p>{html.escape(line)}</p>" for line in _intro(report))]
+    found = sections(report)
+    parts += [_html_section(section) for section in found if not section.after_plots]
     parts.append("<h2>Plots</h2>")
     for name, png in figures(report):
         parts.append(f"<h3>{html.escape(name)}</h3>"
                      f"<img alt=\"{html.escape(name)}\" src=\"data:image/png;base64,{png}\">")
-    for title_, head, rows, after in sections:
-        if after:
-            parts.append(f"<h2>{html.escape(title_)}</h2>{_html_table(head, rows)}")
+    parts += [_html_section(section) for section in found if section.after_plots]
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -143,16 +143,20 @@ def _rates(rates: dict[str, Any] | None) -> str:
     return " / ".join("?" if rates[outcome] is None else f"{rates[outcome]:.1%}" for outcome in OUTCOMES)
 
 
+#: The column saying why a row's verdict is what it is.
+WHY = "why"
+
+
 def table(rows: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """The rows as a table: head and cells."""
     head = ["seed", "where", "game", "agent", "opponent", "seat", "theirs W/D/L", "their games", "ours W/D/L",
-            "our games", "as their text names them W/D/L", "value kept", "verdict", "why"]
+            "our games", "as their text names them W/D/L", "value kept", "verdict", WHY]
     cells = []
     for found in rows:
         our = found["ours"]
         kept = our["value_kept"] if our else None
         cells.append([found["seed"][:3], found["where"], found["game"], found["agent"], found["opponent"],
-                      found["seat"], _rates(found["theirs"]), str(found["theirs"]["games"] or "?"), _rates(our),
+                      found["seat"], _rates(found["theirs"]), str(found["theirs"]["games"] or "not given"), _rates(our),
                       str(our["games"]) if our else "-",
                       _rates(found["as_text"]["ours"]) if found.get("as_text") else "-",
                       "-" if kept is None else f"{kept:.1%}",

@@ -12,14 +12,14 @@ from typing import Any
 from retrograde.agents import agent_claim, build_agent, parse_spec, parse_spec_list
 from retrograde.data.durable import check_writable
 from retrograde.data.lock import writer_lock
-from retrograde.data.probing import start_summary
+from retrograde.data.probing import start_summary, start_value
 from retrograde.data.store import Store
 from retrograde.errors import BadAgent, BadOption, StoreError
 from retrograde.games import Game
 from retrograde.pipeline.executors import open_executor
-from retrograde.validation import published, quality, rating, sampled, tournament
+from retrograde.validation import published, quality, rating, sampled, summary, tournament
 from retrograde.validation import report as reports
-from retrograde.validation.artifacts import fitness_curves, learning_curves, training
+from retrograde.validation.artifacts import artifact_files, fitness_curves, learning_curves, step_units, training
 
 DEFAULT_GAMES = 100
 #: Agents validated when none are named, in this order: those that can play the game.
@@ -91,6 +91,22 @@ def _store_tiers(store: Store) -> dict[str, dict[str, int]]:
     solve order), the order the report's tables and plots show tiers in."""
     return {tier.name: {key: store.record(tier.name).count(key) for key in ("win", "loss", "draw")}
             for tier in reversed(store.plan.tiers)}
+
+
+def tier_groups(game: Game, store: Store | None) -> dict[str, Any] | None:
+    """{"label", "of": {tier: group}} where the game groups its tiers (`Game.tier_group`), else None."""
+    if game.tier_group is None:
+        return None
+    tiers = store.plan.tiers if store is not None else game.tiers()
+    return {"label": game.tier_group, "of": {tier.name: sum(tier.key) for tier in tiers}}
+
+
+def _start(game: Game, store: Store | None) -> tuple[str | None, int | None, str | None]:
+    """The start's value name and remoteness, or None, None and why they are not known."""
+    if store is None:
+        return None, None, "no store holds this game whole (its positions were sampled and solved by search)"
+    value, why = start_value(store)
+    return (None, None, why) if value is None else (value.name, value.remoteness, None)
 
 
 def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike,
@@ -181,8 +197,10 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
                                         quiet=quiet)
     games_done = time.monotonic()
     rated = rating.ratings(specs, entries, seed=seed)
+    short = summary.short_names(specs, {spec: artifact_files(spec, game) for spec in specs})
     for spec in specs:
         measured["agents"][spec]["rating"] = rated["agents"][spec]
+        measured["agents"][spec]["short"] = short[spec]
     report: dict[str, Any] = {
         "game": game.name, "params": game.params, "seed": seed,
         "agents": measured["agents"], "tournaments": entries,
@@ -203,12 +221,16 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
                      "openings": openings, "opening_plies": list(tournament.OPENING_PLIES),
                      "games_per_task": tournament.BATCH,
                      "positions_per_task": quality.CHUNK if store is not None else sampled.CHUNK},
+        "trickiest": measured.get("trickiest", []),
+        "tier_groups": tier_groups(game, store),
         "learning_curves": learning_curves(specs, game),
+        "learning_units": step_units(specs, game),
         "fitness_curves": fitness_curves(specs, game),
         "training": training(specs, game),
     }
     if store is None:
         report["sampled_positions"] = measured["positions"]
+    report = {"summary": summary.summary(report, short, *_start(game, store)), **report}
     finished = time.monotonic()
     timings = {"stages": {"move_quality_s": round(quality_done - started, 2),
                           "tournaments_s": round(games_done - quality_done, 2),

@@ -38,6 +38,7 @@ class Quixo(Game):
     notation = ("N rows joined by '/', cells x o ., a space, the side to move: ..../..../..../.... x; "
                 "moves SOURCE-DEST cells, e.g. a1-d1 (column letter, row number from the top)")
     tier_legend = "m{a}o{b} holds the boards with a cubes of the side to move and b of the opponent"
+    tier_group = "cubes on the board"
     group_terminals_by_value = True
     examples = ({"size": 3},)
     workflows = presets.WORKFLOWS

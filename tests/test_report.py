@@ -1,0 +1,93 @@
+"""The validation report's opening and layout: short names, the summary's findings from the
+numbers, capped games apart from real draws, tier groups, long tables collapsed."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from retrograde.validation import report as reports
+from retrograde.validation import validate
+from retrograde.validation.summary import findings, short_names
+
+
+def test_short_names_are_short_and_unique():
+    specs = ["lookup", "minimax:depth=2", "minimax:depth=3", "ga:params=runs/a/ga.json", "ga:params=runs/b/best.json",
+             "mcts:iterations=500", "rl:params=rl.npz", "random:preset=000", "greedy"]
+    files = {"ga:params=runs/a/ga.json": [Path("runs/a/ga.json")], "ga:params=runs/b/best.json": [Path("runs/b/best.json")],
+             "rl:params=rl.npz": [Path("rl.npz")]}
+    assert short_names(specs, files) == {
+        "lookup": "lookup", "minimax:depth=2": "minimax-d2", "minimax:depth=3": "minimax-d3",
+        "ga:params=runs/a/ga.json": "ga-ga", "ga:params=runs/b/best.json": "ga-best", "mcts:iterations=500": "mcts-i500",
+        "rl:params=rl.npz": "rl", "random:preset=000": "random-p000", "greedy": "greedy"}
+    # the same stem twice: numbered
+    same = {"ga:params=a/ga.json": [Path("a/ga.json")], "ga:params=b/ga.json": [Path("b/ga.json")]}
+    assert short_names(list(same), same) == {"ga:params=a/ga.json": "ga-ga", "ga:params=b/ga.json": "ga-ga-2"}
+
+
+def _quality(kept: float, win: float, draw: float) -> dict:
+    return {"positions": 100, "value_kept": kept, "win_kept": win, "draw_kept": draw, "mean_remoteness_lost": 0.0,
+            "mean_loss_shortfall": 0.0, "win_to_draw": 3, "win_to_loss": 4, "draw_to_loss": 5}
+
+
+def _report() -> dict:
+    """A hand-made report of three agents over two tier groups: every figure below follows from it."""
+    agents = {
+        "lookup": {"move_quality": _quality(1.0, 1.0, 1.0), "short": "lookup",
+                   "by_tier": {"m1o0": {"positions": 40, "value_kept": 1.0}, "m1o1": {"positions": 60, "value_kept": 1.0}}},
+        "greedy": {"move_quality": _quality(0.8, 0.9, 0.25), "short": "greedy",
+                   "by_tier": {"m1o0": {"positions": 40, "value_kept": 0.95}, "m1o1": {"positions": 60, "value_kept": 0.7}}},
+        "random": {"move_quality": _quality(0.5, 0.4, 0.6), "short": "random",
+                   "by_tier": {"m1o0": {"positions": 40, "value_kept": 0.5}, "m1o1": {"positions": 60, "value_kept": 0.5}}},
+    }
+    ratings = {"agents": {"lookup": {"elo": 400.0, "ci95": [350.0, 450.0]}, "greedy": {"elo": 150.0, "ci95": [100.0, 200.0]},
+                          "random": {"elo": 0.0, "ci95": [0.0, 0.0]}}}
+    tournaments = [{"first": "lookup", "second": "greedy", "start": "initial", "games": 10, "first_wins": 6,
+                    "draws": 4, "second_wins": 0, "capped": 3, "first_win_ci95": [0.3, 0.8], "mean_plies": 50.0},
+                   {"first": "greedy", "second": "lookup", "start": "initial", "games": 10, "first_wins": 1,
+                    "draws": 2, "second_wins": 7, "capped": 0, "first_win_ci95": [0.0, 0.4], "mean_plies": 40.0}]
+    return {"agents": agents, "ratings": ratings, "tournaments": tournaments, "max_plies": 200,
+            "tiers": {"m1o0": {}, "m1o1": {}}, "tier_groups": {"label": "cubes on the board", "of": {"m1o0": 1, "m1o1": 2}},
+            "tier_legend": "m{a}o{b}: a cubes of the mover, b of the opponent"}
+
+
+def test_findings_follow_from_the_numbers():
+    report = _report()
+    short = {spec: entry["short"] for spec, entry in report["agents"].items()}
+    found = findings(report, short)
+    # random is the floor: greedy is the best imperfect agent and has the weakness (25% of draws)
+    assert found[0] == "Best imperfect agent: greedy keeps the value in 80.0% of positions; rated +150 [+100, +200]."
+    assert found[1].startswith("Biggest weakness: greedy keeps only 25.0% of the draws")
+    # greedy keeps 95% with 1 cube and 70% with 2: (40*.95+60*.7)/100 = 80% overall
+    assert found[2] == ("Agents blunder most with 2 cubes on the board: together they keep the value in 70.0% of "
+                        "those positions, against 80.0% overall.")
+    assert found[3].startswith("3 of 20 tournament games reached the 200-ply cap")
+
+
+def test_capped_games_are_shown_apart_from_real_draws():
+    report = _report()
+    head, rows = reports.tournament_table(report)
+    row = dict(zip(head, rows[0]))
+    assert (row["draws"], row["capped"], row["first wins"]) == ("1", "3", "6")
+    head, rows = reports.tournament_matrix(report)
+    # lookup against greedy over both seats: 6+7 wins, 4+2 draws, 0+1 losses of 20: (13 + 3) / 20 = 80%
+    assert rows[0][head.index("greedy")] == "80% 13-6-1"
+    assert rows[1][head.index("lookup")] == "20% 1-6-13"
+
+
+def test_a_solved_quixo_report_groups_tiers_and_collapses_long_tables(solved, tmp_path):
+    out = tmp_path / "q3"
+    validate(solved("quixo", {"size": 3}), out, "lookup,random,greedy", games=2, positions=400, seed=1, quiet=True)
+    data = json.loads((out / "report.json").read_text())
+    groups = data["tier_groups"]
+    assert groups["label"] == "cubes on the board"
+    assert all(groups["of"][name] == sum(map(int, re.findall(r"\d+", name))) for name in groups["of"])
+    assert data["summary"]["value"] in ("win", "loss", "draw") and len(data["summary"]["ranking"]) == 3
+    page = (out / "report.html").read_text()
+    # the tier table (more tiers than groups) opens as groups, its full rows collapsed
+    tiers_section = page[page.index("<h2>Value kept by tier"):]
+    assert "<th>cubes on the board</th>" in tiers_section and "<details><summary>All " in tiers_section
+    assert "Tiers: m{a}o{b}" in page[:page.index("How this was measured")]
+    # text cells are left-aligned (the style), numbers right
+    assert "text-align:left" in page and '<td class="num">' in page
