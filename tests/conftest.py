@@ -125,3 +125,33 @@ def assert_same_store(actual: Path, expected: Path, what: str = "") -> None:
         f"only in {str(expected)!r} {sorted(set(want) - set(got))[:10]}")
     differing = [name for name in want if got[name] != want[name]]
     assert not differing, f"{prefix}{len(differing)} files differ in content, e.g. {differing[:10]}"
+
+
+#: Debian's browser and driver, which selenium drives (it cannot download a driver here).
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium at 1280x800, driven by selenium. Skipped, with the reason, where
+    Chromium, its driver or selenium is missing; under CI=true (where .ci/run installs them) a
+    missing one fails instead."""
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing.append("selenium (pip install '.[test]')")
+    if missing:
+        message = f"needs {', '.join(missing)} (Debian: apt-get install chromium chromium-driver)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,800"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    yield driver
+    driver.quit()

@@ -91,3 +91,23 @@ def test_a_solved_quixo_report_groups_tiers_and_collapses_long_tables(solved, tm
     assert "Tiers: m{a}o{b}" in page[:page.index("How this was measured")]
     # text cells are left-aligned (the style), numbers right
     assert "text-align:left" in page and '<td class="num">' in page
+
+
+def test_the_report_opens_with_its_answer_and_fits_1280_px(solved, tmp_path, browser):
+    """In a real browser at 1280x800: the value, the ranking and the findings are on the first
+    screen, and no table or plot makes the page wider than the window."""
+    out = tmp_path / "ttt"
+    report = validate(solved("tictactoe"), out, "lookup,random,greedy,minimax:depth=2", games=4, positions=300,
+                      seed=2, quiet=True)
+    browser.set_window_size(1280, 800)
+    browser.get((out / "report.html").as_uri())
+    width = browser.execute_script("return window.innerWidth")
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+    answer = browser.find_element("css selector", ".answer")
+    assert answer.text == report["summary"]["answer"] == "A draw with perfect play."
+    height = browser.execute_script("return window.innerHeight")
+    for selector in (".answer", ".top table", ".top ul"):
+        bottom = browser.execute_script(f"return document.querySelector('{selector}').getBoundingClientRect().bottom")
+        assert bottom <= height, f"{selector} ends at {bottom} px, below the first screen ({height} px)"
+    ranked = browser.find_elements("css selector", ".top table tr")
+    assert len(ranked) == 1 + 4 and ranked[1].text.split()[:2] == ["1", "lookup"]
