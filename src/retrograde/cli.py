@@ -515,32 +515,44 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
               help="Games still going after P plies count as draws (default: 200 for a game that can go on "
                    "for ever).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--sprt", "sprt_text", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
+              help="Play pairs from seeded random openings until a sequential probability ratio test of "
+                   "Elo0 against Elo1 (logistic Elo of A over B; alpha, beta 0.05) decides; --games caps the "
+                   "pairs. Not with --from.")
 @cluster_options
-def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies, as_json, workers, scheduler,
-          quiet) -> None:
+def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies, as_json, sprt_text, workers,
+          scheduler, quiet) -> None:
     """Play AGENT_A against AGENT_B (each NAME[:key=value,...]): GAMES games with each moving first; wins, draws and losses
-    of the first mover with 95% Wilson intervals."""
+    of the first mover with 95% Wilson intervals, and the pairs (game i of each seat), Elo and LOS of A over B."""
     from contextlib import nullcontext
 
     from retrograde.games import parse_game
     from retrograde.pipeline.executors import open_executor
-    from retrograde.validation import play_match
+    from retrograde.validation import play_match, play_sprt
+    from retrograde.validation.pairs import Sprt, pairs_line, sprt_line
 
     if store_path is None and game_text is None:
         raise BadOption("match needs --store PATH or --game GAME")
+    test = Sprt.parse(sprt_text) if sprt_text is not None else None
+    if test is not None and start:
+        raise BadOption("--sprt plays its pairs from seeded random openings of the start position: "
+                        "it does not take --from")
     with (_open_read(store_path) if store_path else nullcontext()) as store:
         game = store.game if store else parse_game(game_text)
         if store and game_text is not None and parse_game(game_text).describe() != game.describe():
             raise BadOption(f"--game {game_text!r}: store {store_path!r} holds {game.describe()}")
         position = game.parse(start) if start else None
         with open_executor(workers=workers, scheduler=scheduler) as executor:
-            result = play_match(agent_a, agent_b, game, games=games, seed=seed, store=store, start=position,
-                                max_plies=max_plies, executor=executor, quiet=quiet)
+            result = (play_sprt(agent_a, agent_b, game, test, pairs=games, seed=seed, store=store,
+                                max_plies=max_plies, executor=executor, quiet=quiet) if test else
+                      play_match(agent_a, agent_b, game, games=games, seed=seed, store=store, start=position,
+                                 max_plies=max_plies, executor=executor, quiet=quiet))
     if as_json:
         click.echo(json.dumps(result))
         return
-    click.echo(f"{game.describe()} from {result['start']}, {games} games a seat, seed {seed}, "
-               f"draw after {result['max_plies']} plies")
+    played = (f"{len(result['openings'])} seeded random openings of {result['start']}, each played in both seats"
+              if test else f"{result['start']}, {games} games a seat")
+    click.echo(f"{game.describe()} from {played}, seed {seed}, draw after {result['max_plies']} plies")
     for entry in result["tournaments"]:
         n = entry["games"]
         parts = [f"{entry['first']} (first) vs {entry['second']}:"]
@@ -549,6 +561,9 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
             low, high = entry[ci]
             parts.append(f"{label} {entry[key]}/{n} ({100 * entry[key] / n:.1f}%, 95% CI {100 * low:.1f}-{100 * high:.1f}%)")
         click.echo(" ".join(parts[:1]) + " " + ", ".join(parts[1:]))
+    click.echo(pairs_line(result["tournaments"][0]))
+    if test:
+        click.echo(sprt_line(result["sprt"]))
 
 
 # --- train --------------------------------------------------------------------------------

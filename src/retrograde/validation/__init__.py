@@ -4,10 +4,10 @@ solved by exact search: `sampled`) and against each other (tournaments, ratings)
 as a report (SPEC §7).
 
 `validate` runs the whole stage and writes report.json/.md/.html; `play_match` plays one
-pairing in both seats.
+pairing in both seats; `play_sprt` plays pairs until a sequential probability ratio test decides.
 """
 
 from retrograde.validation.stage import validate
-from retrograde.validation.tournament import play_match
+from retrograde.validation.tournament import play_match, play_sprt
 
-__all__ = ["play_match", "validate"]
+__all__ = ["play_match", "play_sprt", "validate"]
