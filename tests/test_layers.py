@@ -26,7 +26,7 @@ FLOORS = {
     "pipeline": 4, "agents": 4,
     "training": 5,
     "validation": 6,
-    "workflows": 7, "api": 7, "cli": 7, "exits": 7, "__init__": 7, "__main__": 7,
+    "workflows": 7, "analysis": 7, "explorer": 7, "api": 7, "cli": 7, "exits": 7, "__init__": 7, "__main__": 7,
 }
 #: A module named in a string: "retrograde.x.y" or "retrograde.x.y:Name".
 MODULE_TEXT = re.compile(r"^retrograde(\.\w+)+(:\w+)?$")

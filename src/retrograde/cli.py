@@ -344,6 +344,43 @@ def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
     sys.exit(VERIFY_EXIT[result.verdict])
 
 
+# --- analyze ------------------------------------------------------------------------------
+@cli.command()
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as one JSON object.")
+@click.option("--out", "out_dir", default=None, type=PATH, metavar="DIR",
+              help="Also write DIR/analysis.html (tables and plots) and DIR/analysis.json.")
+@click.option("--agents", "agent_specs", default=None, metavar="AGENT,...",
+              help="Find the trickiest positions for these agents (comma-separated NAME[:key=value,...]): in a "
+                   "seeded sample of up to 1,000 won or drawn positions where some move gives the value away, "
+                   "each agent chooses 8 times with different seeds; ranked by the share of its choices that "
+                   "give the value away.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the sample and of the agents (--agents).")
+@cluster_options
+def analyze(store_path, as_json, out_dir, agent_specs, seed, workers, scheduler, quiet) -> None:
+    """Statistics of a solved game over all its positions, each counted once: remoteness histograms,
+    the longest wins and losses, only moves, the positions with most moves, and (--agents) the
+    trickiest positions. An incomplete store's solved tiers are analysed, the missing ones named."""
+    from pathlib import Path
+
+    from retrograde.analysis import analyze as run_analysis
+    from retrograde.analysis.tables import text, tier_list
+    from retrograde.validation.stage import check_out_dir
+
+    if out_dir is not None:
+        check_out_dir(Path(out_dir))
+    with _open_read(store_path) as store:
+        report = run_analysis(store, agent_specs, seed=seed, workers=workers, scheduler=scheduler, quiet=quiet)
+    if report["missing_tiers"]:
+        click.echo(f"analyze: tiers {tier_list(report['missing_tiers'])} not solved; analysing the rest", err=True)
+    if out_dir is not None:
+        from retrograde.analysis.page import write_page
+
+        write_page(Path(out_dir), report)
+    click.echo(json.dumps(report) if as_json else text(report))
+
+
 # --- probe --------------------------------------------------------------------------------
 @cli.command()
 @store_option

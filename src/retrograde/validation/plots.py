@@ -19,7 +19,7 @@ DPI = 100
 VALUE_COLOURS = {"win": "#2e7d32", "draw": "#9e9e9e", "loss": "#c62828"}
 
 
-def _png(figure: Figure) -> str:
+def to_png(figure: Figure) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
     return base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -68,7 +68,7 @@ def blunder_rate_by_tier(report: dict[str, Any], short: dict[str, str]) -> str |
     axes.set_title(f"Blunder rate by {name}")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _png(figure)
+    return to_png(figure)
 
 
 def values_by_tier(report: dict[str, Any]) -> str | None:
@@ -92,7 +92,7 @@ def values_by_tier(report: dict[str, Any]) -> str | None:
     axes.set_ylabel("share of the positions")
     axes.set_title(f"Values of the positions by {name} (side to move)")
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _png(figure)
+    return to_png(figure)
 
 
 def remoteness_histogram(agents: dict[str, Any], short: dict[str, str]) -> str | None:
@@ -116,7 +116,7 @@ def remoteness_histogram(agents: dict[str, Any], short: dict[str, str]) -> str |
     axes.set_ylabel("share of positions (log)")
     axes.set_title("Remoteness given away")
     axes.legend(fontsize=8)
-    return _png(figure)
+    return to_png(figure)
 
 
 def tournament_heatmap(specs: Sequence[str], tournaments: Sequence[dict[str, Any]],
@@ -149,7 +149,7 @@ def tournament_heatmap(specs: Sequence[str], tournaments: Sequence[dict[str, Any
             axes.set_ylabel("first mover")
         axes.set_title(f"first mover's score, from the {'start position' if start == 'initial' else 'openings'}")
         figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
-    return _png(figure)
+    return to_png(figure)
 
 
 def rating_chart(ratings: dict[str, Any], short: dict[str, str]) -> str | None:
@@ -169,7 +169,7 @@ def rating_chart(ratings: dict[str, Any], short: dict[str, str]) -> str | None:
     axes.set_xlabel(f"rating (Elo scale, {ratings['anchor']}), 95% interval")
     axes.set_title("Bradley-Terry ratings")
     axes.grid(axis="x", alpha=0.3)
-    return _png(figure)
+    return to_png(figure)
 
 
 def learning_curves(curves: dict[str, list[dict[str, float]]], units: dict[str, str],
@@ -188,7 +188,7 @@ def learning_curves(curves: dict[str, list[dict[str, float]]], units: dict[str, 
         axes.grid(alpha=0.3)
     panels[0].set_ylabel("value kept")
     figure.suptitle("Learning curves")
-    return _png(figure)
+    return to_png(figure)
 
 
 def fitness_by_generation(curves: dict[str, list[dict[str, float]]], short: dict[str, str]) -> str | None:
@@ -207,4 +207,4 @@ def fitness_by_generation(curves: dict[str, list[dict[str, float]]], short: dict
     axes.set_title("GA fitness by generation")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
-    return _png(figure)
+    return to_png(figure)

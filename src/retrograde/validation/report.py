@@ -310,7 +310,7 @@ def seeds_html(rows: list[dict[str, Any]]) -> str:
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(SEEDS_TITLE)}"
             f"</title><style>{STYLE}</style></head><body><h1>{html.escape(SEEDS_TITLE)}</h1>"
             f"<p>{html.escape(seeds.INTRO)}</p><p>{html.escape(seeds.summary(rows))}</p>"
-            f"{_html_table(head, cells, notes=head.index(seeds.WHY))}</body></html>\n")
+            f"{html_table(head, cells, notes=head.index(seeds.WHY))}</body></html>\n")
 
 
 STYLE = """body{font-family:sans-serif;margin:1.2em 2em;max-width:1200px;color:#222;text-align:left}
@@ -330,7 +330,7 @@ BREAKS = re.compile(r"([,/=])")
 LONG = 20
 
 
-def _html_table(head: list[str], rows: list[list[str]], links: int | None = None, notes: int | None = None) -> str:
+def html_table(head: list[str], rows: list[list[str]], links: int | None = None, notes: int | None = None) -> str:
     """A table; `links`: the column whose cells are positions linked to the explorer; `notes`: a
     column of long text shown as a full-width line under its row instead (when not empty)."""
     if not rows:
@@ -359,10 +359,10 @@ def _html_section(section: Section) -> str:
     parts = [f"<h2>{html.escape(section.title)}</h2>"]
     if section.note:
         parts.append(f"<p>{html.escape(section.note)}</p>")
-    full = _html_table(section.head, section.rows, links,
+    full = html_table(section.head, section.rows, links,
                        section.head.index(section.notes) if section.notes else None)
     if section.brief:
-        parts.append(_html_table(*section.brief))
+        parts.append(html_table(*section.brief))
         parts.append(f"<details><summary>All {len(section.rows)} rows</summary>{full}</details>")
     elif len(section.rows) > LONG:
         parts.append(f"<details><summary>{len(section.rows)} rows</summary>{full}</details>")
@@ -395,7 +395,7 @@ def html_page(report: dict[str, Any]) -> str:
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
              f"<p class=\"answer\"><b>{html.escape(answer['answer'])}</b></p>",
-             f"<div class=\"top\"><div>{_html_table(*answer_table(report))}</div>"
+             f"<div class=\"top\"><div>{html_table(*answer_table(report))}</div>"
              f"<div><b>Findings</b><ul>{findings}</ul><p class=\"legend\">Tiers: {html.escape(report['tier_legend'])}."
              "</p></div></div>",
              "<h2>How this was measured</h2>", *(f"<p>{html.escape(line)}</p>" for line in _intro(report))]
