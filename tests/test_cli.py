@@ -169,6 +169,28 @@ def test_run_workflow_and_rerun(tmp_path):
     second = run_cli("run", "tictactoe", "--out", str(tmp_path / "results"))
     assert second.returncode == 0 and "solve:" not in second.stderr and "tournament" not in second.stderr
     assert written() == before
+    # The plan line first, on stderr; a rerun with every stage done has nothing to do.
+    assert first.stderr.splitlines()[0] == (f"run tictactoe on tictactoe: solve, verify, train rl, validate 7 agents "
+                                            f"-> {out} (0 of 5 stages done)")
+    assert second.stderr.splitlines() == [f"run tictactoe on tictactoe: nothing to do, every stage is done "
+                                          f"(plan, solve, verify, train, validate); results in {out}"]
+    assert second.stdout.splitlines() == [f"tictactoe: a draw with perfect play; nothing to do, every stage was done "
+                                          f"before, results in {out}", where]
+
+
+def test_run_says_its_plan_before_it_starts(tmp_path):
+    """`run`'s plan line names the stages still to do, from what workflow.json records."""
+    out = tmp_path / "quixo3"
+    first = run_cli("run", "quixo3", "--out", str(tmp_path), "--workers", "0")
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.splitlines()[0] == f"run quixo3 on quixo --size 3: solve, verify -> {out} (0 of 3 stages done)"
+    state = json.loads((out / "workflow.json").read_text())
+    (out / "workflow.json").write_text(json.dumps(dict(state, stages={"plan": "done", "solve": "done"})))
+    again = run_cli("run", "quixo3", "--out", str(tmp_path), "--workers", "0")
+    assert again.stderr.splitlines()[0] == f"run quixo3 on quixo --size 3: verify -> {out} (2 of 3 stages done)"
+    assert "verify: ok" in again.stderr and "solve:" not in again.stderr
+    quiet = run_cli("run", "quixo3", "--out", str(tmp_path), "--quiet")
+    assert quiet.stderr == "" and "nothing to do" in quiet.stdout
 
 
 # --- bad input: one line on stderr, exit status, no traceback, nothing changed ------------
@@ -304,8 +326,8 @@ def test_bad_solve_setting_fails_before_anything_is_written(tmp_path, monkeypatc
     assert not store.exists()
 
 
-def test_shell_completion_as_the_readme_documents_it():
-    """The README's completion line works: the bash script, then commands, games and options."""
+def test_shell_completion_as_the_docs_document_it():
+    """docs/commands.md's completion line works: the bash script, then commands, games and options."""
     import os
     import subprocess
     import sys
@@ -325,25 +347,84 @@ def test_shell_completion_as_the_readme_documents_it():
     assert {"--size", "--store"} <= set(complete("retrograde solve quixo --s", 3))
 
 
-def test_probe_on_a_terminal_says_it_reads_standard_input(solved):
-    """`probe` with no position on a terminal says where it waits for input (a user would
-    otherwise see nothing happen), then answers what is typed, up to Ctrl-D."""
+def test_probe_on_a_terminal_answers_each_line_as_it_is_typed(solved):
+    """`probe` with no position on a terminal says what to type, then answers each position as
+    soon as its line is typed (before the next is), a bad one with an error line, until 'quit';
+    after a bad line the exit status is 2, as for a batch."""
     import os
+    import selectors
     import subprocess
     import sys
+    import time
+
+    def wait_for(stream, text: str) -> str:
+        """What `stream` prints until `text` appears (at least)."""
+        seen, deadline = "", time.monotonic() + 120
+        with selectors.DefaultSelector() as selector:
+            selector.register(stream, selectors.EVENT_READ)
+            while text not in seen:
+                assert selector.select(max(0.0, deadline - time.monotonic())), f"no {text!r} in {seen!r}"
+                chunk = os.read(stream.fileno(), 65536).decode()
+                assert chunk, f"ended before {text!r}: {seen!r}"
+                seen += chunk
+        return seen
 
     main, terminal = os.openpty()
     try:
         proc = subprocess.Popen([sys.executable, "-m", "retrograde", "probe", "--store", str(solved("nim", NIM))],
-                                stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        os.write(main, b"1,3,5,7\n\x04")
+                                stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert "an empty line, 'quit' or Ctrl-D ends" in wait_for(proc.stderr, "type a nim position")
+        os.write(main, b"1,3,5,7\n")
+        assert wait_for(proc.stdout, "1,3,5,7: ").splitlines()[0] == "1,3,5,7: loss in 16"
+        os.write(main, b"0,0,0,0\n")
+        assert "0,0,0,0: game over: the side to move has lost (the other side won)" in wait_for(
+            proc.stdout, "0,0,0,0: ").splitlines()
+        os.write(main, b"1,3,5,70\n")
+        assert "retrograde: error: nim position '1,3,5,70'" in wait_for(proc.stderr, "1,3,5,70")
+        os.write(main, b"quit\n")
         out, err = proc.communicate(timeout=120)
     finally:
         os.close(main)
         os.close(terminal)
-    assert proc.returncode == 0, err
-    assert err == "reading positions from standard input, one per line (Ctrl-D ends)\n"
-    assert out.startswith("1,3,5,7: loss in 16")
+    assert proc.returncode == 2 and out == b"" and b"Traceback" not in err, err
+
+
+def test_probe_session_ends_at_an_empty_line_or_quit(open_solved):
+    """The terminal session's loop on streams: one answer per line typed, in order; an empty
+    line, 'quit' or the end of input ends it; bad positions are counted, not fatal."""
+    import io
+
+    from retrograde.data.answers import answer_as_typed
+
+    store = open_solved("nim", NIM)
+    for typed, answered, bad in [("0,0,0,2\n\n1,3,5,7\n", ["0,0,0,2: win in 1"], 0),
+                                 ("9\n1,3,5,7\nQUIT\n0,0,0,2\n", ["1,3,5,7: loss in 16"], 1),
+                                 ("0,0,0,1", ["0,0,0,1: win in 1"], 0)]:
+        said = []
+        assert answer_as_typed(store, io.StringIO(typed), as_json=False,
+                               say=lambda text="", nl=True, err=False: said.append((err, text))) == bad
+        out = [text for err, text in said if not err]
+        assert [answer.splitlines()[0] for answer in out] == answered
+        assert sum(text == "position> " for err, text in said if err) == len(answered) + bad + 1
+    said = []
+    answer_as_typed(store, io.StringIO("0,0,0,2\n"), as_json=True, say=lambda text="", **kw: said.append(text))
+    assert json.loads(said[2]) == json.loads(run_cli("probe", "--store", str(store.path), "--json", "0,0,0,2").stdout)
+
+
+@pytest.mark.parametrize("game,position,said", [
+    ("tictactoe", "xxx/oo./... o", "game over: the side to move has lost (the other side won)"),
+    ("tictactoe", "xox/xoo/oxx", "game over: a draw"),
+    ("nim", "0,0,0,0", "game over: the side to move has lost (the other side won)"),
+    ("quixo", "xxx/oo./... x", "game over: the side to move has won"),  # o pushed in x's line: o lost
+])
+def test_probe_of_a_finished_position_says_game_over(solved, game, position, said):
+    store = str(solved(game, {"nim": NIM, "quixo": {"size": 3}}.get(game)))
+    result = run_cli("probe", "--store", store, position)
+    assert result.returncode == 0, result.stderr
+    (line,) = result.stdout.splitlines()
+    assert line.endswith(f": {said}")
+    document = json.loads(run_cli("probe", "--store", store, "--json", position).stdout)
+    assert document["moves"] == [] and document["remoteness"] in (0, None)  # --json as before
 
 
 @pytest.mark.parametrize("command", ["games", "solve", "status", "verify", "probe", "play", "run", "agents",

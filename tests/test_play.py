@@ -10,6 +10,7 @@ import zarr
 
 from conftest import run_cli, store_bytes
 from processes import assert_one_error_line
+from reference import NimReference, ttt_value
 from retrograde.agents import AGENTS
 from retrograde.agents.lookup import LookupAgent
 from retrograde.agents.play import play_in_terminal
@@ -17,6 +18,7 @@ from retrograde.data.probing import values
 from retrograde.errors import StoreError
 from retrograde.games import make_game
 from retrograde.games.base import Game
+from retrograde.outcome import DRAW, LOSS, WIN
 
 NIM = {"heaps": [1, 3, 5, 7]}
 BOUNDED_NIM = {"heaps": [1, 3, 5, 7], "max_take": 2}
@@ -54,9 +56,9 @@ def test_play_against_lookup(solved):
     store = str(solved("nim", NIM))
     win = run_cli("play", "--store", store, "--from", "0,0,0,2", input="9-9\n4-2\n")
     assert win.returncode == 0, win.stderr
-    assert "there is no heap 9" in win.stdout and "You win." in win.stdout
+    assert "there is no heap 9" in win.stdout and "Game over: you win." in win.stdout
     lose = run_cli("play", "--store", store, "--from", "0,0,0,1", "--human", "second")
-    assert "lookup plays 4-1" in lose.stdout and "You lose." in lose.stdout
+    assert "lookup plays 4-1" in lose.stdout and "Game over: lookup wins." in lose.stdout
     quit_ = run_cli("play", "--store", store, input="quit\n")
     assert quit_.returncode == 0 and "Stopped." in quit_.stdout
 
@@ -67,7 +69,7 @@ def test_play_tictactoe_lookup_never_loses(solved):
     moves_in_order = "\n".join(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"] * 5) + "\n"
     result = run_cli("play", "--store", store, "--seed", "3", input=moves_in_order)
     assert result.returncode == 0
-    assert "You lose." in result.stdout or "Draw." in result.stdout
+    assert "Game over: lookup wins." in result.stdout or "Game over: a draw." in result.stdout
 
 
 def test_play_takes_upper_case_moves(solved):
@@ -133,7 +135,7 @@ def test_game_ended_on_the_last_allowed_ply_is_not_stopped(solved):
     result = run_cli("play", "--store", str(solved("nim", NIM)), "--from", "0,0,0,1", "--max-plies", "1",
                      input="4-1\n")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "You win."
+    assert result.stdout.splitlines()[-1] == "Game over: you win."
 
 
 # --- illegal input and commands ----------------------------------------------------------
@@ -174,7 +176,7 @@ def test_help_moves_and_hint(play):
     assert "  a move, e.g. 4-1: play it" in out and "HEAP-COUNT" in out
     assert "legal moves: 4-1 4-2" in lines
     hints = lines[lines.index("legal moves: 4-1 4-2") + 1:][:2]
-    assert [hint.split() for hint in hints] == [["4-2", "win", "in", "1"], ["4-1", "loss", "in", "2"]]
+    assert hints == ["  win in 1: 4-2", "  loss in 2: 4-1"]
 
 
 def sample_positions(game: Game, per_tier: int, rng: np.random.Generator):
@@ -242,7 +244,7 @@ def test_lookup_plays_to_the_end_from_a_position_the_store_holds(solved):
                      "--max-plies", "60", input="\n".join(pairs * 30) + "\n")
     assert result.returncode == 0, result.stderr
     last = result.stdout.splitlines()[-1]
-    assert last in ("You win.", "You lose.", "Draw.") or last.startswith("Stopped after 60 plies"), last
+    assert last in ("Game over: you win.", "Game over: lookup wins.", "Game over: a draw.") or last.startswith("Stopped after 60 plies"), last
 
 
 def test_check_playable_is_part_of_play_in_terminal(open_solved):
@@ -250,3 +252,69 @@ def test_check_playable_is_part_of_play_in_terminal(open_solved):
     with pytest.raises(StoreError, match="does not hold the start position"):
         play_in_terminal(store, LookupAgent(store.game, store=store, seed=0), store.game.initial_position, human_first=True,
                          max_plies=10, read=lambda prompt: "quit")
+
+
+# --- what play says: sides, each move's effect on the value, hints, the end ------------------
+def test_play_says_who_plays_which_side(solved):
+    store = str(solved("nim", NIM))
+    first = run_cli("play", "--store", store, input="quit\n")
+    assert first.stdout.splitlines()[0] == "You play first; lookup plays second."
+    second = run_cli("play", "--store", store, "--human", "second", "--agent", "random", input="quit\n")
+    assert second.stdout.splitlines()[0] == "random plays first; you play second."
+
+
+#: (start, move, what play says after it, the start's and the child's (outcome, remoteness) by
+#: the reference solver). A move's value for its mover: the child's value turned over, one ply
+#: later; what is left after it: one ply fewer.
+MOVE_VERDICTS = [
+    ("0,0,0,1", "4-1", "You kept the win (win in 1 -> game over).", (WIN, 1), (LOSS, 0)),
+    ("0,0,1,2", "4-1", "You kept the win (win in 3 -> win in 2).", (WIN, 3), (LOSS, 2)),
+    ("0,2,2,3", "2-1", "You kept the win, but it slowed by 2 plies (win in 5 -> win in 6).", (WIN, 5), (LOSS, 6)),
+    ("0,0,0,2", "4-1", "You threw away the win: now a loss in 1.", (WIN, 1), (WIN, 1)),
+    ("0,0,2,2", "3-2", "Your loss came 2 plies sooner (loss in 4 -> loss in 1).", (LOSS, 4), (WIN, 1)),
+    ("0,0,1,1", "3-1", "You held the loss off as long as it goes (loss in 2 -> loss in 1).", (LOSS, 2), (WIN, 1)),
+]
+
+
+@pytest.mark.parametrize("start,move,said,before,child", MOVE_VERDICTS)
+def test_each_move_says_whether_it_kept_the_value(play, start, move, said, before, child):
+    reference = NimReference()
+    heaps = [int(h) for h in start.split(",")]
+    heap, take = map(int, move.split("-"))
+    assert reference.solve(heaps) == before
+    assert reference.solve(heaps[:heap - 1] + [heaps[heap - 1] - take] + heaps[heap:]) == child
+    _, out = play("nim", NIM, [move], start=start)
+    assert said in out.splitlines(), out
+
+
+def test_a_move_that_throws_a_draw_away_says_how_soon_it_loses(play):
+    # o to move after x took a corner: the centre keeps the draw, the edge beside the corner loses.
+    assert ttt_value("x...o....") == (DRAW, 0)
+    outcome, remoteness = ttt_value("xo.......")  # x to move after o's b1
+    assert outcome == WIN
+    _, kept = play("tictactoe", None, ["b2"], start="x../.../... o")
+    assert "You kept the draw." in kept.splitlines()
+    _, thrown = play("tictactoe", None, ["b1"], start="x../.../... o")
+    assert f"You threw away the draw: now a loss in {remoteness}." in thrown.splitlines()
+
+
+def test_hint_groups_moves_of_equal_value(play):
+    # x to move with two in the top row: c1 wins at once; o has two in the middle row, so c2
+    # (block it) draws and a3, b3, c3 let o complete it on its next move.
+    _, out = play("tictactoe", None, ["hint", "quit"], start="xx./oo./... x")
+    lines = out.splitlines()
+    assert lines[lines.index("x to move") + 1:][:3] == ["  win in 1: c1", "  draw: c2", "  loss in 2: a3, b3, c3"]
+
+
+@pytest.mark.parametrize("start,human,result,said", [
+    ("xxx/oo./... o", "first", "loss", "Game over: lookup wins."),
+    ("xxx/oo./... o", "second", "win", "Game over: you win."),
+    ("xox/xoo/oxx", "first", "draw", "Game over: a draw."),
+])
+def test_a_finished_position_says_game_over_and_who_won(solved, open_solved, start, human, result, said):
+    cli = run_cli("play", "--store", str(solved("tictactoe")), "--from", start, "--human", human)
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout.splitlines()[-1] == said
+    store = open_solved("tictactoe")
+    assert play_in_terminal(store, LookupAgent(store.game, store=store, seed=0), store.game.parse(start),
+                            human_first=human == "first", max_plies=10, read=lambda prompt: "quit") == result

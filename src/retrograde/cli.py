@@ -391,10 +391,13 @@ def analyze(store_path, as_json, out_dir, agent_specs, seed, workers, scheduler,
                    "move listed, until the game ends, a position repeats or --max-plies.")
 @click.option("--max-plies", type=click.IntRange(min=1), default=200, show_default=True, help="--line: at most so many plies.")
 def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: bool, max_plies: int) -> None:
-    """Value, remoteness and every move's outcome of POSITIONS (none or '-': read stdin, one per line).
+    """Value, remoteness and every move's outcome of POSITIONS (none or '-': read stdin, one per line;
+    on a terminal each is answered as it is typed). A finished position says "game over" and who won.
 
     A bad position is reported on stderr (naming its line) and the others are still answered;
-    the exit status is then 2."""
+    the exit status is then 2. Positions after '--' are never read as options, so one that
+    starts with '-' goes there: retrograde probe --store S -- -1,3,5,7."""
+    from retrograde.data.answers import answer_as_typed, answer_lines
     from retrograde.data.probing import analyse
     from retrograde.errors import BadPosition
 
@@ -404,7 +407,10 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
 
     if not positions or positions == ("-",):
         if sys.stdin.isatty():
-            click.echo("reading positions from standard input, one per line (Ctrl-D ends)", err=True)
+            with _open_read(store_path) as store:
+                if answer_as_typed(store, sys.stdin, as_json=as_json, say=click.echo):
+                    sys.exit(BadPosition.exit_code)
+            return
         lines = [(n, line.strip()) for n, line in enumerate(sys.stdin, start=1) if line.strip()]
         where = "line"
     else:
@@ -417,14 +423,8 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
                 parsed.append(store.game.parse(text))
             except BadPosition as exc:
                 bad.append(f"{where} {n}: {exc}" if len(lines) > 1 else str(exc))
-        out = []
-        for analysis in analyse(store, parsed):
-            if as_json:
-                out.append(json.dumps(analysis.to_json(store.game)))
-                continue
-            out.append(f"{store.game.format(analysis.position)}: {analysis.value}")
-            out.extend(f"  {m.move:<8} {str(m.value):<12} -> {store.game.format(m.position)}"
-                       for m in analysis.moves)
+        out = [line for analysis in analyse(store, parsed)
+               for line in answer_lines(store.game, analysis, as_json=as_json)]
         if out:
             click.echo("\n".join(out))
     if bad:
@@ -472,6 +472,8 @@ def _probe_line(store_path: str, positions: tuple[str, ...], as_json: bool, max_
 def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
     """Play against an agent in the terminal; type a move, or 'help' for the commands.
 
+    After each of your moves it says whether the move kept your value (win, draw or loss) and by
+    how many plies a win slowed or a loss came sooner; 'hint' groups the moves by value.
     The store must be completely solved and hold the start position's tier."""
     from retrograde.agents import build_agent
     from retrograde.agents.play import play_in_terminal
@@ -678,9 +680,11 @@ def run(workflow, out, only, skip_training, workers, scheduler, quiet) -> None:
         click.echo(f"{SEEDS}: {document['summary']} in {clock(time.monotonic() - started)}; "
                    f"report: {folder / 'report.html'}")
         return
-    state = run_workflow(workflow, out, workers=workers, scheduler=scheduler, quiet=quiet)
+    state = run_workflow(workflow, out, workers=workers, scheduler=scheduler, quiet=quiet,
+                         announce=None if quiet else lambda plan: click.echo(plan.line, err=True))
     value = f"{state['value']}; " if state["value"] else ""
-    click.echo(f"{workflow}: {value}{', '.join(state['stages'])} done in "
-               f"{clock(time.monotonic() - started)}, results in {workflow_folder(workflow, out)}")
+    done = (f"{', '.join(state['stages'])} done in {clock(time.monotonic() - started)}" if state["to_do"] else
+            "nothing to do, every stage was done before")
+    click.echo(f"{workflow}: {value}{done}, results in {workflow_folder(workflow, out)}")
     if state["report"]:
         click.echo(f"report: {state['report']}")

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import count
+from itertools import count, groupby
 
 import click
 
 from retrograde import outcome as oc
 from retrograde.agents.base import Agent
 from retrograde.agents.lookup import preference
-from retrograde.data.probing import analyse, values
+from retrograde.data.probing import Analysis, MoveValue, Value, analyse, values
 from retrograde.data.store import SOLVED, Store
 from retrograde.errors import StoreError
 from retrograde.games.base import Game, Position
@@ -59,10 +59,57 @@ def help_text(game: Game, position: Position) -> str:
     ])
 
 
-def hint(store: Store, position: Position) -> str:
-    """Every legal move with the value it achieves for the mover, best first (the `hint` command)."""
-    moves = sorted(analyse(store, [position])[0].moves, key=preference)
-    return "\n".join(f"  {move.move:<8} {move.value}" for move in moves)
+def hint(analysis: Analysis) -> str:
+    """The legal moves grouped by the value they achieve for the mover, best first, one line a
+    value (the `hint` command): "win in 3: a1, b2" / "draw: c3" / "loss in 2: a3"."""
+    moves = sorted(analysis.moves, key=preference)
+    return "\n".join(f"  {value}: {', '.join(move.move for move in same)}"
+                     for value, same in groupby(moves, key=lambda move: move.value))
+
+
+def _plies(n: int) -> str:
+    return "1 ply" if n == 1 else f"{n} plies"
+
+
+def _left(value: Value) -> str:
+    """A move's achieved value (plies counted from before it) as what is left after it."""
+    if value.outcome == oc.DRAW:
+        return "draw"
+    return "game over" if value.remoteness == 1 else f"{value.name} in {value.remoteness - 1}"
+
+
+def move_effect(before: Value, after: Value) -> str:
+    """What the human's move did to the value of the position it was played from: `before` that
+    value, `after` what the move achieves (both the human's view, plies counted from before the
+    move). Kept or thrown away, and by how many plies a win slowed or a loss came sooner."""
+    change = f"({before} -> {_left(after)})"
+    if after.outcome != before.outcome:
+        now = "you lost at once" if after.remoteness == 1 else f"now a {_left(after)}"
+        return f"You threw away the {before.name}: {now}."
+    if before.outcome == oc.DRAW:
+        return "You kept the draw."
+    if before.outcome == oc.WIN:
+        slower = after.remoteness - before.remoteness
+        return (f"You kept the win, but it slowed by {_plies(slower)} {change}." if slower
+                else f"You kept the win {change}.")
+    sooner = before.remoteness - after.remoteness
+    return (f"Your loss came {_plies(sooner)} sooner {change}." if sooner
+            else f"You held the loss off as long as it goes {change}.")
+
+
+def sides(agent: Agent, *, human_first: bool) -> str:
+    """Who plays which side, said before the first move."""
+    if human_first:
+        return f"You play first; {agent.name} plays second."
+    return f"{agent.name} plays first; you play second."
+
+
+def result_line(terminal: int, *, human_to_move: bool, agent: Agent) -> tuple[str, str]:
+    """The result of a finished game from the human's view ("win", "loss", "draw") and its line."""
+    if terminal == oc.DRAW:
+        return "draw", "Game over: a draw."
+    human_won = (terminal == oc.WIN) == human_to_move
+    return ("win", "Game over: you win.") if human_won else ("loss", f"Game over: {agent.name} wins.")
 
 
 def stopped(store: Store, position: Position, *, plies: int, mover: str) -> str:
@@ -72,11 +119,12 @@ def stopped(store: Store, position: Position, *, plies: int, mover: str) -> str:
     return f"Stopped after {plies} {'ply' if plies == 1 else 'plies'} (--max-plies): the position is {verdict}."
 
 
-def ask_move(store: Store, position: Position, read: Read) -> Position | None:
-    """Read lines until one is a legal move (any case) and return the position it leads to, or
-    None when the human quits; answer the commands and say why any other line is not a move."""
-    game = store.game
-    moves = dict(game.moves(position))
+def ask_move(game: Game, analysis: Analysis, read: Read) -> MoveValue | None:
+    """Read lines until one is a legal move (any case) and return it with the position it leads
+    to and its value, or None when the human quits; answer the commands and say why any other
+    line is not a move."""
+    position = analysis.position
+    moves = {move.move: move for move in analysis.moves}
     while True:
         try:
             text = read("your move ('help' lists commands):").strip().lower()
@@ -91,7 +139,7 @@ def ask_move(store: Store, position: Position, read: Read) -> Position | None:
         elif text == "moves":
             click.echo(f"legal moves: {' '.join(moves)}")
         elif text == "hint":
-            click.echo(hint(store, position))
+            click.echo(hint(analysis))
         elif text:
             click.echo(f"{game.why_illegal(position, text)}; 'moves' lists the legal moves")
 
@@ -108,22 +156,25 @@ def play_in_terminal(store: Store, agent: Agent, position: Position, *, human_fi
     game = store.game
     read = read or (lambda prompt: click.prompt(prompt, prompt_suffix=" ", default="", show_default=False))
     human_to_move = human_first
+    click.echo(sides(agent, human_first=human_first))
     for ply in count():
         click.echo(game.render(position))
         terminal = game.primitive(position)
         if terminal:
-            human_won = (terminal == oc.WIN) == human_to_move
-            result = "draw" if terminal == oc.DRAW else "win" if human_won else "loss"
-            click.echo({"draw": "Draw.", "win": "You win.", "loss": "You lose."}[result])
+            result, line = result_line(terminal, human_to_move=human_to_move, agent=agent)
+            click.echo(line)
             return result
         if ply == max_plies:
             click.echo(stopped(store, position, plies=ply, mover="you" if human_to_move else agent.name))
             return "stopped"
         if human_to_move:
-            position = ask_move(store, position, read)
-            if position is None:
+            analysis = analyse(store, [position])[0]
+            chosen = ask_move(game, analysis, read)
+            if chosen is None:
                 click.echo("Stopped.")
                 return "quit"
+            click.echo(move_effect(analysis.value, chosen.value))
+            position = chosen.position
         else:
             move, position = agent.choose(position)
             click.echo(f"{agent.name} plays {move}")

@@ -10,11 +10,14 @@ from its checkpoint.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary
+from retrograde.data.store import Store
 from retrograde.errors import BadOption, StoreError
 from retrograde.games import GAMES, Game
 from retrograde.games.hooks import Workflow
@@ -45,10 +48,49 @@ def workflow_folder(name: str, out: str | Path | None = None) -> Path:
     return (DEFAULT_OUT if out is None else Path(out)) / name
 
 
+@dataclass(frozen=True)
+class WorkflowPlan:
+    """What `run NAME` does in `folder`: its stages in order, and those workflow.json records as
+    done; `line` says it before the run starts."""
+
+    name: str
+    workflow: Workflow
+    game: Game
+    folder: Path
+    done: tuple[str, ...]
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The workflow's stages in the order they run."""
+        return (*(("plan", "solve", "verify") if self.workflow.solves else ()),
+                *(("train",) if self.workflow.train else ()), *(("validate",) if self.workflow.agents else ()))
+
+    @property
+    def to_do(self) -> tuple[str, ...]:
+        return tuple(stage for stage in self.stages if stage not in self.done)
+
+    @property
+    def line(self) -> str:
+        """E.g. "run quixo4 on quixo --size 4: train ga and rl, validate 8 agents ->
+        retrograde-out/quixo4 (3 of 5 stages done)", or "... nothing to do, ..." when all are done."""
+        head = f"run {self.name} on {self.game.describe()}:"
+        if not self.to_do:
+            return f"{head} nothing to do, every stage is done ({', '.join(self.stages)}); results in {self.folder}"
+        resumed = "solve" in self.to_do and (self.folder / "store.zarr").exists()
+        phrases = {"solve": "resume the solve" if resumed else "solve", "verify": "verify",
+                   "train": "train " + " and ".join(spec.partition(":")[0] for spec, _ in self.workflow.train),
+                   "validate": f"validate {len(self.workflow.agents)} agents"}
+        return (f"{head} {', '.join(phrases[stage] for stage in self.to_do if stage in phrases)} -> {self.folder} "
+                f"({len(self.stages) - len(self.to_do)} of {len(self.stages)} stages done)")
+
+
 def run_workflow(name: str, out: str | Path | None = None, *, workers: int | None = None,
-                 scheduler: str | None = None, quiet: bool = False) -> dict[str, Any]:
+                 scheduler: str | None = None, quiet: bool = False,
+                 announce: Callable[[WorkflowPlan], None] | None = None) -> dict[str, Any]:
     """Run (or resume) a named workflow in `workflow_folder(name, out)`; returns the state
-    recorded in its workflow.json, with the instance's value ("value") added."""
+    recorded in its workflow.json, with the instance's value ("value"), the report's path and
+    the stages this run had to do ("to_do": none when every stage was done before). `announce`
+    gets the plan once the folder is this run's, before any work."""
     if name not in WORKFLOWS:
         raise BadOption(f"unknown workflow {name!r}; known workflows: {', '.join(sorted([*WORKFLOWS, SEEDS]))}")
     game_class, workflow = WORKFLOWS[name]
@@ -67,10 +109,16 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
                       "store": "store.zarr" if workflow.solves else None})
         state.setdefault("stages", {})
         game = game_class(**workflow.params)
+        plan = WorkflowPlan(name, workflow, game, out_dir,
+                            tuple(stage for stage, done in state["stages"].items() if done == "done"))
+        if announce is not None:
+            announce(plan)
+        if not plan.to_do:
+            return dict(state, value=_value(out_dir) if workflow.solves else None, report=_report(out_dir), to_do=[])
         if not workflow.solves:
             with open_executor(workers=workers, scheduler=scheduler, positions=None) as executor:
                 report = _train_and_validate(workflow, state, out_dir, game, None, executor, quiet)
-            return dict(state, value=None, report=report)
+            return dict(state, value=None, report=report, to_do=list(plan.to_do))
         found = check_solve(game, out_dir / "store.zarr", workers=workers, scheduler=scheduler)
         with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
                 plan_stage(game, out_dir / "store.zarr") as store:
@@ -90,7 +138,19 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
                 state["stages"]["verify"] = "done"
                 write_json(state_path, state)
             report = _train_and_validate(workflow, state, out_dir, game, store, executor, quiet)
-            return dict(state, value=start_summary(store), report=report)
+            return dict(state, value=start_summary(store), report=report, to_do=list(plan.to_do))
+
+
+def _value(out_dir: Path) -> str:
+    """The value of a finished workflow's instance, read from its store."""
+    with Store.open(out_dir / "store.zarr") as store:
+        return start_summary(store)
+
+
+def _report(out_dir: Path) -> str | None:
+    """The path of the workflow's report, if it has one."""
+    report = out_dir / "report" / "report.html"
+    return str(report) if report.exists() else None
 
 
 def _train_and_validate(workflow: Workflow, state: dict[str, Any], out_dir: Path, game, store, executor,
@@ -113,5 +173,4 @@ def _train_and_validate(workflow: Workflow, state: dict[str, Any], out_dir: Path
             raise StoreError(f"validation check failed: {failed[0]}; see {out_dir / 'report' / 'report.md'}")
         state["stages"]["validate"] = "done"
         write_json(state_path, state)
-    report = out_dir / "report" / "report.html"
-    return str(report) if report.exists() else None
+    return _report(out_dir)
