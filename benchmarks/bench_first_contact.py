@@ -1,13 +1,13 @@
-"""First-contact figures (issue 8): what a new user waits for, and whether the README's solve
-always succeeds.
+"""First-contact figures (issue 8): what a new user waits for, and whether the documented 4x4
+solve (docs/commands.md) always succeeds.
 
     python benchmarks/bench_first_contact.py              # latencies + the 4x4 solve 10 times
     python benchmarks/bench_first_contact.py --repeat 3   # fewer 4x4 solves
 
 Each command runs as a user runs it (`python -m retrograde ...` from a fresh folder, output to
 pipes, so progress comes as plain lines) with a warm numba cache (a tiny solve first). For
-`run tictactoe` and the README's `solve quixo --size 4 --workers 2` it prints the seconds from
-starting the command to its first line on stderr (the solve's estimate), to its first progress
+`run tictactoe` and `solve quixo --size 4 --workers 2` it prints the seconds from starting the
+command to its first line on stderr (`run`'s plan line, the solve's estimate), to its first progress
 line (after the first chunk) and to its result line on stdout.
 Then it solves 4x4 Quixo `--repeat` times from fresh stores on 2 workers and counts the runs
 that end with exit status 0, the result line and a complete store.
