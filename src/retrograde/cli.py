@@ -484,6 +484,25 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
         play_in_terminal(store, agent, position, human_first=human == "first", max_plies=max_plies)
 
 
+# --- explore ------------------------------------------------------------------------------
+@cli.command()
+@store_option
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: a free one; the URL printed names it).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--agents", "agent_specs", default="lookup,random,greedy,minimax:depth=2", show_default=True,
+              metavar="AGENT,...", help="The agents the page can play against, built once at start.")
+def explore(store_path, port, host, agent_specs) -> None:
+    """Serve a web explorer of the store's positions on http://HOST:PORT/ until Ctrl-C (read-only).
+
+    GET /?position=P shows a position; GET /api/probe?position=P answers as 'probe --json';
+    GET /api/move?position=P&agent=A&p=0.8&seed=1 gives an agent's move."""
+    from retrograde.explorer.server import serve
+
+    with _open_read(store_path) as store:
+        serve(store, host=host, port=port, agent_specs=agent_specs, say=click.echo)
+
+
 # --- validate / match ---------------------------------------------------------------------
 @cli.command()
 @click.option("--store", "store_path", default=None, type=PATH,

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from retrograde.games.hooks import Costs, Encoding, Features, Figure, Genome, Policy, Sampling, Workflow
+from retrograde.games.hooks import Costs, Encoding, Features, Figure, Genome, Picture, Policy, Sampling, Workflow
 from retrograde.games.tiers import Tier
 
 Position = Hashable
@@ -170,6 +170,11 @@ class Game(ABC):
     def render(self, position: Position) -> str:
         """A human-friendly picture of a position (the notation, unless a game draws a board)."""
         return self.format(position)
+
+    def picture(self, position: Position) -> Picture:
+        """The position drawn as a grid of cells (`hooks.Picture`), for the explorer's board; this
+        default draws no board, only the notation as the caption."""
+        return Picture(1, 1, (None,), caption=self.format(position))
 
     # --- rules (plain Python reference) ---------------------------------------------
     @abstractmethod
@@ -383,6 +388,8 @@ HOOKS: tuple[Hook, ...] = (
     Hook("max_remoteness", False, "an upper bound on remoteness (the store's remoteness dtype)"),
     Hook("render, why_illegal, placement, locate_many", False, "a board picture, why a move is illegal, the "
          "part of a move that places (reports), array code for many positions"),
+    Hook("picture", False, "the position as a grid of cells (hooks.Picture) for the explorer: the same size for "
+         "every position of an instance, so that the cells a move changes are those that differ from its child's"),
     Hook("costs", False, "measured solve rate, stored bytes, position share, too-big hint (the estimate)"),
     Hook("search", False, "a search.base.Search: root_scores of every move in game.moves order; evals, default "
          "first; adaptive_depth and solve_scores optional (minimax, greedy)"),

@@ -10,6 +10,7 @@ return (`games.base.HOOKS` lists the hooks, required or optional, with their con
 * `Encoding`: a position as a Q network's input, and its moves as the network's outputs
   (the `dqn` agent and trainer);
 * `Sampling`: how positions are sampled where no store holds the game whole;
+* `Picture` and `Token`: a position drawn as a grid of cells (the explorer's board);
 * `Workflow`, `Figure` and `AgentRef`: the course reports' presets (`retrograde run`, and the
   published figures a validation report sets beside ours).
 """
@@ -17,7 +18,7 @@ return (`games.base.HOOKS` lists the hooks, required or optional, with their con
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -211,3 +212,60 @@ class Figure:
     #: A figure over many instances, each played once with each agent first (report 003's mixed
     #: benchmark): their params; `params` then describes them in words.
     instances: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Token:
+    """A piece drawn in a cell of a `Picture`: its `shape` ("cross", "ring", "disc" or "square"),
+    its `colour` by role ("x" and "o": the two sides' marks; "dark" and "light": a piece's colour;
+    "token": a counter), its `size` as a share of the cell, whether it is `hollow`, and a `label`
+    written on it (Quarto's piece number)."""
+
+    shape: str
+    colour: str
+    size: float = 0.7
+    hollow: bool = False
+    label: str = ""
+
+
+#: The x and o marks of tic-tac-toe and Quixo.
+MARKS = {"x": Token("cross", "x"), "o": Token("ring", "o")}
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A position drawn as a grid of cells, for the explorer: one generic description, so that one
+    page draws every game. `cells` row by row from the top, each a `Token` or None (empty); the
+    rows' and columns' labels as the move notation names them; the board's `style` ("grid": lines
+    between cells; "cubes": every cell a cube's face, Quixo; "slots": holes in a frame, Connect
+    Four; "rows": counters in rows, Nim); a `caption` (whose move); the side to move and the other
+    as the notation names them (`mover`, `other`: "x", "o"; "" where a position does not say); and
+    the pieces shown beside the board (`aside`, under `aside_label`: Quarto's piece in hand).
+
+    A move's cells are those whose token differs between the position's picture and its child's,
+    so every position of a game instance has a picture of the same size."""
+
+    rows: int
+    cols: int
+    cells: tuple[Token | None, ...]
+    style: str = "grid"
+    row_labels: tuple[str, ...] = ()
+    col_labels: tuple[str, ...] = ()
+    caption: str = ""
+    mover: str = ""
+    other: str = ""
+    aside: tuple[Token, ...] = ()
+    aside_label: str = ""
+
+    @classmethod
+    def of_marks(cls, rows: list[str], mover: str, *, tokens: dict[str, Token] = MARKS, **options) -> Picture:
+        """A board of x and o marks from the notation's rows (`["x.o", ...]`, "." empty), the
+        marks drawn as `tokens`, `mover` ("x" or "o") to move."""
+        cells = tuple(tokens.get(char) for row in rows for char in row)
+        return cls(len(rows), len(rows[0]), cells, caption=f"{mover} to move", mover=mover,
+                   other="o" if mover == "x" else "x", **options)
+
+    def to_json(self) -> dict[str, Any]:
+        """The picture as the explorer's page reads it (tokens as objects, None as null)."""
+        return asdict(self)
+

@@ -27,11 +27,14 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.hooks import Picture, Token
 from retrograde.games.connect4 import presets
 
 SIZES = range(4, 8)
 CONNECTS = (3, 4)
 COLUMNS = "abcdefg"
+#: The two sides' discs, drawn (`picture`).
+DISCS = {"x": Token("disc", "x", size=0.8), "o": Token("disc", "o", size=0.8)}
 
 
 class Connect4(Game):
@@ -149,6 +152,11 @@ class Connect4(Game):
         board, mover = self.format(position).split()
         rows = [" ".join(row) for row in board.split("/")]
         return "\n".join([*rows, " ".join(COLUMNS[:self.width]), f"{mover} to move"])
+
+    def picture(self, position):
+        board, mover = self.format(position).split()
+        return Picture.of_marks(board.split("/"), mover, tokens=DISCS, style="slots",
+                                col_labels=tuple(COLUMNS[:self.width]))
 
     # --- rules (plain Python reference) ---------------------------------------------------
     @cached_property

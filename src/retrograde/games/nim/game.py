@@ -16,6 +16,7 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.hooks import Picture, Token
 from retrograde.games.nim import presets
 
 #: Instances above this many positions are refused (they would not fit a store sanely).
@@ -126,6 +127,16 @@ class Nim(Game):
 
     def format(self, position):
         return ",".join(map(str, position))
+
+    def picture(self, position):
+        """Each heap a row of counters, as long as its start (row labels: the heap numbers moves name)."""
+        width = max(self.heaps)
+        counter = Token("disc", "token")
+        take = "any number of objects" if self.max_take is None else f"1 to {self.max_take} objects"
+        last = "loses" if self.misere else "wins"
+        return Picture(len(position), width, tuple(counter if c < h else None for h in position for c in range(width)),
+                       style="rows", row_labels=tuple(str(i) for i in range(1, len(position) + 1)),
+                       caption=f"take {take} from one heap; taking the last object {last}")
 
     def locate(self, position):
         return f"s{sum(position)}", ranking.rank_composition(position, self._ways)

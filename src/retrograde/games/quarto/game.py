@@ -36,9 +36,17 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.hooks import Picture, Token
 from retrograde.games.quarto import presets
 from retrograde.games.quarto.cells import (CELL_NAMES, CELLS, EMPTY, EMPTY_BOARD, HEX, NO_PIECE, OPENING, PIECES,
                                            board_lines, cell_name, is_line)
+
+
+def piece_token(piece: int) -> Token:
+    """A piece drawn by its attributes: bit 0 dark or light, bit 1 tall (large) or short, bit 2
+    square or round, bit 3 hollow or solid; labelled with its number."""
+    return Token("square" if piece & 4 else "disc", "dark" if piece & 1 else "light",
+                 size=0.8 if piece & 2 else 0.5, hollow=bool(piece & 8), label=HEX[piece])
 
 
 def order_rank(order: list[int]) -> int:
@@ -194,6 +202,15 @@ class Quarto(Game):
         else:
             footer = f"piece to place: {HEX[hand]} ({hand:04b} in attribute bits 3..0)"
         return "\n".join(["  a b c d", *rows, footer])
+
+    def picture(self, position):
+        """The board and the piece in hand, each piece drawn by its attributes (`piece_token`)."""
+        board, hand = position
+        caption = ("game over" if self.primitive(position) else "hand a piece over to start" if hand == NO_PIECE
+                   else f"place piece {HEX[hand]}, then hand one over")
+        return Picture(4, 4, tuple(None if piece == EMPTY else piece_token(piece) for piece in board),
+                       row_labels=tuple("1234"), col_labels=tuple("abcd"), caption=caption,
+                       aside=() if hand == NO_PIECE else (piece_token(hand),), aside_label="to place")
 
     # --- rules (plain Python reference) -----------------------------------------------
     @cached_property

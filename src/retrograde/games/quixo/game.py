@@ -25,6 +25,7 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking, symmetry
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.hooks import Picture
 from retrograde.games.quixo import presets
 
 SIZES = (3, 4, 5)
@@ -116,6 +117,12 @@ class Quixo(Game):
         header = "  " + " ".join("abcde"[:n])
         rows = [f"{r + 1} " + " ".join(cells[r * n:(r + 1) * n]) for r in range(n)]
         return "\n".join([header, *rows, f"{side} to move"])
+
+    def picture(self, position):
+        cells, side = position
+        n = self.size
+        return Picture.of_marks(self._rows(cells), side, style="cubes", row_labels=tuple(str(r + 1) for r in range(n)),
+                                col_labels=tuple("abcde"[:n]))
 
     def cell_name(self, cell: int) -> str:
         return "abcde"[cell % self.size] + str(cell // self.size + 1)

@@ -16,6 +16,7 @@ from retrograde import outcome
 from retrograde.errors import BadPosition
 from retrograde.games import ranking, symmetry
 from retrograde.games.base import Expansion, Game, Tier
+from retrograde.games.hooks import Picture
 from retrograde.games.tictactoe import presets
 
 CELLS = 9
@@ -110,6 +111,10 @@ class TicTacToe(Game):
         board, mover = self.format(position).split()
         rows = [f"{r + 1} " + " ".join(row) for r, row in enumerate(board.split("/"))]
         return "\n".join(["  a b c", *rows, f"{mover} to move"])
+
+    def picture(self, position):
+        board, mover = self.format(position).split()
+        return Picture.of_marks(board.split("/"), mover, row_labels=tuple("123"), col_labels=tuple("abc"))
 
     # --- rules ----------------------------------------------------------------------
     def locate(self, position):
