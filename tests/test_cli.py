@@ -503,3 +503,19 @@ def test_probe_line_follows_perfect_play_to_the_end(solved):
     two = run_cli("probe", "--store", store, "--line", "1,2,3", "0,2,3")
     assert two.returncode == 2
     assert_one_error_line(two.stderr, "--line follows one position, not 2")
+
+
+def test_probe_line_of_a_drawn_quixo_position_ends_at_a_repetition(solved):
+    """A drawn full 4x4 board: perfect play keeps the draw with the first drawing move listed,
+    and the line stops when a position comes back."""
+    store = str(solved("quixo", {"size": 4, "down_to": 15}))
+    drawn = "oxoo/oxxx/xoxo/xooo x"
+    start = json.loads(run_cli("probe", "--store", store, drawn, "--json").stdout)
+    assert start["value"] == "draw"
+    document = json.loads(run_cli("probe", "--store", store, "--line", drawn, "--json").stdout)
+    line = document["line"]
+    assert document["end"] == "repetition"
+    assert line[0]["move"] == next(m["move"] for m in start["moves"] if m["value"] == "draw")
+    assert all(entry["value"] == "draw" and entry["remoteness"] is None for entry in line)
+    seen = [drawn, *(entry["position"] for entry in line)]
+    assert seen[-1] in seen[:-1] and len(set(seen[:-1])) == len(seen) - 1
