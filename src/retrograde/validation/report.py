@@ -40,8 +40,8 @@ def _short(report: dict[str, Any], spec: str) -> str:
 def answer_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """The agents ranked: value kept (exact) and rating with its interval."""
     head = ["#", "agent", "value kept", "rating", "95% interval"]
-    return head, [[str(k), row["short"], _pct(row["value_kept"]), f"{row['elo']:+.0f}",
-                   f"[{row['elo_ci95'][0]:+.0f}, {row['elo_ci95'][1]:+.0f}]"]
+    return head, [[str(k), row["short"], _pct(row["value_kept"]), summary.signed(row["elo"]),
+                   f"[{summary.signed(row['elo_ci95'][0])}, {summary.signed(row['elo_ci95'][1])}]"]
                   for k, row in enumerate(report["summary"]["ranking"], 1)]
 
 
@@ -89,8 +89,7 @@ def _pairs(entry: dict[str, Any]) -> tuple[str, str, str]:
     if not pairs:
         return "–", "–", "–"
     counts = "/".join(str(pairs[key]) for key in ("LL", "LD", "DD_WL", "WD", "WW"))
-    low, high = entry["elo_ci95"]
-    return counts, f"{entry['elo']:+.0f} [{low:+.0f}, {high:+.0f}]", _pct(entry["los"])
+    return counts, summary.elo_interval(entry["elo"], entry["elo_ci95"]), _pct(entry["los"])
 
 
 def tournament_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:

@@ -62,9 +62,18 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
+def signed(elo: float) -> str:
+    """An Elo figure with its sign, rounded (never "-0")."""
+    return f"{round(elo):+d}"
+
+
+def elo_interval(elo: float, ci95: Sequence[float]) -> str:
+    """"+120 [+6, +269]"."""
+    return f"{signed(elo)} [{signed(ci95[0])}, {signed(ci95[1])}]"
+
+
 def _elo(entry: dict[str, Any]) -> str:
-    low, high = entry["ci95"]
-    return f"{entry['elo']:+.0f} [{low:+.0f}, {high:+.0f}]"
+    return elo_interval(entry["elo"], entry["ci95"])
 
 
 def ranking(report: dict[str, Any], short: dict[str, str]) -> list[dict[str, Any]]:
@@ -161,7 +170,7 @@ def _trained(report: dict[str, Any], short: dict[str, str]) -> str | None:
     rated = report["ratings"]["agents"]
 
     def figures(spec: str) -> str:
-        return f"{short[spec]} {_pct(quality[spec])}, {rated[spec]['elo']:+.0f}"
+        return f"{short[spec]} {_pct(quality[spec])}, {signed(rated[spec]['elo'])}"
 
     named = [parse_spec(spec).name for spec in baselines]
     best = max((spec for spec, name in zip(baselines, named) if name != "random"), key=quality.get, default=None)
