@@ -111,3 +111,18 @@ def test_the_report_opens_with_its_answer_and_fits_1280_px(solved, tmp_path, bro
         assert bottom <= height, f"{selector} ends at {bottom} px, below the first screen ({height} px)"
     ranked = browser.find_elements("css selector", ".top table tr")
     assert len(ranked) == 1 + 4 and ranked[1].text.split()[:2] == ["1", "lookup"]
+
+
+def test_a_store_without_the_start_says_its_value_is_unknown(solved, tmp_path):
+    """A --down-to store does not hold the start position: the summary says so, and why."""
+    out = tmp_path / "down-to"
+    report = validate(solved("quixo", {"size": 4, "down_to": 15}), out, "lookup,random", games=2, positions=200,
+                      seed=3, quiet=True)
+    # the games start from positions the store holds: 15 cubes (its first tiers), none from the start
+    assert {entry["start"] for entry in report["tournaments"]} == {"openings"}
+    assert all(sum(cell != "." for cell in board.split()[0].replace("/", "")) == 15 for board in report["openings"])
+    data = report["summary"]
+    assert data["value"] is None and data["remoteness"] is None
+    assert data["why_unknown"] == "its start position (tier m0o0) is not in this store"
+    assert data["answer"] == f"The value of the start position is unknown here: {data['why_unknown']}."
+    assert data["answer"] in (out / "report.md").read_text()

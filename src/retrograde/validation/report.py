@@ -251,6 +251,18 @@ TIMINGS = "timings.json"
 SEARCH_TIMES = {"store": "", "sampled": ", the exact search's seconds a position by tier"}
 
 
+def _starts(settings: dict[str, Any]) -> str:
+    """Where the tournaments' games start."""
+    games = settings["games"]
+    low, high = settings["opening_plies"]
+    if not settings.get("from_start", True):
+        return (f"{games} games each from seeded random positions of the store's first tiers (it does not hold "
+                "the start)")
+    if not settings["openings"]:
+        return f"{games} games each from the start position"
+    return f"{games} games each from the start position and {games} from seeded random openings of {low}–{high} plies"
+
+
 def _intro(report: dict[str, Any]) -> list[str]:
     """How the figures were measured (shown after the answer)."""
     settings = report["settings"]
@@ -262,9 +274,8 @@ def _intro(report: dict[str, Any]) -> list[str]:
         "Value kept = the chosen move achieves the position's value; remoteness lost = plies the chosen win "
         "takes beyond the fastest (won positions where the win is kept); loss shortfall = plies the chosen "
         "loss ends sooner than the slowest (lost positions).",
-        f"Tournaments: every ordered pair of agents (an agent against itself too), {settings['games']} games "
-        f"each from the start position and {settings['games']} from seeded random openings of "
-        f"{settings['opening_plies'][0]}–{settings['opening_plies'][1]} plies (the same for every pair); "
+        f"Tournaments: every ordered pair of agents (an agent against itself too), {_starts(settings)} (the same "
+        "for every pair); "
         f"games stop after {report['max_plies']} plies (capped: shown apart, counted as draws in report.json "
         "and the ratings). Intervals: 95% Wilson; pair Elo: pentanomial, normal approximation.",
         f"Ratings: {report['ratings']['scale']}; anchored at {report['ratings']['anchor']}.",

@@ -191,8 +191,13 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
                                    quiet=quiet)
         measured["sample"]["kind"] = "sampled"
     quality_done = time.monotonic()
-    opening_positions = tournament.random_openings(game, games, seed) if openings else []
-    entries = tournament.run_tournament(game, store, tournament.every_pairing(specs, games, openings=openings),
+    start_stored = store is None or start_value(store)[0] is not None
+    if start_stored:
+        opening_positions = tournament.random_openings(game, games, seed) if openings else []
+    else:  # a --down-to store: games from positions it holds, none from the start
+        opening_positions, openings = tournament.stored_openings(store, games, seed), True
+    entries = tournament.run_tournament(game, store, tournament.every_pairing(specs, games, openings=openings,
+                                                                              initial=start_stored),
                                         seed=seed, executor=executor, max_plies=cap, openings=opening_positions,
                                         quiet=quiet)
     games_done = time.monotonic()
@@ -219,6 +224,7 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
                                              "value": start_summary(store)},
         "settings": {"agents": specs, "games": games, "positions": positions, "max_plies": max_plies,
                      "openings": openings, "opening_plies": list(tournament.OPENING_PLIES),
+                     "from_start": start_stored,
                      "games_per_task": tournament.BATCH,
                      "positions_per_task": quality.CHUNK if store is not None else sampled.CHUNK},
         "trickiest": measured.get("trickiest", []),

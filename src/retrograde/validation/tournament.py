@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from retrograde import outcome as oc
 from retrograde.agents import build_agent, stream_name
 from retrograde.agents.match import play_game
 from retrograde.data.store import Store
@@ -77,6 +78,36 @@ def random_openings(game: Game, count: int, seed: int) -> list[Position]:
     return openings
 
 
+def stored_openings(store: Store, count: int, seed: int) -> list[Position]:
+    """For a store that does not hold the start (`--down-to`): `count` seeded non-terminal
+    positions drawn uniformly from its first tiers (those of the steps no other step leads into:
+    a loopy group's tiers lead into each other). Every child of a stored tier is stored, so
+    games from them stay inside the store.
+
+    :raises BadOption: the first tiers hold no position where the game goes on."""
+    game = store.game
+    step_of = {name: k for k, step in enumerate(store.plan.steps) for name in step.tiers}
+    led_into = {step_of[child] for tier in store.plan.tiers for child in tier.children
+                if step_of[child] != step_of[tier.name]}
+    found = []
+    for tier in store.plan.tiers:
+        if step_of[tier.name] not in led_into:
+            codes, remoteness = store.read_tier(tier.name)
+            live = np.flatnonzero((codes == oc.DRAW) | ((codes != oc.UNDECIDED) & (remoteness > 0)))
+            found += [(tier.name, int(index)) for index in live]
+    rng = np.random.default_rng(task_seed(seed, "stored-openings"))
+    openings: list[Position] = []
+    for k in rng.permutation(len(found)):
+        position = game.position_at(game.tier(found[k][0]), found[k][1])
+        if not game.primitive(position):
+            openings.append(position)
+            if len(openings) == count:
+                return openings
+    if not openings:
+        raise BadOption(f"store {str(store.path)!r}: its first tiers hold no position where the game goes on")
+    return [openings[int(i)] for i in rng.integers(len(openings), size=count)]  # fewer than asked: drawn again
+
+
 def play_batch(worker: WorkerState, game_name: str, params: dict[str, Any], location: str | None, first: str,
                second: str, seed: int, starts: tuple[Position, ...], max_plies: int) -> list[tuple[str, int]]:
     """One task: games of `first` (moving first) against `second` from each start, as
@@ -102,10 +133,10 @@ class Pairing:
     label: str = ""
 
 
-def every_pairing(specs: Sequence[str], games: int, *, openings: bool) -> list[Pairing]:
+def every_pairing(specs: Sequence[str], games: int, *, openings: bool, initial: bool = True) -> list[Pairing]:
     """Every ordered pair of agents (an agent against itself too: the seat's advantage), from
-    the start position and, if asked, from the openings."""
-    starts = (INITIAL, OPENINGS) if openings else (INITIAL,)
+    the start position (unless `initial` is False: a store without it) and, if asked, from the openings."""
+    starts = (INITIAL,) * initial + (OPENINGS,) * openings
     return [Pairing(first, second, start, games) for start in starts for first in specs for second in specs]
 
 
