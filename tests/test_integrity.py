@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 import zarr
 
+import reference as ref
+
 from retrograde.data.store import Store
 from retrograde.errors import DamagedStore
 
@@ -201,3 +203,37 @@ def test_a_resumed_solve_refuses_to_build_on_a_damaged_tier(tmp_path, monkeypatc
     chunk.write_bytes(bytes(data))
     with pytest.raises(DamagedStore, match=f"tier {chunk.parts[-4]} chunk {chunk.name}: its data is damaged"):
         solve_in_process("quixo", {"size": 3}, store)
+
+
+def _rewrite_remoteness(path: Path, tier: str, index: int, remoteness: int) -> None:
+    """Store `remoteness` at `index` of `tier` as a solve would write it: the chunk rewritten and
+    its record's checksum and digest updated, so that only verify's value check can see it."""
+    with Store.open(path, mode="r+") as store:
+        chunking = store.plan.chunking(tier)
+        chunk = index // chunking.chunk_size
+        start, stop = chunking.bounds(chunk)
+        outcome, stored = store.read_tier(tier)
+        changed = stored.copy()
+        changed[index] = remoteness
+        written = store.write_chunk(tier, chunk, outcome[start:stop], changed[start:stop])
+        store.record_chunks(tier, [{**store.record(tier).chunks[chunk], **written, "chunk": chunk}])
+
+
+@pytest.mark.parametrize("kind, shown", [("draw", "draw"), ("hole", "none")])
+def test_a_draw_or_a_hole_holding_remoteness_fails_verify(store, cli, kind, shown):
+    """A draw and an index that is no position (a hole) hold remoteness 0 (SPEC §5): a store
+    whose records and checksums agree with a draw or a hole holding 5 still fails verify,
+    naming the index. The draw is chosen by the reference (xxo/.o./...: x must block the
+    diagonal c1-a3), the hole as the first index of tier k4 whose board is not the one the store
+    keeps for its symmetry class (the reference's representative)."""
+    assert ref.ttt_value("xxo.o....") == (ref.DRAW, 0)
+    wanted = {"draw": lambda board: board == "xxo.o....",
+              "hole": lambda board: ref.ttt_representative(board) != board}[kind]
+    with Store.open(store) as opened:
+        game, tier = opened.game, opened.game.tier("k4")
+        index = next(i for i in range(opened.plan.chunking("k4").size)
+                     if wanted(game.format(game.position_at(tier, i)).split()[0].replace("/", "")))
+    _rewrite_remoteness(store, "k4", index, 5)
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+    assert code == 1 and "FAILED" in stdout and ", 1 wrong, 0 bad checksums, 0 damaged" in stdout, stdout
+    assert f"k4[{index}]" in stdout and f"stored {shown}/5, rules give {shown}/0" in stdout, stdout

@@ -431,3 +431,84 @@ def test_a_second_validate_writing_the_same_folder_is_refused(open_solved, tmp_p
         with pytest.raises(StoreError, match=r"report folder .* is being written by another run \(pid \d+ on "):
             validate(store, out, "random", games=1, positions=10, openings=False, quiet=True)
     assert not out.exists() and list((tmp_path / "reports").iterdir()) == []
+
+
+# --- figures pinned by independent computations (issue 26) ------------------------------------
+def _ttt_text(board: str) -> str:
+    return "/".join(board[row * 3:row * 3 + 3] for row in range(3))
+
+
+def _replayed_figures(game, spec: str) -> dict[str, dict[str, float]]:
+    """The move-quality figures of a deterministic agent over every non-terminal tic-tac-toe
+    board, from the reference alone: the agent only names its move in each class's
+    representative (the board the store keeps), the reference gives every value, and each
+    board counts once (`weighted`) or each symmetry class once (`classes`)."""
+    flip = {ref.WIN: ref.LOSS, ref.LOSS: ref.WIN, ref.DRAW: ref.DRAW}
+    agent = build_agent(spec, game, seed=0)
+    boards = [board for board in ref.ttt_reachable() if not ref.ttt_is_terminal(board)]
+    chosen = {}  # representative -> (outcome, remoteness, chosen outcome, chosen remoteness)
+    for rep in {ref.ttt_representative(board) for board in boards}:
+        move, _ = agent.choose(game.parse(_ttt_text(rep)))
+        cell = (int(move[1]) - 1) * 3 + "abc".index(move[0])
+        assert rep[cell] == "."
+        child = ref.ttt_value(rep[:cell] + ref.ttt_to_move(rep) + rep[cell + 1:])
+        chosen[rep] = (*ref.ttt_value(rep), flip[child[0]], child[1] + 1)
+
+    def figures(rows):
+        rows = np.array(rows)
+        outcome, remoteness, chosen_outcome, chosen_remoteness = rows.T
+        won, lost = outcome == ref.WIN, outcome == ref.LOSS
+        won_kept = won & (chosen_outcome == ref.WIN)
+        return {"value_kept": float(np.mean(chosen_outcome == outcome)),
+                "win_kept": float(np.mean(chosen_outcome[won] == ref.WIN)),
+                "mean_remoteness_lost": float(np.mean((chosen_remoteness - remoteness)[won_kept])),
+                "mean_loss_shortfall": float(np.mean((remoteness - chosen_remoteness)[lost]))}
+
+    return {"weighted": figures([chosen[ref.ttt_representative(board)] for board in boards]),
+            "classes": figures(list(chosen.values()))}
+
+
+def test_move_quality_weighs_each_class_by_its_boards(open_solved):
+    """Exhaustive move quality on tic-tac-toe is the mean over all 4,520 non-terminal boards,
+    not over the 627 classes the store keeps: for two deterministic agents every figure equals
+    the reference's board-weighted one, which differs from the class mean by far more than the
+    tolerance. The loss shortfall (slowest loss's remoteness minus the chosen loss's) is
+    positive for minimax at depth 1."""
+    store = open_solved("tictactoe")
+    specs = ["minimax:depth=1,ties=first", "minimax:depth=2,eval=zero,ties=first"]
+    result = measure(store, specs, positions=100_000, seed=3, executor=InProcessExecutor(), quiet=True)
+    expected = {spec: _replayed_figures(store.game, spec) for spec in specs}
+    for spec in specs:
+        measured = result["agents"][spec]["move_quality"]
+        for name, value in expected[spec]["weighted"].items():
+            assert measured[name] == pytest.approx(value, rel=1e-12, abs=1e-12), (spec, name)
+    assert expected[specs[0]]["weighted"]["mean_loss_shortfall"] > 0.1
+    for spec, name in ((specs[0], "mean_loss_shortfall"), (specs[1], "value_kept")):
+        assert abs(expected[spec]["weighted"][name] - expected[spec]["classes"][name]) > 1e-3, (spec, name)
+
+
+#: Tic-tac-toe openings of 2 to 4 plies (not over), with values the reference gives: wins,
+#: losses and draws at several remoteness.
+OPENINGS_BY_HAND = (".x.....o.", ".o..x....", ".x.ox....", "..x.o.x..", "...xox...", ".o.xox...",
+                    "..xx..o.o", "..ox.xo..", "..xx...oo", "..xx..oo.", ".xox....o", "..xx.o..o")
+
+
+def test_games_of_an_openings_pairing_start_from_the_openings(open_solved):
+    """Lookup against lookup from each opening plays it out perfectly: the side to move there
+    (`first`) gets the opening's value, after its remoteness in plies (a draw fills the board).
+    From the start every game would be a 9-ply draw. Twelve openings: two batches of games."""
+    from retrograde.validation.tournament import OPENINGS
+
+    store = open_solved("tictactoe")
+    game = store.game
+    openings = [game.parse(_ttt_text(board)) for board in OPENINGS_BY_HAND]
+    (entry,) = run_tournament(game, store, [Pairing("lookup", "lookup", OPENINGS, len(openings))], seed=2,
+                              executor=InProcessExecutor(), max_plies=10, openings=openings, quiet=True)
+    values = [ref.ttt_value(board) for board in OPENINGS_BY_HAND]
+    plies = [remoteness if outcome != ref.DRAW else board.count(".")
+             for board, (outcome, remoteness) in zip(OPENINGS_BY_HAND, values)]
+    outcomes = Counter(outcome for outcome, _ in values)
+    assert outcomes[ref.WIN] and outcomes[ref.LOSS] and outcomes[ref.DRAW]
+    assert (entry["games"], entry["first_wins"], entry["draws"], entry["second_wins"]) == (
+        len(openings), outcomes[ref.WIN], outcomes[ref.DRAW], outcomes[ref.LOSS])
+    assert entry["mean_plies"] == pytest.approx(np.mean(plies), abs=0.005)

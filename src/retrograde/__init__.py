@@ -8,7 +8,7 @@ solved store from Python (see `retrograde.api`).
 
 __version__ = "0.1.0"
 
-__all__ = ["MissingTierError", "Position", "SolvedStore", "__version__", "agent", "match", "open_store", "train",
+__all__ = ["Agent", "MissingTierError", "Position", "SolvedStore", "__version__", "agent", "match", "open_store", "train",
            "validate"]
 
 #: Names served by `retrograde.api`, imported on first use: every CLI call imports this

@@ -28,7 +28,7 @@ from retrograde.data import store as stores
 from retrograde.errors import BadOption, BadPosition, MissingTierError, StoreError
 from retrograde.games import Game
 
-__all__ = ["MissingTierError", "MoveResult", "Position", "ProbeResult", "SolvedStore", "TierInfo",
+__all__ = ["Agent", "MissingTierError", "MoveResult", "Position", "ProbeResult", "SolvedStore", "TierInfo",
            "TierValues", "ValueResult", "agent", "match", "open_store", "train", "validate"]
 
 
@@ -75,6 +75,21 @@ class Position:
         formulas): in a game that keeps one position per symmetry class (tic-tac-toe, Quixo),
         the index of its class's representative, which `position_at` gives back."""
         return int(self.game.locate_stored([self.state])[1][0])
+
+
+def _position(game: Game, given: str | Position, holder: str) -> Position:
+    """`given` (text in the game's notation, or a `Position`) as a Position of `game`; `holder`
+    says in errors what holds the game ("store '...' holds").
+
+    :raises BadPosition: the text is not a legal position of `game`, or a `Position` of another
+        game is given."""
+    if isinstance(given, Position):
+        if given.game.describe() != game.describe():
+            raise BadPosition(f"{given!r} is a position of {given.game.describe()!r}, {holder} {game.describe()!r}")
+        return given
+    if not isinstance(given, str):
+        raise BadPosition(f"{given!r}: give a position as text in the game's notation or a Position")
+    return Position(game, game.parse(given))
 
 
 class ValueResult(NamedTuple):
@@ -167,14 +182,7 @@ class SolvedStore:
         :raises BadPosition: the text is not a legal position of this game instance,
             or a `Position` of another game is given.
         """
-        if isinstance(text, Position):
-            if text.game.describe() != self.game.describe():
-                raise BadPosition(f"{text!r} is a position of {text.game.describe()!r}, "
-                                  f"store {str(self.path)!r} holds {self.game.describe()!r}")
-            return text
-        if not isinstance(text, str):
-            raise BadPosition(f"{text!r}: give a position as text in the game's notation or a Position")
-        return Position(self.game, self.game.parse(text))
+        return _position(self.game, text, f"store {str(self.path)!r} holds")
 
     @property
     def initial_position(self) -> Position:
@@ -291,17 +299,55 @@ def _instance(game: Game | str | None, store: SolvedStore | None) -> tuple[Game,
     return (parse_game(game) if isinstance(game, str) else game), None
 
 
-def agent(spec: str, *, store: SolvedStore | None = None, game: Game | str | None = None, seed: int = 0):
+class Agent:
+    """A player built by `agent`: it chooses a move in a position given as `SolvedStore.probe`
+    takes one (text in the game's notation, or a `Position`).
+
+        >>> lookup = retrograde.agent("lookup", store=ttt, seed=1)
+        >>> lookup.choose("xx./oo./... x")
+        ('c1', Position('xxx/oo./... o', game='tictactoe'))
+    """
+
+    def __init__(self, player, game: Game):
+        self._player = player
+        self.game = game
+
+    @property
+    def spec(self) -> str:
+        """The spec the agent was built from."""
+        return self._player.spec
+
+    def __repr__(self) -> str:
+        return f"<Agent {self.spec} for {self.game.describe()}>"
+
+    def choose(self, position: str | Position | Any) -> tuple[str, Position] | tuple[str, Any]:
+        """The move the agent plays in `position` and the `Position` it leads to. Given the
+        game's internal state (`Position.state`, the form earlier versions took), it returns
+        (move, next state) as they did.
+
+        :raises BadPosition: the text is not a position of the game, a `Position` of another
+            game is given, or the game is over there (no move to choose).
+        """
+        if not isinstance(position, (str, Position)):
+            return self._player.choose(position)
+        position = _position(self.game, position, f"agent {self.spec!r} plays")
+        if self.game.primitive(position.state):
+            raise BadPosition(f"{str(position)!r}: the game is over, there is no move to choose")
+        move, state = self._player.choose(position.state)
+        return move, Position(self.game, state)
+
+
+def agent(spec: str, *, store: SolvedStore | None = None, game: Game | str | None = None, seed: int = 0) -> Agent:
     """The agent named by `spec` (`NAME[:key=value,...]`, as on the command line) for the
-    store's game, or for `game` without a store. `agent.choose(position.state)` returns
-    (move, next state); `play` below plays whole games.
+    store's game, or for `game` without a store: `agent(...).choose("x../.o./... x")` returns
+    (move, Position); `match` below plays whole games.
 
     :raises BadAgent: unknown agent or option, a bad value, or an agent that needs a store.
     """
     from retrograde.agents import build_agent
 
     instance, raw = _instance(game, store)
-    return build_agent(spec, instance, seed=seed, store=raw)
+    return Agent(build_agent(spec, instance, seed=seed, store=raw), instance)
 
 
 def match(first: str, second: str, *, store: SolvedStore | None = None, game: Game | str | None = None,

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     exits.run(lambda: cli.main(args=argv, prog_name="retrograde", standalone_mode=False), argv)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog="""\b
+@click.group(cls=exits.Commands, context_settings={"help_option_names": ["-h", "--help"]}, epilog="""\b
 Start here:
   retrograde games                          the games and their options
   retrograde run --help                     the named workflows: solve, verify, train, validate

@@ -40,6 +40,21 @@ AFTER_STOP = {"solve": "rerun the same command to resume", "run": "rerun the sam
               "train": "rerun the same command to resume", "verify": "verify keeps no progress: rerun it to check again"}
 
 
+class Interrupted(BaseException):
+    """Ctrl-C inside a command, carried to `run` past click's own handler, which would first
+    print a blank line on stderr (to end the terminal's ^C echo) whatever stderr is."""
+
+
+class Commands(click.Group):
+    """The command group: a Ctrl-C while a command runs reaches `run` as `Interrupted`."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise Interrupted from exc
+
+
 class Terminated(BaseException):
     """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so that clusters and files are closed."""
 
@@ -85,6 +100,8 @@ def _on_stop_signal(signum: int, frame) -> None:
 
 def _stopped(argv: list[str], why: str, code: int) -> None:
     _silence_shutdown()
+    if code == 130 and sys.stderr.isatty():  # the line starts after the terminal's ^C echo (or a progress bar)
+        click.echo(err=True)
     command = next((arg for arg in argv if not arg.startswith("-")), "")
     fail(why + (f"; {AFTER_STOP[command]}" if command in AFTER_STOP else ""), code)
 
@@ -138,7 +155,7 @@ def run(command: Callable[[], int | None], argv: list[str]) -> None:
     except click.exceptions.NoArgsIsHelpError as exc:  # `retrograde` alone: what it can do
         click.echo(exc.ctx.get_help())
         code = 0
-    except (click.exceptions.Abort, KeyboardInterrupt):
+    except (click.exceptions.Abort, KeyboardInterrupt, Interrupted):
         _stopped(argv, "interrupted", 130)
     except Terminated as exc:
         _stopped(argv, f"stopped by {exc}", 128 + exc.signum)
