@@ -19,7 +19,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from common import measure, print_options, report
+from common import given_or_solved, measure, print_options, report
 
 
 def rounds(store: Path, repeat: int, workers: int | None) -> dict[str, list[float]]:
@@ -45,11 +45,7 @@ def main() -> None:
     options = parser.parse_args()
     print_options(options)
     with tempfile.TemporaryDirectory() as tmp:
-        store = options.store
-        if store is None:
-            store = Path(tmp) / "q4.zarr"
-            solved = measure(["solve", "quixo", "--size", "4", "--store", str(store), "--quiet"])
-            print(f"  solved 4x4 Quixo in {solved['wall']:.1f} s", flush=True)
+        store = given_or_solved(options.store, Path(tmp), "q4.zarr", ["quixo", "--size", "4"])
         times = rounds(store, options.repeat, options.workers)
     verify, analyze = (statistics.median(times[name]) for name in ("verify", "analyze"))
     report("analyze against verify on 4x4 Quixo",

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import measure, print_options, report
+from common import given_or_solved, print_options, report
 
 _READ = r"""
 import json, resource, sys, time
@@ -62,11 +62,8 @@ def main() -> None:
     options = parser.parse_args()
     print_options(options)
     with tempfile.TemporaryDirectory() as tmp:
-        store = options.store
-        if store is None:
-            store = Path(tmp) / "q5-24.zarr"
-            measure(["solve", "quixo", "--size", "5", "--down-to", "24", "--store", str(store), "--workers", "2",
-                     "--quiet"])
+        store = given_or_solved(options.store, Path(tmp), "q5-24.zarr", ["quixo", "--size", "5", "--down-to", "24"],
+                                "--workers", "2")
         figures = {}
         for names in deepest_outside_sets(store, options.sets):
             out = subprocess.run([sys.executable, "-c", _READ, str(store.resolve()), *names],

@@ -25,7 +25,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from common import kill_group, measure, print_options, report, start_group
+from common import given_or_solved, kill_group, print_options, report, start_group
 
 from retrograde.games import make_game
 
@@ -111,11 +111,7 @@ def main() -> None:
     options = parser.parse_args()
     print_options(options)
     with tempfile.TemporaryDirectory() as tmp:
-        store = options.store
-        if store is None:
-            store = Path(tmp) / "q4.zarr"
-            solved = measure(["solve", "quixo", "--size", "4", "--store", str(store), "--quiet"])
-            print(f"  solved 4x4 Quixo in {solved['wall']:.1f} s", flush=True)
+        store = given_or_solved(options.store, Path(tmp), "q4.zarr", ["quixo", "--size", "4"])
         positions = walk(options.requests, options.seed, options.plies)
         url, proc = serve(store, Path(tmp))
         try:

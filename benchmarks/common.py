@@ -34,6 +34,17 @@ def measure(args: list[str], *, env: dict[str, str] | None = None, stdout: Path 
     return result
 
 
+def given_or_solved(store: Path | None, folder: Path, name: str, game: list[str], *extra: str) -> Path:
+    """The store given, or `game` (e.g. ["quixo", "--size", "4"]) solved into `folder`/`name`
+    with the real CLI (its wall time printed)."""
+    if store is not None:
+        return store
+    store = folder / name
+    solved = measure(["solve", *game, "--store", str(store), "--quiet", *extra])
+    print(f"  solved {' '.join(game)} in {solved['wall']:.1f} s", flush=True)
+    return store
+
+
 def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
 
