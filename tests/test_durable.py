@@ -98,3 +98,93 @@ def test_a_new_store_is_on_the_disk_before_it_has_its_name(tmp_path, monkeypatch
         flushed = watch.when_flushed(entry)
         assert flushed is not None and flushed < published, entry.relative_to(tmp_path)
     assert watch.when_flushed(tmp_path) > published  # the new name itself
+
+
+# --- every other durable write: on the disk when the call that writes it returns -------------------------------------
+# Each test below fails if the write skips the fsync of its file or of its folder (after the rename).
+def assert_on_disk(watch: Watch, *paths: Path) -> None:
+    for path in paths:
+        assert path.is_file(), path
+        assert watch.when_flushed(path) is not None, f"{path.name} was never flushed"
+        assert watch.on_disk(path), f"{path.name}: its folder was not flushed after it got its name"
+
+
+def on_disk_after(monkeypatch, watch: Watch, owner, method: str, target) -> list[Path]:
+    """Wrap `owner.method` so that each call's file (`target(*args, **kw)`) must be on the disk
+    once it returns; returns the list of files checked."""
+    checked, original = [], getattr(owner, method)
+
+    def wrapped(*args, **kw):
+        result = original(*args, **kw)
+        path = Path(target(*args, **kw))
+        assert_on_disk(watch, path)
+        checked.append(path)
+        return result
+
+    monkeypatch.setattr(owner, method, wrapped)
+    return checked
+
+
+def test_the_attempt_and_every_record_document_are_on_the_disk(tmp_path, monkeypatch):
+    """scratch/attempt when `begin_attempt` returns; a tier's document (its chunk records) each
+    time `record_chunks` returns, so before a task that depends on it starts."""
+    monkeypatch.setenv("RETROGRADE_FSYNC", "1")
+    with plan_stage(make_game("tictactoe", {}), tmp_path / "s.zarr") as store:
+        watch = Watch(monkeypatch)
+        attempts = on_disk_after(monkeypatch, watch, stores.Store, "begin_attempt",
+                                 lambda self: self.path / stores.SCRATCH / stores.ATTEMPT)
+        records = on_disk_after(monkeypatch, watch, stores.Store, "record_chunks",
+                                lambda self, name, summaries: self.path / "tiers" / name / "zarr.json")
+        solve_stage(store, InProcessExecutor(), quiet=True)
+    assert len(attempts) == 1 and len({path.parent.name for path in records}) == 10
+
+
+def test_first_passes_and_propagation_checkpoints_are_on_the_disk(tmp_path, monkeypatch):
+    """A loopy group's first-pass files and its propagation checkpoints (3x3 Quixo, a checkpoint
+    after every level), each when its write returns: a resumed solve builds on them."""
+    from retrograde.pipeline.scratch import Scratch
+
+    monkeypatch.setenv("RETROGRADE_FSYNC", "1")
+    monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")
+    monkeypatch.setenv("RETROGRADE_SMALL_GROUP_CHUNKS", "0")
+    with plan_stage(make_game("quixo", {"size": 3}), tmp_path / "s.zarr") as store:
+        watch = Watch(monkeypatch)
+        passes = on_disk_after(monkeypatch, watch, Scratch, "write_first_pass",
+                               lambda self, name, chunk, *rest: self._scratch_file(name, chunk))
+        checkpoints = on_disk_after(monkeypatch, watch, Scratch, "write_checkpoint",
+                                    lambda self, group, parts, part, level, *rest:
+                                    self._checkpoint_file(group, parts, part, level))
+        solve_stage(store, InProcessExecutor(), quiet=True)
+    assert len(passes) > 5 and len(checkpoints) > 5
+
+
+def test_training_artifacts_and_checkpoints_are_on_the_disk(tmp_path, monkeypatch):
+    """A training's checkpoint each time it is saved, the artifact it ends with (.npz), and a
+    JSON artifact (a `ga` one)."""
+    from retrograde.data import artifact
+    from retrograde.training import train
+
+    monkeypatch.setenv("RETROGRADE_FSYNC", "1")
+    watch = Watch(monkeypatch)
+    saved = on_disk_after(monkeypatch, watch, artifact, "save_npz", lambda target, *rest: target)
+    out = tmp_path / "rl.npz"
+    train("rl:episodes=30,every=10", "tictactoe", out, seed=1)
+    assert [path.name for path in saved] == ["checkpoint.npz"] * 3
+    assert_on_disk(watch, out)
+    artifact.save_json(tmp_path / "ga.json", {"genome": [1, 2, 3]})
+    assert_on_disk(watch, tmp_path / "ga.json")
+
+
+def test_workflow_state_and_report_files_are_on_the_disk(solved, tmp_path, monkeypatch):
+    """What `run` records (workflow.json, status.json, verify.json: `write_json`) and the
+    files of a validation report, when the call that writes them returns."""
+    from retrograde.pipeline.stages import write_json
+    from retrograde.validation import validate
+
+    monkeypatch.setenv("RETROGRADE_FSYNC", "1")
+    watch = Watch(monkeypatch)
+    write_json(tmp_path / "workflow.json", {"workflow": "nim", "stages": {"plan": "done"}})
+    assert_on_disk(watch, tmp_path / "workflow.json")
+    report = tmp_path / "report"
+    validate(solved("nim", {"heaps": [1, 2, 3]}), report, ["random"], games=1, positions=5, workers=0, quiet=True)
+    assert_on_disk(watch, *(report / name for name in ("report.json", "report.md", "report.html")))

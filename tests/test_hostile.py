@@ -379,3 +379,195 @@ def test_an_empty_path_is_a_usage_error_not_the_current_folder(tmp_path):
         assert failed.returncode == 2, (args, failed.stderr)
         assert_one_error_line(failed.stderr, "an empty path")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- links: nothing is written, read or deleted through a link out of a store, an artifact or an output --------------
+# A crafted store, training folder or output folder holds symbolic (or hard) links to a victim outside: every
+# command says one line naming the link, exits non-zero and leaves the victim's bytes as they were (docs/SECURITY.md).
+NIM = ["nim", "--heaps", "1,2,3"]
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes | str]:
+    """Every entry under `folder`: a file's bytes, a folder as "folder", a link as "-> target"."""
+    found: dict[str, bytes | str] = {}
+    for path in sorted(folder.rglob("*")):
+        name = str(path.relative_to(folder))
+        found[name] = (f"-> {os.readlink(path)}" if path.is_symlink() else "folder" if path.is_dir()
+                       else path.read_bytes())
+    return found
+
+
+@pytest.fixture
+def outside(tmp_path) -> Path:
+    """A folder outside every store and output, with a victim file and tier-named folders of files."""
+    folder = tmp_path / "outside"
+    for name in ("k1", "k2", "k3", "h0", "h1"):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "keep.txt").write_text(f"{name} is not a store's\n")
+        (folder / name / "0.npz.partial").write_text("not a leftover of ours\n")
+    (folder / "victim").write_text("precious\n")
+    (folder / "checkpoint.npz").write_text("not a checkpoint\n")
+    (folder / "x.partial").write_text("not a leftover\n")
+    return folder
+
+
+def assert_refused(result: tuple[int, str, str], *needles: str) -> None:
+    code, _, stderr = result
+    assert code not in (0, None), stderr
+    assert_one_error_line(stderr, *needles)
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_a_lock_file_link_never_overwrites_its_target(solved, tmp_path, outside, cli, link):
+    """`.NAME.lock` planted as a link to a victim: solve, train and validate refuse in one line,
+    the victim keeps its bytes, and nothing is written."""
+    before = tree_bytes(outside)
+    work = tmp_path / "work"
+    work.mkdir()
+    commands = {"s.zarr": ["solve", *NIM, "--store", str(work / "s.zarr"), "--workers", "0", "--quiet"],
+                "rl.npz": ["train", "rl:episodes=5", "--game", "tictactoe", "--out", str(work / "rl.npz"), "--quiet"],
+                "report": ["validate", "--store", str(solved("nim", {"heaps": [1, 2, 3]})), "--out",
+                           str(work / "report"), "--agents", "random", "--games", "1", "--positions", "5", "--quiet"]}
+    for name, args in commands.items():
+        lock = work / f".{name}.lock"
+        if link == "symbolic":
+            lock.symlink_to(outside / "victim")
+        else:
+            os.link(outside / "victim", lock)
+        assert_refused(cli(*args), "lock file", str(lock), "symbolic link" if link == "symbolic" else "hard link")
+        assert tree_bytes(outside) == before, f"{name}: the lock's target changed"
+        assert sorted(p.name for p in work.iterdir()) == [lock.name], f"{name} wrote beside its lock"
+        lock.unlink()
+    assert (outside / "victim").stat().st_nlink == 1
+
+
+@pytest.mark.parametrize("where", ["scratch", "scratch/<tier>"])
+def test_a_scratch_link_never_makes_a_solve_delete_or_write_elsewhere(solved, tmp_path, outside, monkeypatch, cli,
+                                                                      where):
+    """A stopped 3x3 Quixo solve whose scratch folder (or a tier's folder in it) is a link to a
+    folder of tier-named folders elsewhere: the resumed solve stops in one line naming the link
+    and nothing outside changes; with the link gone, the same solve ends with the normal bytes."""
+    from conftest import solve_killed_in_propagation
+
+    store = tmp_path / "q3.zarr"
+    solve_killed_in_propagation(store, monkeypatch, level=3)
+    tiers = sorted(p.name for p in (store / "scratch").iterdir() if p.is_dir())
+    for name in tiers:  # the link's target also holds folders named as the store's loopy tiers
+        (outside / name).mkdir(exist_ok=True)
+        (outside / name / "keep.txt").write_text("mine\n")
+    linked = store / "scratch" if where == "scratch" else store / "scratch" / tiers[0]
+    kept = tmp_path / "kept"
+    linked.rename(kept)
+    linked.symlink_to(outside)
+    before, stored = tree_bytes(outside), store_bytes(store)
+    assert_refused(cli("solve", "quixo", "--size", "3", "--store", str(store), "--workers", "0", "--quiet"),
+                   "symbolic link", str(linked))
+    assert tree_bytes(outside) == before, "the solve changed a folder outside its store"
+    assert store_bytes(store) == stored
+    assert not (tmp_path / ".q3.zarr.lock").exists()
+    linked.unlink()
+    kept.rename(linked)
+    code, _, stderr = cli("solve", "quixo", "--size", "3", "--store", str(store), "--workers", "0", "--quiet")
+    assert code == 0, stderr
+    assert_same_store(store, solved("quixo", {"size": 3}), "resumed once the link was gone")
+
+
+def test_a_tier_folder_link_is_never_written_through(tmp_path, outside, cli):
+    """A stopped solve whose tier folder is a link elsewhere: the resumed solve refuses it."""
+    store = partial_store(tmp_path / "t.zarr")
+    tier = store / "tiers" / "k2"
+    (outside / "k2").rmdir() if not any((outside / "k2").iterdir()) else None
+    moved = outside / "tier-k2"
+    tier.rename(moved)
+    tier.symlink_to(moved)
+    before = tree_bytes(outside)
+    assert_refused(cli(*solve_args(["tictactoe"], store)), "symbolic link", str(tier))
+    assert tree_bytes(outside) == before
+
+
+@pytest.mark.parametrize("kind", ["symbolic link", "fifo"])
+def test_a_crafted_chunk_file_is_never_read(solved, tmp_path, outside, cli, kind):
+    """A chunk file that is a link to a file outside, or a fifo (which a read would wait on
+    forever): probe and verify refuse in one line, and read nothing through it."""
+    store = tmp_path / "t.zarr"
+    shutil.copytree(solved("tictactoe"), store)
+    chunk = next(p for p in sorted((store / "tiers").glob("k*/outcome/c/0")))
+    chunk.unlink()
+    if kind == "fifo":
+        os.mkfifo(chunk)
+    else:
+        chunk.symlink_to(outside / "victim")
+    tier = chunk.parts[-4]
+    position = {"k0": ".../.../... x"}.get(tier)
+    results = [cli("verify", "--store", str(store), "--workers", "0", "--quiet")]
+    if position is not None:
+        results.append(cli("probe", "--store", str(store), position))
+    for code, stdout, stderr in results:
+        assert code not in (0, None) and "Traceback" not in stdout + stderr, stdout + stderr
+        assert ("symbolic link" if kind == "symbolic link" else "not a regular file") in stdout + stderr
+
+
+def test_a_checkpoint_folder_link_is_refused_by_train(tmp_path, outside, cli):
+    """`OUT.partial` (where train keeps its checkpoints and deletes leftovers) planted as a link
+    to a folder elsewhere: train refuses in one line; nothing there is read, written or deleted."""
+    out = tmp_path / "rl.npz"
+    out.with_name("rl.npz.partial").symlink_to(outside)
+    before = tree_bytes(outside)
+    assert_refused(cli("train", "rl:episodes=30,every=10", "--game", "tictactoe", "--out", str(out), "--seed", "1",
+                       "--quiet"), "symbolic link", "rl.npz.partial")
+    assert tree_bytes(outside) == before
+    assert not out.exists()
+
+
+def test_a_link_at_a_report_file_is_replaced_not_written_through(solved, tmp_path, outside, cli):
+    """A report folder whose report.json is a link to a victim: validate replaces the link with
+    its report and the victim keeps its bytes."""
+    report = tmp_path / "report"
+    report.mkdir()
+    (report / "report.json").symlink_to(outside / "victim")
+    before = tree_bytes(outside)
+    code, _, stderr = cli("validate", "--store", str(solved("nim", {"heaps": [1, 2, 3]})), "--out", str(report),
+                          "--agents", "random", "--games", "1", "--positions", "5", "--quiet")
+    assert code == 0, stderr
+    assert tree_bytes(outside) == before
+    assert not (report / "report.json").is_symlink() and json.loads((report / "report.json").read_text())
+
+
+# --- a plan that is not an object --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("plan", [[1, 2], "nim", 7, None])
+def test_a_plan_that_is_not_an_object_is_one_line(solved, tmp_path, cli, plan):
+    """attributes.retrograde.plan edited into a list, a string, a number or null: every reader
+    and solve say one line naming the plan document, and change nothing."""
+    store = tmp_path / "n.zarr"
+    shutil.copytree(solved("nim", {"heaps": [1, 2, 3]}), store)
+    document = json.loads((store / "zarr.json").read_text())
+    document["attributes"]["retrograde"]["plan"] = plan
+    (store / "zarr.json").write_text(json.dumps(document))
+    before = store_bytes(store)
+    for args in (["status", "--store", str(store)], ["verify", "--store", str(store), "--workers", "0", "--quiet"],
+                 ["probe", "--store", str(store), "1,2,3"],
+                 ["solve", *NIM, "--store", str(store), "--workers", "0", "--quiet"]):
+        code, stdout, stderr = cli(*args)
+        assert code not in (0, None), (args, stdout)
+        assert "Traceback" not in stdout + stderr
+        if plan is not None:
+            assert_one_error_line(stderr, "its plan (zarr.json) is damaged")
+    assert store_bytes(store) == before
+
+
+# --- a damaged workflow state ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("content", [b"", b'{"workflow": "nim", "stag', b"[1, 2]", b"\xff\xfe", b'{"stages": 5}'])
+def test_a_damaged_workflow_state_is_one_line(tmp_path, cli, content):
+    """An empty, cut-short, non-object or non-UTF-8 workflow.json: `run` says one line naming the
+    file and what to do, exits non-zero and changes nothing; deleted as it says, the workflow runs."""
+    folder = tmp_path / "out" / "nim"
+    folder.mkdir(parents=True)
+    (folder / "workflow.json").write_bytes(content)
+    before = tree_bytes(tmp_path)
+    args = ["run", "nim", "--out", str(tmp_path / "out"), "--workers", "0", "--quiet"]
+    assert_refused(cli(*args), str(folder / "workflow.json"), "damaged", "delete it")
+    assert tree_bytes(tmp_path) == before
+    (folder / "workflow.json").unlink()
+    code, _, stderr = cli(*args)
+    assert code == 0, stderr
+    assert json.loads((folder / "workflow.json").read_text())["stages"]["verify"] == "done"

@@ -5,21 +5,20 @@ metadata sits in a 0-d string array `metadata` (np.load(allow_pickle=False) read
 The metadata's learning curve (`CURVE`) has one point per checkpoint: the units trained so far
 under the learner's unit (`UNITS`), the learner's figures for the block, and with a solved store
 the share of value-keeping moves (`VALUE_KEPT`); `curve_point` writes a point, `measured_curve` reads them.
-Files are written under a temporary name and renamed into place, and .npz members carry a
-fixed timestamp, so that the same training gives the same bytes.
+Files are written whole and flushed to the disk (`durable.write_atomically`), and .npz members
+carry a fixed timestamp, so that the same training gives the same bytes.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import uuid
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from retrograde.data.durable import write_atomically
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
 
@@ -56,20 +55,10 @@ def measured_curve(metadata: Any) -> list[tuple[float, float]]:
     return [(float(point[unit]), float(point[VALUE_KEPT])) for point in metadata[CURVE] if VALUE_KEPT in point]
 
 
-def _replace_atomically(target: Path, write) -> None:
-    partial = target.with_name(f"{target.name}.{uuid.uuid4().hex}.partial")
-    try:
-        with open(partial, "wb") as f:
-            write(f)
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
 def save_json(target: Path, document: dict[str, Any]) -> None:
     """Write `document` as indented JSON, atomically."""
     text = json.dumps(document, indent=1, sort_keys=True) + "\n"
-    _replace_atomically(target, lambda f: f.write(text.encode()))
+    write_atomically(target, lambda f: f.write(text.encode()))
 
 
 def save_npz(target: Path, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> None:
@@ -85,7 +74,7 @@ def save_npz(target: Path, arrays: dict[str, np.ndarray], metadata: dict[str, An
                 with archive.open(info, "w", force_zip64=True) as member:
                     np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
 
-    _replace_atomically(target, write)
+    write_atomically(target, write)
 
 
 def read_metadata(path: Path) -> Any:

@@ -10,17 +10,26 @@ at data that a crash can take back.
 
 RETROGRADE_FSYNC=0 leaves the flushing to the operating system (a kill still loses
 nothing; a crash or power loss may): for scratch disks, and to measure what fsync costs.
+
+Nothing here writes through a symbolic link: a temporary file is created new (O_EXCL, which
+never follows a link), a rename replaces a link at the target rather than what it points to,
+and `inside` refuses a path that runs through a link below the store, artifact or output
+folder it belongs to (docs/SECURITY.md).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
+
+from retrograde.errors import StoreError
 
 #: Temporary files end with this; a rerun removes those a killed writer left (`Store.remove_partial_writes`).
 PARTIAL = ".partial"
@@ -43,6 +52,45 @@ def _flush(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def inside(root: Path, path: Path) -> Path:
+    """`path` (below `root`), once none of its components below `root`, `path` itself included, is
+    a symbolic link: what is read, written or deleted inside a store, an artifact's checkpoint folder
+    or an output folder stays inside it, whatever links a crafted one holds. `root` itself is
+    the user's to name, link or not.
+
+    :raises StoreError: naming the link."""
+    here = root
+    for part in path.relative_to(root).parts:
+        here = here / part
+        if here.is_symlink():
+            raise StoreError(f"{str(here)!r} is a symbolic link: retrograde follows no link inside {str(root)!r} "
+                             "(one could make it read, write or delete elsewhere); remove the link and rerun")
+    return path
+
+
+def read_inside(root: Path, path: Path) -> bytes:
+    """The bytes of the regular file `path` below `root`, read through no link (`inside`): a
+    crafted store's link, fifo or device is refused, never read (nor waited on).
+
+    :raises StoreError: a link; OSError: not a regular file, or as reading raises it."""
+    fd = os.open(inside(root, path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as file:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return file.read()
+
+
+def create_file(path: Path, *, exclusive: bool = True) -> BinaryIO:
+    """`path` opened for writing as a new file (with `exclusive`, FileExistsError if anything is
+    there, a link included; otherwise an existing file is emptied), never through a link: a
+    link at `path` is OSError ELOOP (or FileExistsError), not its target overwritten."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_EXCL if exclusive else os.O_TRUNC)
+    return os.fdopen(os.open(path, flags, 0o666), "wb")
 
 
 def check_writable(folder: Path) -> None:
@@ -78,7 +126,7 @@ def write_partial(target: Path, write: Callable[[BinaryIO], object], *, flush: b
     whole."""
     partial = target.with_name(f"{target.name}.{uuid.uuid4().hex}{PARTIAL}")
     try:
-        with open(partial, "wb") as file:
+        with create_file(partial) as file:
             write(file)
             if flush and fsync_enabled():
                 file.flush()
@@ -157,7 +205,8 @@ def write_tree(root: Path, files: dict[str, bytes]) -> None:
         for parent in path.relative_to(root).parents:
             folders.add(root / parent)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+        with create_file(path) as file:  # a new file: one already there (a link included) is refused
+            file.write(content)
     if fsync_enabled():
         flush_all([*(root / name for name in files), *folders])
 

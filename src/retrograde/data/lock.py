@@ -4,13 +4,17 @@ holds an exclusive lock on the file `.<name>.lock` beside it for as long as it w
 The lock is flock(2)'s: it belongs to the open file, so it goes with its holder however the
 holder ends (a kill -9 included) and a killed run never leaves a stale lock. The file names
 its holder for the refusal a second writer gets, and is removed when the lock is released.
+It is opened without following a link and must be a regular file: a link planted there never
+makes a run overwrite what it points to.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import socket
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,7 +51,7 @@ def writer_lock(store_path: str | os.PathLike, what: str = "store") -> Iterator[
     if why := missing_folder(path, what):
         raise StoreError(why)
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = _open_lock(lock, path, what)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -69,3 +73,26 @@ def writer_lock(store_path: str | os.PathLike, what: str = "store") -> Iterator[
     finally:
         lock.unlink(missing_ok=True)  # before the lock goes: a later opener gets a fresh file
         os.close(fd)
+
+
+def _open_lock(lock: Path, path: Path, what: str) -> int:
+    """The lock file opened for reading and writing (created if missing), never through a link.
+
+    :raises StoreError: it is a symbolic link, not a regular file, or a file with other names
+        (a hard link, which a truncation would empty too)."""
+    refused = (f"{what} {str(path)!r}: its lock file {str(lock)!r} is {{}}; retrograde writes only a regular "
+               "file there: remove it and rerun")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if lock.is_symlink():
+            raise StoreError(refused.format("a symbolic link")) from None
+        if exc.errno == errno.EISDIR:
+            raise StoreError(refused.format("a folder")) from None
+        raise
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
+        os.close(fd)
+        raise StoreError(refused.format("not a regular file" if not stat.S_ISREG(found.st_mode)
+                                        else "a hard link to another file"))
+    return fd

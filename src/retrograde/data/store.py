@@ -128,6 +128,9 @@ class Store:
         self.attempt = attempt
         if not isinstance(meta, dict) or "plan" not in meta:
             raise StoreError(f"{str(path)!r} is not a retrograde store")
+        if not isinstance(meta["plan"], dict):
+            raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged (attributes.{ATTR}.plan is "
+                               f"{type(meta['plan']).__name__}, not an object); was it edited by hand?")
         if meta["plan"].get("format") != FORMAT_VERSION:
             raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; this version reads "
                              f"format {FORMAT_VERSION} only: solve the game again into a new store")
@@ -235,7 +238,7 @@ class Store:
         """The document of `node` must hold exactly the `expected` bytes (what zarr writes for
         its metadata): any changed byte, even one that still parses to the same values, is damage."""
         try:
-            stored = (self.path / node / "zarr.json").read_bytes()
+            stored = durable.read_inside(self.path, self.path / node / "zarr.json")
         except OSError as exc:
             raise self.damaged(what, exc) from None
         if stored != expected:
@@ -250,7 +253,7 @@ class Store:
         if name not in self._records:
             document = f"tier {name}: its document tiers/{name}/zarr.json"
             try:
-                stored = (self.path / "tiers" / name / "zarr.json").read_bytes()
+                stored = durable.read_inside(self.path, self.path / "tiers" / name / "zarr.json")
                 chunks = json.loads(stored)["attributes"]["chunks"]
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise self.damaged(document, exc) from None
@@ -272,7 +275,7 @@ class Store:
         for summary in summaries:
             record.chunks[summary["chunk"]] = {key: summary[key] for key in CHUNK_RECORD}
         document = _document(GroupMetadata(attributes=record.to_json()))
-        durable.write_atomically(self.path / "tiers" / name / "zarr.json", lambda file: file.write(document))
+        durable.write_atomically(self.inside("tiers", name, "zarr.json"), lambda file: file.write(document))
 
     def deepen(self, plan: Plan) -> Store:
         """This store with `plan`, which `extends` its own: the new tiers are added, unsolved,
@@ -284,11 +287,12 @@ class Store:
         with folders of tiers it does not list, which the next deepening replaces."""
         if not (self.writable and plan.extends(self.plan)):
             raise StoreError(f"store {str(self.path)!r} cannot be deepened to {make_game(plan.game, plan.params).describe()}")
-        for folder in (self.path / "tiers").iterdir():
-            if folder.is_dir() and folder.name not in self._tier_names:  # left by an interrupted deepening
+        for folder in self.inside("tiers").iterdir():
+            # a folder left by an interrupted deepening (a link there is refused, never followed)
+            if folder.name not in self._tier_names and self.inside("tiers", folder.name).is_dir():
                 shutil.rmtree(folder)
         durable.write_tree(self.path, {name: document for name, document in _hierarchy(plan).items()
-                                       if name.startswith("tiers/") and name.split("/")[1] not in self._tier_names})
+                                       if name.count("/") > 1 and name.split("/")[1] not in self._tier_names})
         root = _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}))
         durable.write_atomically(self.path / "zarr.json", lambda file: file.write(root))
         self.close()
@@ -301,9 +305,11 @@ class Store:
         Its id goes into scratch/attempt; a task checks that file before it writes, so a task
         of an earlier attempt, still running on a cluster after its driver was killed, writes
         nothing from now on. Then temporary files killed writers left are removed."""
-        durable.make_folder(self.path / SCRATCH)
+        durable.make_folder(self.inside(SCRATCH))
+        for entry in (self.path / SCRATCH).iterdir():  # a link there stops the solve before it writes
+            self.inside(SCRATCH, entry.name)
         self.attempt = uuid.uuid4().hex
-        durable.write_atomically(self.path / SCRATCH / ATTEMPT, lambda file: file.write(self.attempt.encode()))
+        durable.write_atomically(self.inside(SCRATCH, ATTEMPT), lambda file: file.write(self.attempt.encode()))
         self.remove_partial_writes()
         return self.attempt
 
@@ -312,13 +318,20 @@ class Store:
         the solve, then the attempt and the emptied scratch folder, leaving the store as if
         solved in one go; a late task of this attempt then writes nothing."""
         self.remove_partial_writes()
-        (self.path / SCRATCH / ATTEMPT).unlink(missing_ok=True)
+        self.inside(SCRATCH, ATTEMPT).unlink(missing_ok=True)
         try:
             (self.path / SCRATCH).rmdir()
         except OSError as exc:
             if exc.errno not in (errno.ENOENT, errno.ENOTEMPTY):  # not there, or a stale writer's
                 raise
         durable.sync_folder(self.path)
+
+    def inside(self, *parts: str) -> Path:
+        """The path `parts` name in the store, refused if it runs through a symbolic link: a
+        crafted store never makes a solve write or delete outside it (`durable.inside`).
+
+        :raises StoreError: naming the link."""
+        return durable.inside(self.path, self.path.joinpath(*parts))
 
     def _require_writable(self) -> None:
         if not self.writable:
@@ -329,7 +342,7 @@ class Store:
         if self.attempt is None:
             return
         try:
-            current = (self.path / SCRATCH / ATTEMPT).read_text()
+            current = durable.read_inside(self.path, self.path / SCRATCH / ATTEMPT).decode()
         except (FileNotFoundError, NotADirectoryError):
             current = None
         if current != self.attempt:
@@ -341,7 +354,7 @@ class Store:
         """Delete temporary files killed writers left (every write goes to a `*.partial` file
         renamed into place). Driver only, when no task of its attempt runs: a task of an
         earlier attempt that loses its temporary file fails, which fences it too."""
-        for leftover in self.path.rglob(f"*{durable.PARTIAL}"):
+        for leftover in self.path.rglob(f"*{durable.PARTIAL}"):  # never descends into a linked folder
             leftover.unlink(missing_ok=True)
 
     @property
@@ -390,7 +403,7 @@ class Store:
         packed = packing.pack(outcome)
         files = [codec.encode(values) for codec, values in zip(self._codecs(name), (packed, remoteness))]
         for array, content in zip(ARRAYS, files):
-            target = self._chunk_file(name, array, chunk)
+            target = durable.inside(self.path, self._chunk_file(name, array, chunk))
             if content is None:  # only the fill value: no file (as zarr does it)
                 self._unflushed.remove(target)
             else:
@@ -402,7 +415,7 @@ class Store:
         files = []
         for array in ARRAYS:
             try:
-                files.append(self._chunk_file(name, array, chunk).read_bytes())
+                files.append(durable.read_inside(self.path, self._chunk_file(name, array, chunk)))
             except FileNotFoundError:
                 files.append(None)
             except OSError as exc:
@@ -517,7 +530,7 @@ def _plan_attributes(path: Path) -> Any:
     if not (path / "zarr.json").is_file():
         raise StoreError(f"{str(path)!r} is not a retrograde store (no zarr.json)")
     try:
-        document = json.loads((path / "zarr.json").read_bytes())
+        document = json.loads(durable.read_inside(path, path / "zarr.json"))
     except OSError as exc:
         raise StoreError(f"{str(path)!r} cannot be read ({exc})") from None
     except ValueError as exc:

@@ -8,7 +8,9 @@ split propagation send each other (`pipeline.propagation`).
 
 (<group> is the group's first tier.) Files are written whole or not at all, and only while the
 store's solve attempt is current (`Store.fence`); the driver deletes a group's files once its
-chunks are recorded, and the scratch folder with the attempt (`Store.end_attempt`).
+chunks are recorded, and the scratch folder with the attempt (`Store.end_attempt`). Nothing is
+written, read or deleted through a symbolic link in the store (`Store.inside`): a crafted
+`scratch` link makes a solve stop in one line, not delete folders elsewhere.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class Scratch:
     def _scratch_folder(self, name: str) -> Path:
         """scratch/<name>, made if needed; the scratch folder itself is the attempt's (made and
         removed by the driver), and a task never brings it back."""
-        folder = self.store.path / SCRATCH / name
+        folder = self.store.inside(SCRATCH, name)
         if not folder.is_dir():
             try:
                 folder.mkdir()
@@ -53,7 +55,7 @@ class Scratch:
         return folder
 
     def _scratch_file(self, name: str, chunk: int) -> Path:
-        return self.store.path / SCRATCH / name / f"{chunk}.npz"
+        return self.store.inside(SCRATCH, name, f"{chunk}.npz")
 
     def settled_chunks(self, name: str) -> list[bool]:
         """Which chunks of a loopy tier have their first pass written (a file, renamed into place)."""
@@ -108,12 +110,12 @@ class Scratch:
     # state between two levels into propagation-<part>-of-<parts>-level-<level>.npz, and sends
     # the parents it reaches in other partitions through level-<level>/<sender>-<receiver>.bin.
     def _checkpoint_file(self, group: tuple[str, ...], parts: int, part: int, level: int) -> Path:
-        return self.store.path / SCRATCH / group[0] / f"propagation-{part + 1}-of-{parts}-level-{level}.npz"
+        return self.store.inside(SCRATCH, group[0], f"propagation-{part + 1}-of-{parts}-level-{level}.npz")
 
     def _checkpoint_files(self, group: tuple[str, ...]) -> dict[tuple[int, int, int], Path]:
         """(parts, part, level) -> file, of every checkpoint file of the group."""
         found = {}
-        for file in (self.store.path / SCRATCH / group[0]).glob("propagation-*-of-*-level-*.npz"):
+        for file in self.store.inside(SCRATCH, group[0]).glob("propagation-*-of-*-level-*.npz"):
             fields = file.name[len("propagation-"):-len(".npz")].replace("-of-", " ").replace("-level-", " ").split()
             if len(fields) == 3 and all(field.isdigit() for field in fields):
                 part, parts, level = (int(field) for field in fields)
@@ -166,7 +168,7 @@ class Scratch:
                 file.unlink(missing_ok=True)
 
     def _messages_folder(self, group: tuple[str, ...], level: int) -> Path:
-        return self.store.path / SCRATCH / group[0] / f"level-{level}"
+        return self.store.inside(SCRATCH, group[0], f"level-{level}")
 
     @contextmanager
     def message_writer(self, group: tuple[str, ...], level: int, sender: int) -> Iterator[Callable]:
@@ -185,7 +187,8 @@ class Scratch:
                     self.store.fence()
                     self._scratch_folder(group[0])
                     folder.mkdir(exist_ok=True)
-                files[receiver] = open(folder / f"{sender}-{receiver}.bin{durable.PARTIAL}", "wb")
+                files[receiver] = durable.create_file(folder / f"{sender}-{receiver}.bin{durable.PARTIAL}",
+                                                      exclusive=False)
             files[receiver].write(np.ascontiguousarray(messages, dtype=np.int64).tobytes())
 
         try:
@@ -202,7 +205,7 @@ class Scratch:
         """What every other partition sent `receiver` at `level`, up to `piece` entries at a time."""
         folder = self._messages_folder(group, level)
         for sender in range(parts):
-            file = folder / f"{sender}-{receiver}.bin"
+            file = durable.inside(self.store.path, folder / f"{sender}-{receiver}.bin")
             if sender == receiver or not file.is_file():
                 continue
             with open(file, "rb") as opened:
@@ -212,7 +215,8 @@ class Scratch:
     def drop_messages(self, group: tuple[str, ...], level: int | None = None) -> None:
         """Delete what partitions sent at `level` (None: at every level)."""
         folders = [self._messages_folder(group, level)] if level is not None else \
-            (self.store.path / SCRATCH / group[0]).glob("level-*")
+            (self.store.inside(SCRATCH, group[0], folder.name) for folder in
+             self.store.inside(SCRATCH, group[0]).glob("level-*"))
         for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -241,7 +245,7 @@ class Scratch:
         """Drop a solved tier's first pass (driver only: no task writes there any more). The
         scratch folder itself goes at `end_attempt`: until then a worker may write another
         group's first pass into it at any moment (`Store.end_attempt`)."""
-        shutil.rmtree(self.store.path / SCRATCH / name, ignore_errors=True)
+        shutil.rmtree(self.store.inside(SCRATCH, name), ignore_errors=True)
 
 
 def _counts(data) -> str | None:

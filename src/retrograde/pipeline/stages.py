@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from retrograde.data.durable import write_atomically
 from retrograde.data.lock import missing_folder
 from retrograde.data.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.data.store import SOLVED, Store
@@ -281,7 +282,22 @@ def status(store: Store) -> dict[str, Any]:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (temporary file, then rename)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    tmp.replace(path)
+    """Write JSON whole and on the disk (`durable.write_atomically`)."""
+    text = json.dumps(data, indent=2) + "\n"
+    write_atomically(path, lambda file: file.write(text.encode()))
+
+
+def read_json(path: Path, what: str, remedy: str) -> dict[str, Any]:
+    """The JSON object `write_json` wrote to `path` ({} if there is no file).
+
+    :raises StoreError: it is not a JSON object (empty, cut short, edited), naming it as `what`
+        and saying what to do (`remedy`)."""
+    if not path.exists():
+        return {}
+    try:
+        document = json.loads(path.read_bytes())
+    except ValueError as exc:  # JSON's errors, and bytes that are not UTF-8
+        raise StoreError(f"{what} {str(path)!r} is damaged (not JSON: {exc}); {remedy}") from None
+    if not isinstance(document, dict):
+        raise StoreError(f"{what} {str(path)!r} is damaged (not a JSON object); {remedy}")
+    return document

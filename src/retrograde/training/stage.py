@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from retrograde.data import artifact
-from retrograde.data.durable import check_writable
+from retrograde.data.durable import check_writable, inside, make_folder
 from retrograde.errors import BadAgent, BadOption, RetrogradeError
 from retrograde.games import parse_game
 from retrograde.games.base import Game
@@ -59,8 +59,9 @@ def _check_out(out: Path, suffix: str, learner: str) -> None:
 
 
 def partial_folder(out: Path) -> Path:
-    """Where a run writing `out` keeps its checkpoints."""
-    return out.with_name(out.name + ".partial")
+    """Where a run writing `out` keeps its checkpoints: refused if it is a symbolic link, which
+    would make the run write, and delete, checkpoints elsewhere (`durable.inside`)."""
+    return inside(out.parent, out.with_name(out.name + ".partial"))
 
 
 def _finished(out: Path, run: dict[str, Any]) -> bool:
@@ -117,7 +118,7 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, sto
             kept = None if sample is None else sample.value_kept(learner.player(seed))
             curve.append(artifact.curve_point(learner.name, stop, figures, kept))
             done = stop
-            partial.mkdir(exist_ok=True)
+            make_folder(partial)
             artifact.save_npz(partial / CHECKPOINT, learner.state(),
                               {"run": run, "done": done, "curve": curve, "rng": rng.bit_generator.state})
         metadata = {"format": artifact.FORMAT, "version": artifact.VERSION, "learner": learner.name,
@@ -136,7 +137,7 @@ def _resume(partial: Path, run: dict[str, Any], learner: Learner, rng: np.random
     `rng` take up; (0, []) without one. A checkpoint of another run is refused."""
     for leftover in partial.glob("*.partial"):  # a killed checkpoint write
         leftover.unlink()
-    checkpoint = partial / CHECKPOINT
+    checkpoint = inside(partial, partial / CHECKPOINT)
     if not checkpoint.is_file():
         return 0, []
     try:

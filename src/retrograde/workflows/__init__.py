@@ -9,7 +9,6 @@ from its checkpoint.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,8 @@ from retrograde.errors import BadOption, StoreError
 from retrograde.games import GAMES, Game
 from retrograde.games.hooks import Workflow
 from retrograde.pipeline.executors import open_executor
-from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage, status, verify_stage, write_json
+from retrograde.pipeline.stages import (check_solve, plan_stage, read_json, solve_stage, status, verify_stage,
+                                        write_json)
 from retrograde.training import train
 from retrograde.validation import validate
 
@@ -102,7 +102,11 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
     out_dir.mkdir(parents=True, exist_ok=True)
     with writer_lock(out_dir / "store.zarr"):  # before workflow.json: one run writes the folder
         state_path = out_dir / "workflow.json"
-        state = json.loads(state_path.read_text()) if state_path.exists() else {}
+        remedy = ("delete it to run the workflow's stages again (the store, artifacts and report made so far are "
+                  "resumed or reused)")
+        state = read_json(state_path, "workflow state", remedy)
+        if not isinstance(state.get("stages", {}), dict):
+            raise StoreError(f"workflow state {str(state_path)!r} is damaged (its stages are not an object); {remedy}")
         if state and (state.get("workflow") != name):
             raise StoreError(f"--out {str(out_dir)!r} holds workflow {state.get('workflow')!r}, not {name!r}")
         state.update({"workflow": name, "game": game_class.name, "params": workflow.params,
