@@ -27,6 +27,7 @@ from conftest import assert_same_store, store_bytes
 from processes import assert_one_error_line, kill_group, run, spawned_workers, start
 from retrograde.data.store import Store
 from retrograde.games import make_game
+from retrograde.pipeline.executors import WORKER_PROCESSES
 from retrograde.pipeline.stages import plan_stage
 from retrograde.pipeline.worker import WorkerState
 from retrograde.pipeline.tasks import solve_chunk
@@ -123,7 +124,8 @@ def in_process(tmp_path_factory):
 
 # --- tests ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_process, cluster, tmp_path):
+def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_process, cluster, tmp_path,
+                                                                   monkeypatch):
     reference = in_process(game)
     with Store.open(reference) as store:
         assert store.complete
@@ -138,6 +140,11 @@ def test_in_process_local_cluster_and_scheduler_give_identical_bytes(game, in_pr
             busy.listen()
         except OSError:
             pass  # taken already (the cluster fixture's scheduler)
+        threads = tmp_path / "threads.zarr"  # --workers 2 for a solve: 2 threads of the driver
+        result = run(solve_args(game, threads, "--workers", "2"))
+        assert result.returncode == 0 and result.stderr == "", result.stderr
+        assert_same_store(threads, reference, "worker threads (--workers 2)")
+        monkeypatch.setenv(WORKER_PROCESSES, "1")
         result = run(solve_args(game, local, "--workers", "2"))
     assert result.returncode == 0, result.stderr
     assert result.stderr == "" and result.stdout.rstrip().endswith(f"store {local}"), result.stderr
@@ -349,13 +356,14 @@ def _kill_and_rerun(client, address: str, store, logs) -> list[str]:
     return left_running
 
 
-def test_a_worker_killed_while_the_local_cluster_starts_it_ends_the_solve_with_one_line(tmp_path):
+def test_a_worker_killed_while_the_local_cluster_starts_it_ends_the_solve_with_one_line(tmp_path, monkeypatch):
     """A worker process SIGKILLed before it joined its LocalCluster makes dask's start fail inside
     the driver: the solve stops with one line saying to rerun (or, had the nanny recovered,
     carries on), and the rerun ends with the bytes of a solve nobody disturbed."""
     reference = tmp_path / "reference.zarr"
     assert run(["solve", "tictactoe", "--store", str(reference), "--workers", "0", "--quiet"]).returncode == 0
     store = tmp_path / "t.zarr"
+    monkeypatch.setenv(WORKER_PROCESSES, "1")  # worker processes, not threads
     args = ["solve", "tictactoe", "--store", str(store), "--workers", "2", "--quiet"]
     with open(tmp_path / "killed.out", "wb") as out, open(tmp_path / "killed.err", "wb") as err:
         driver = start(args, stdout=out, stderr=err)

@@ -31,6 +31,7 @@ import pytest
 from conftest import assert_same_store, store_bytes
 from processes import assert_one_error_line, group_members, kill_group, log_paths, run, start
 from retrograde.data.store import chunk_checksum, Store
+from retrograde.pipeline.executors import WORKER_PROCESSES
 
 #: Nim 1,3,5,7,9 taking at most 4: 3,840 positions, 26 tiers, 76 chunks of <= 64 positions;
 #: a few seconds in-process, long enough for kills to land mid-solve.
@@ -326,11 +327,14 @@ def test_kill_in_the_first_moments_even_before_the_plan_is_written(reference, tm
     assert [p.name for p in parent.iterdir()] == ["store.zarr"], f"leftovers; states after kills: {seen}"
 
 
-def test_kill_a_local_cluster_solve_then_resume_in_process(reference, tmp_path):
-    """SIGKILL a `--workers 2` solve (driver, nanny and worker processes) mid-solve; no worker
-    survives to write into the store; a `--workers 0` rerun gives the same bytes."""
+@pytest.mark.parametrize("kind", ["processes", "threads"])
+def test_kill_a_local_cluster_solve_then_resume_in_process(reference, tmp_path, monkeypatch, kind):
+    """SIGKILL a `--workers 2` solve (the driver and its worker threads; or driver, nanny and worker
+    processes) mid-solve; no worker survives to write into the store; a `--workers 0` rerun gives
+    the same bytes."""
     rng = random.Random(99)
     store = tmp_path / "store.zarr"
+    monkeypatch.setenv(WORKER_PROCESSES, "1" if kind == "processes" else "0")
     solve = Solve(solve_args(store, workers=2), tmp_path / "logs")
     try:
         wait_until(lambda: chunk_data_written(store), solve, timeout=240, poll=0.05)
@@ -391,12 +395,13 @@ def test_a_stop_signal_handled_inside_a_finalizer_still_stops_the_command(name, 
 @pytest.mark.parametrize("moment", ["while the workers start", "mid-solve"])
 @pytest.mark.parametrize("sig,code,words", [(signal.SIGINT, 130, "interrupted"),
                                              (signal.SIGTERM, 143, "stopped by SIGTERM")])
-def test_ctrl_c_or_sigterm_to_a_local_cluster_solve_prints_one_line(reference, tmp_path, moment, sig, code, words):
+def test_ctrl_c_or_sigterm_to_a_local_cluster_solve_prints_one_line(reference, tmp_path, moment, sig, code, words, monkeypatch):
     """Ctrl-C at a terminal reaches the whole process group (the driver and every worker process);
     SIGTERM (`kill PID`) only the driver. Either way: the driver's one line and nothing else (no
     worker traceback, no leaked-semaphore warning), its exit status, and a store that resumes to
     the same bytes."""
     store = tmp_path / "store.zarr"
+    monkeypatch.setenv(WORKER_PROCESSES, "1")  # worker processes (threads: the kill test above)
     solve = Solve(solve_args(store, workers=2), tmp_path / "logs")
     try:
         if moment == "mid-solve":

@@ -94,6 +94,7 @@ def test_a_local_cluster_solve_killed_at_seeded_moments_ends_byte_identical(solv
     reference = solved("quixo", {"size": 3})
     monkeypatch.setenv("RETROGRADE_CHECKPOINT_SECONDS", "0")  # a checkpoint after every propagation level
     monkeypatch.setenv("RETROGRADE_SMALL_GROUP_CHUNKS", "0")  # and first passes in scratch files
+    monkeypatch.setenv("RETROGRADE_WORKER_PROCESSES", "1")  # worker processes to kill, not threads
     store = tmp_path / "stores" / "q3.zarr"
     store.parent.mkdir()
     logs = tmp_path / "logs"

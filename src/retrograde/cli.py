@@ -64,8 +64,10 @@ def cluster_options(fn):
     fn = click.option("--scheduler", default=None, metavar="ADDR",
                       help="Run on an existing dask cluster (tcp://host:port).")(fn)
     fn = click.option("--workers", type=int, default=None, metavar="N",
-                      help="Worker processes of the local cluster (0: run in-process; "
-                           "default: in-process for small games, else one per core).")(fn)
+                      help="Local workers (0: run in-process; default: in-process for small games, else one "
+                           "per core): threads of this process for solve, verify and analyze (their numba "
+                           "kernels release the GIL; RETROGRADE_WORKER_PROCESSES=1 makes them processes), "
+                           "processes of a local dask cluster otherwise.")(fn)
     fn = click.option("--quiet", is_flag=True, help="No progress lines.")(fn)
     return fn
 
@@ -195,7 +197,8 @@ def _solve_command(cls) -> click.Command:
             if not quiet and found.to_solve:
                 click.echo(f"plan: {found.describe()}", err=True)
             started = time.monotonic()
-            with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
+            with open_executor(workers=workers, scheduler=scheduler, positions=found.positions,
+                               kernels=True) as executor, \
                     plan_stage(game, store_path, chunk_size=chunk_size) as store:
                 done = "already solved" if store.complete else None
                 if not done:
@@ -325,7 +328,8 @@ def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
     from retrograde.pipeline.stages import verify_stage
 
     with _open_read(store_path) as store, \
-            open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as executor:
+            open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions,
+                          kernels=True) as executor:
         result = verify_stage(store, executor, quiet=quiet)
     if as_json:
         click.echo(json.dumps(result.to_json()))

@@ -37,10 +37,6 @@ EXAMPLES = 5
 TRICKY_POSITIONS = 1_000
 #: Times each agent chooses in each sampled position, each time seeded anew.
 TRIES = 8
-#: Stores of fewer indices are analysed in this process unless --workers or --scheduler say
-#: otherwise: a local cluster's start costs more than it saves (4x4 Quixo, 43M indices, on 2
-#: cores: 5.1 s in-process, 8.6 s on a cluster of 2 workers).
-IN_PROCESS_POSITIONS = 100_000_000
 TRICKIEST_METHOD = (f"a seeded uniform sample of up to {TRICKY_POSITIONS:,} stored positions (one per symmetry "
                     f"class) among the won and drawn ones where some move gives the value away; in each, every "
                     f"agent chooses {TRIES} times, each time with another seed; lost_rate is the share of its "
@@ -141,10 +137,9 @@ def analyze(store: Store, agent_specs: str | list[str] | None = None, *, seed: i
     if agent_specs is not None:
         texts = parse_spec_list(agent_specs) if isinstance(agent_specs, str) else agent_specs
         specs = check_agents([str(spec) for spec in texts], store.game, store)
-    if workers is None and scheduler is None and store.plan.positions < IN_PROCESS_POSITIONS:
-        workers = 0
     if executor is None:
-        with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions) as opened:
+        with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions,
+                           kernels=True) as opened:
             return _analyze(store, specs, seed, opened, quiet)
     return _analyze(store, specs, seed, executor, quiet)
 
