@@ -522,7 +522,8 @@ def explore(store_path, port, host, agent_specs) -> None:
               help="Agents to validate, comma-separated NAME[:key=value,...] (default: lookup, random and the baselines "
                    "that can play the game; 'retrograde agents' lists them).")
 @click.option("--games", type=int, default=100, show_default=True,
-              help="Games per ordered pair of agents, from the start position and again from random openings.")
+              help="Games per ordered pair of agents, from the start position and again from random openings "
+                   "(at most 10,000,000).")
 @click.option("--positions", type=int, default=None,
               help="Positions measured for move quality: from a store 20,000 (all of them if it holds fewer, "
                    "else a sample per tier); with --game 300, shared by the tiers.")
@@ -570,7 +571,7 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
               help="A solved store: the game, and the values agents such as lookup read.")
 @click.option("--game", "game_text", default=None, metavar="GAME",
               help="The game without a store, quoted, as on the command line: its name and options.")
-@click.option("--games", type=int, default=100, show_default=True, help="Games in each seat.")
+@click.option("--games", type=int, default=100, show_default=True, help="Games in each seat (at most 10,000,000).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the agents.")
 @click.option("--from", "start", default=None, metavar="POSITION", help="Start from this position.")
 @click.option("--max-plies", type=int, default=None, metavar="P",

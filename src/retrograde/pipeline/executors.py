@@ -4,7 +4,8 @@
 names in `after`) and yields (task, result) as tasks finish. The in-process
 executor is the reference; the dask executor runs the same tasks on a LocalCluster
 it starts (worker processes, spawned) or on an existing scheduler, each as soon as
-what it reads is done and a worker thread is free, the longest chain of work first.
+what it reads is done and a worker thread is free, the longest chain of work first;
+`threads.ThreadExecutor` does the same on worker threads of the driver (kernel work).
 
 A task's function is called `fn(worker, *args)`: `worker` is the `WorkerState` of the process
 it runs in, what that process keeps between the tasks it runs (values it read, a propagation's
@@ -13,6 +14,10 @@ A task marked `in_driver` runs in the driver, once what it waits for is done: it
 their results and returns more tasks (a loopy group's propagation plans its next level from
 the last one's); it is done when they are. Tasks sharing an `affinity` run in one worker
 process, where they may keep state between them.
+
+`run` also takes an iterator of independent tasks (none waiting for another, run in the
+driver or tied to a worker): each is drawn from it only when a thread is free to run it, so a
+run of any number of tasks (a tournament's game batches) holds only those in flight.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import os
 import signal
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -141,6 +146,31 @@ class _Graph:
         return False
 
 
+class _Stream:
+    """`_Graph`'s part for independent tasks drawn from an iterator: the next one when a thread
+    is free, in the order given; nothing waits for them."""
+
+    def __init__(self, tasks: Iterable[Task]):
+        self.tasks = iter(tasks)
+
+    def pop(self) -> Task | None:
+        task = next(self.tasks, None)
+        if task is not None and (task.after or task.in_driver or task.affinity is not None):
+            raise ValueError(f"task {task.key!r} is not independent: a stream of tasks takes only those")
+        return task
+
+    def done(self, task: Task, result: Any) -> None:
+        """Nothing waits for a task of a stream."""
+
+
+def _schedule(tasks: Sequence[Task] | Iterable[Task], *, critical_path: bool,
+              fetch: Callable[[Any], Any] = lambda x: x) -> _Graph | _Stream:
+    """The graph of a list of tasks, or the stream of an iterator of independent ones."""
+    if isinstance(tasks, Sequence):
+        return _Graph(tasks, critical_path=critical_path, fetch=fetch)
+    return _Stream(tasks)
+
+
 class InProcessExecutor:
     """Runs each task in this process, in the order given (spawned tasks when they are ready)."""
 
@@ -151,8 +181,8 @@ class InProcessExecutor:
         """This process works alone: the machine's available memory."""
         return available_memory()
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Any]]:
-        graph = _Graph(tasks, critical_path=False)
+    def run(self, tasks: Sequence[Task] | Iterable[Task]) -> Iterator[tuple[Task, Any]]:
+        graph = _schedule(tasks, critical_path=False)
         while (task := graph.pop()) is not None:
             if task.in_driver:
                 if graph.run_in_driver(task):
@@ -189,7 +219,7 @@ class DaskExecutor:
         client.register_plugin(WorkerStatePlugin())
         return client
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Any]]:
+    def run(self, tasks: Sequence[Task] | Iterable[Task]) -> Iterator[tuple[Task, Any]]:
         """Submit each task once the tasks it waits for are done, highest `chain_costs` first,
         never more than the cluster has threads: the scheduler then gives every task to an
         idle worker. (Submitted as one graph, a task goes to the worker holding its
@@ -202,8 +232,8 @@ class DaskExecutor:
         from retrograde.pipeline.on_dask import call_with_state
 
         run_id = uuid.uuid4().hex[:8]
-        graph = _Graph(tasks, critical_path=True,
-                       fetch=lambda held: held.result() if isinstance(held, Future) else held)
+        graph = _schedule(tasks, critical_path=True,
+                          fetch=lambda held: held.result() if isinstance(held, Future) else held)
         running: dict[Any, Task] = {}
         self.client.wait_for_workers(1)
         threads, counted = self._threads(), time.monotonic()

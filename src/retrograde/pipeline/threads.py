@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from retrograde.pipeline.executors import Task, _Graph, available_memory
+from retrograde.pipeline.executors import Task, _schedule, available_memory
 from retrograde.pipeline.worker import WorkerState
 
 #: Seconds the driver waits for a result before it looks again (so that Ctrl-C is seen).
@@ -57,9 +57,9 @@ class ThreadExecutor:
         """The threads share this process's memory: the available memory, split between them."""
         return available_memory() // len(self.workers)
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Any]]:
+    def run(self, tasks: Sequence[Task] | Iterable[Task]) -> Iterator[tuple[Task, Any]]:
         """Yield (task, result) as tasks finish; a task's error is raised here."""
-        graph = _Graph(tasks, critical_path=True)
+        graph = _schedule(tasks, critical_path=True)
         done: queue.SimpleQueue = queue.SimpleQueue()
         running: dict[str, int] = {}  # task key -> its worker
         free_running: set[str] = set()  # those without an affinity: at most one a thread

@@ -85,12 +85,11 @@ def _tenth(x: float) -> float:
     return round(x, 1) + 0.0  # + 0.0: no "-0.0" for an even match
 
 
-def pair_figures(results: Sequence[str] | None, mirrored: Sequence[str] | None) -> dict[str, Any]:
-    """A tournament entry's pair keys: "pairs" (the pentanomial counts by cell) and its
-    estimate, from its first agent's view; all None without a mirror (`results` None)."""
-    if results is None or mirrored is None:
+def pair_figures(counts: Sequence[int] | None) -> dict[str, Any]:
+    """A tournament entry's pair keys: "pairs" (the pentanomial `counts` by cell) and their
+    estimate, from its first agent's view; all None without a mirror (`counts` None)."""
+    if counts is None:
         return {"pairs": None, "elo": None, "elo_ci95": None, "los": None}
-    counts = pentanomial(results, mirrored)
     return {"pairs": dict(zip(CELLS, counts)), **estimate(counts)}
 
 

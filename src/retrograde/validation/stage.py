@@ -193,13 +193,14 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
     quality_done = time.monotonic()
     start_stored = store is None or start_value(store)[0] is not None
     if start_stored:
-        opening_positions = tournament.random_openings(game, games, seed) if openings else []
+        opening_positions = tournament.random_openings(game, games, seed) if openings else iter(())
     else:  # a --down-to store: games from positions it holds, none from the start
         opening_positions, openings = tournament.stored_openings(store, games, seed), True
+    opening_texts: list[str] = []  # the openings the tournament draws, as the report lists them
     entries = tournament.run_tournament(game, store, tournament.every_pairing(specs, games, openings=openings,
                                                                               initial=start_stored),
-                                        seed=seed, executor=executor, max_plies=cap, openings=opening_positions,
-                                        quiet=quiet)
+                                        seed=seed, executor=executor, max_plies=cap, quiet=quiet,
+                                        openings=tournament.written(game, opening_positions, opening_texts))
     games_done = time.monotonic()
     rated = rating.ratings(specs, entries, seed=seed)
     short = summary.short_names(specs, {spec: artifact_files(spec, game) for spec in specs})
@@ -217,7 +218,7 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
         "checks": consistency_checks(game, {s: e["move_quality"] for s, e in measured["agents"].items()})
         + measured["checks"],
         "max_plies": cap,
-        "openings": [game.format(p) for p in opening_positions],
+        "openings": opening_texts,
         "move_quality_sample": measured["sample"],
         "tiers": measured["tiers"],
         "store": None if store is None else {"path": str(store.path), "positions": store.plan.positions,

@@ -7,13 +7,18 @@ until a sequential probability ratio test decides.
 A batch's agents are seeded from --seed, the pairing (its agents' stream names: an artifact by
 its content, not its path), the start kind and the batch number, so results do not depend on
 how many workers play them, in which order batches finish, or where the artifacts lie.
+
+Batches are made as the executor asks for them (batch b of every pairing, then batch b+1), their
+openings drawn as they are needed, and their games counted as they finish: a tournament holds
+the batches in flight, not its games, so `MAX_GAMES` bounds a pairing's games, not memory.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain, islice
 from typing import Any
 
 import numpy as np
@@ -28,13 +33,19 @@ from retrograde.games.base import Position
 from retrograde.pipeline.executors import InProcessExecutor, Task
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.worker import WorkerState
-from retrograde.validation.pairs import Sprt, pair_figures, pentanomial
+from retrograde.validation.pairs import CELLS, Sprt, pair_figures, pentanomial
 from retrograde.validation.rating import wilson
 from retrograde.validation.seeding import task_seed
 from retrograde.validation.worker import worker_store
 
 #: Games a task plays.
 BATCH = 10
+#: Games a pairing plays at most (--games; --sprt: pairs): 10^7 a seat between random tic-tac-toe
+#: players take about 20 minutes. Memory does not grow with it, but what an output lists does
+#: (`validate`'s report and `match --sprt` list an opening a game).
+MAX_GAMES = 10_000_000
+#: Indices drawn at once where a store's openings are drawn again (`stored_openings`).
+DRAWS = 4096
 #: Ply cap of games that can go on for ever (Quixo), unless --max-plies says otherwise.
 ENDLESS_MAX_PLIES = 200
 #: Random plies of an opening: each opening draws its length from this range.
@@ -52,16 +63,27 @@ def default_max_plies(game: Game) -> int:
     return bound + 1 if bound is not None else ENDLESS_MAX_PLIES
 
 
-def random_openings(game: Game, count: int, seed: int) -> list[Position]:
+def random_openings(game: Game, count: int, seed: int) -> Iterator[Position]:
     """`count` positions reached by 2 to 4 uniformly random plies from the start, none of them
-    over (a line that ends the game is drawn again); the same for every pairing.
+    over (a line that ends the game is drawn again), each drawn when it is needed (the first at
+    once); the same for every pairing.
 
     :raises BadOption: `OPENING_TRIES` lines in a row ended the game (a game too short for openings).
     """
+    return _first_drawn(islice(_random_lines(game, seed), count))
+
+
+def _first_drawn(openings: Iterator[Position]) -> Iterator[Position]:
+    """`openings` with the first drawn now: a game or store that gives none is refused before any game."""
+    first = next(openings, None)
+    return chain(() if first is None else (first,), openings)
+
+
+def _random_lines(game: Game, seed: int) -> Iterator[Position]:
+    """`random_openings` without end."""
     rng = np.random.default_rng(task_seed(seed, "openings"))
-    openings: list[Position] = []
     tries = 0
-    while len(openings) < count:
+    while True:
         if tries == OPENING_TRIES:
             raise BadOption(f"{game.describe()}: {OPENING_TRIES} random lines of {OPENING_PLIES[0]}-"
                             f"{OPENING_PLIES[1]} plies in a row ended the game; it is too short for openings")
@@ -73,16 +95,22 @@ def random_openings(game: Game, count: int, seed: int) -> list[Position]:
                 break
             position = moves[int(rng.integers(len(moves)))][1]
         if not game.primitive(position):
-            openings.append(position)
+            yield position
             tries = 0
-    return openings
 
 
-def stored_openings(store: Store, count: int, seed: int) -> list[Position]:
+def written(game: Game, openings: Iterable[Position], texts: list[str]) -> Iterator[Position]:
+    """`openings`, each written into `texts` as it is drawn (a report lists them)."""
+    for position in openings:
+        texts.append(game.format(position))
+        yield position
+
+
+def stored_openings(store: Store, count: int, seed: int) -> Iterator[Position]:
     """For a store that does not hold the start (`--down-to`): `count` seeded non-terminal
     positions drawn uniformly from its first tiers (those of the steps no other step leads into:
     a loopy group's tiers lead into each other). Every child of a stored tier is stored, so
-    games from them stay inside the store.
+    games from them stay inside the store. Held: at most what those tiers hold, whatever `count`.
 
     :raises BadOption: the first tiers hold no position where the game goes on."""
     game = store.game
@@ -102,10 +130,18 @@ def stored_openings(store: Store, count: int, seed: int) -> list[Position]:
         if not game.primitive(position):
             openings.append(position)
             if len(openings) == count:
-                return openings
+                return iter(openings)
     if not openings:
         raise BadOption(f"store {str(store.path)!r}: its first tiers hold no position where the game goes on")
-    return [openings[int(i)] for i in rng.integers(len(openings), size=count)]  # fewer than asked: drawn again
+    return _drawn_again(openings, count, rng)
+
+
+def _drawn_again(openings: list[Position], count: int, rng: np.random.Generator) -> Iterator[Position]:
+    """`count` draws from `openings` (fewer than asked), `DRAWS` indices at a time (the same
+    indices as one draw of `count`)."""
+    for begin in range(0, count, DRAWS):
+        for i in rng.integers(len(openings), size=min(DRAWS, count - begin)):
+            yield openings[int(i)]
 
 
 def play_batch(worker: WorkerState, game_name: str, params: dict[str, Any], location: str | None, first: str,
@@ -166,15 +202,19 @@ def streams_of(pairings: Sequence[Pairing], game: Game) -> dict[str, str]:
     return {spec: stream_name(spec, game) for pairing in pairings for spec in (pairing.first, pairing.second)}
 
 
+def batch_games(pairing: Pairing, batch: int) -> int:
+    """Games of batch `batch` of `pairing` (0 past its last)."""
+    return max(0, min(BATCH, pairing.games - batch * BATCH))
+
+
 def batch_task(game: Game, store: Store | None, p: int, pairing: Pairing, batch: int, seed: int,
                streams: dict[str, str], openings: Sequence[Position], max_plies: int,
                start: Position | None = None) -> Task:
     """Batch `batch` of pairing `p` (games BATCH*batch on): a task seeded by the run's seed,
     the agents' `streams`, the start kind, the label and the batch; game i of an openings
-    pairing starts at opening i."""
-    begin = batch * BATCH
-    count = min(BATCH, pairing.games - begin)
-    starts = (tuple(openings[begin:begin + count]) if pairing.start == OPENINGS
+    pairing starts at opening i (`openings`: the batch's, from its first game on)."""
+    count = batch_games(pairing, batch)
+    starts = (tuple(openings[:count]) if pairing.start == OPENINGS
               else (game.initial_position if start is None else start,) * count)
     seed_here = task_seed(seed, "games", streams[pairing.first], streams[pairing.second], pairing.start,
                           pairing.label, batch)
@@ -184,53 +224,109 @@ def batch_task(game: Game, store: Store | None, p: int, pairing: Pairing, batch:
 
 
 def tournament_tasks(game: Game, store: Store | None, pairings: Sequence[Pairing], seed: int,
-                     openings: Sequence[Position], max_plies: int,
-                     start: Position | None = None) -> list[Task]:
-    """Batches of `BATCH` games per pairing."""
-    streams = streams_of(pairings, game)
-    return [batch_task(game, store, p, pairing, batch, seed, streams, openings, max_plies, start)
-            for p, pairing in enumerate(pairings) for batch in range(batch_count(pairing))]
+                     streams: dict[str, str], openings: Iterable[Position], max_plies: int,
+                     start: Position | None = None) -> Iterator[Task]:
+    """Batches of `BATCH` games per pairing, made as they are asked for: batch b of every
+    pairing, then batch b+1, so that a pairing's batch and its mirror's finish close together;
+    each batch's openings are drawn from `openings` once, for every pairing that starts there."""
+    drawn = iter(openings)
+    for batch in range(max(map(batch_count, pairings), default=0)):
+        starts = tuple(islice(drawn, max((batch_games(pairing, batch) for pairing in pairings
+                                          if pairing.start == OPENINGS), default=0)))
+        for p, pairing in enumerate(pairings):
+            if batch < batch_count(pairing):
+                yield batch_task(game, store, p, pairing, batch, seed, streams, starts, max_plies, start)
+
+
+@dataclass
+class Tally:
+    """A pairing's games counted as their batches finish (none of them kept): results, game
+    lengths, games stopped at `max_plies` and, where `pairs` is given, the pentanomial counts of
+    its pairs with its mirror's games."""
+
+    max_plies: int
+    pairs: list[int] | None = None
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    capped: int = 0
+    plies: int = 0
+
+    @classmethod
+    def of(cls, max_plies: int, *, paired: bool) -> Tally:
+        """Nothing counted yet; pairs counted if `paired` (the pairing has a mirror)."""
+        return cls(max_plies, [0] * len(CELLS) if paired else None)
+
+    def add(self, records: Sequence[tuple[str, int]]) -> None:
+        """Count a batch's (result, plies) records."""
+        self.games += len(records)
+        self.wins += sum(result == "win" for result, _ in records)
+        self.losses += sum(result == "loss" for result, _ in records)
+        self.capped += sum(result == "draw" and p >= self.max_plies for result, p in records)
+        self.plies += sum(p for _, p in records)
+
+    def pair(self, records: Sequence[tuple[str, int]], mirror: Sequence[tuple[str, int]]) -> None:
+        """Count the pairs of a batch with the same batch of the mirror (game i with game i)."""
+        found = pentanomial([result for result, _ in records], [result for result, _ in mirror])
+        self.pairs = [n + more for n, more in zip(self.pairs, found)]
+
+    def entry(self, pairing: Pairing) -> dict[str, Any]:
+        """The SPEC §7 tournament entry, with the start kind, game lengths, capped games
+        (counted among the draws) and the pair statistics from `first`'s view
+        (`pairs.pair_figures`; None without a mirror)."""
+        draws = self.games - self.wins - self.losses
+        return {"first": pairing.first, "second": pairing.second, "start": pairing.start, "games": self.games,
+                "first_wins": self.wins, "draws": draws, "second_wins": self.losses,
+                "first_win_ci95": list(wilson(self.wins, self.games)), "draw_ci95": list(wilson(draws, self.games)),
+                "second_win_ci95": list(wilson(self.losses, self.games)), "capped": self.capped,
+                "mean_plies": round(self.plies / self.games, 2) if self.games else None,
+                **pair_figures(self.pairs)}
 
 
 def tally(pairing: Pairing, records: list[tuple[str, int]], max_plies: int,
           mirror: list[tuple[str, int]] | None = None) -> dict[str, Any]:
-    """A pairing's SPEC §7 tournament entry, with the start kind, game lengths, capped games
-    (counted among the draws) and, given its mirror's records, the pair statistics from
-    `first`'s view (`pairs.pair_figures`; None without a mirror)."""
-    wins = sum(result == "win" for result, _ in records)
-    losses = sum(result == "loss" for result, _ in records)
-    draws = len(records) - wins - losses
-    lo, hi = wilson(wins, len(records))
-    plies = [p for _, p in records]
-    return {"first": pairing.first, "second": pairing.second, "start": pairing.start, "games": len(records),
-            "first_wins": wins, "draws": draws, "second_wins": losses, "first_win_ci95": [lo, hi],
-            "draw_ci95": list(wilson(draws, len(records))), "second_win_ci95": list(wilson(losses, len(records))),
-            "capped": sum(result == "draw" and p >= max_plies for result, p in records),
-            "mean_plies": round(float(np.mean(plies)), 2) if plies else None,
-            **pair_figures([result for result, _ in records] if mirror is not None else None,
-                           [result for result, _ in mirror] if mirror is not None else None)}
+    """A pairing's tournament entry (`Tally.entry`) from all its records and, if given, its mirror's."""
+    counted = Tally.of(max_plies, paired=mirror is not None)
+    counted.add(records)
+    if mirror is not None:
+        counted.pair(records, mirror)
+    return counted.entry(pairing)
 
 
 def run_tournament(game: Game, store: Store | None, pairings: Sequence[Pairing], *, seed: int, executor,
-                   max_plies: int, openings: Sequence[Position] = (), start: Position | None = None,
+                   max_plies: int, openings: Iterable[Position] = (), start: Position | None = None,
                    quiet: bool = False) -> list[dict[str, Any]]:
-    """Play every pairing; one entry per pairing, in their order."""
-    tasks = tournament_tasks(game, store, pairings, seed, openings, max_plies, start)
-    progress = Progress("tournament", sum(task.cost for task in tasks), quiet=quiet, unit="games")
-    done: dict[str, list[tuple[str, int]]] = {}
+    """Play every pairing; one entry per pairing, in their order. A batch is counted as it
+    finishes, its pairs once the same batch of the mirror is in (held until then)."""
+    mirror_of = mirrors(pairings)
+    tallies = [Tally.of(max_plies, paired=q is not None) for q in mirror_of]
+    waiting: dict[tuple[int, int], list[tuple[str, int]]] = {}  # (pairing, batch): its mirror's is still out
+    tasks = tournament_tasks(game, store, pairings, seed, streams_of(pairings, game), openings, max_plies, start)
+    progress = Progress("tournament", sum(pairing.games for pairing in pairings), quiet=quiet, unit="games")
     for task, records in executor.run(tasks):
-        done[task.key] = records
+        p, batch = (int(part) for part in task.key.split("-")[1:])  # batch_task's key: games-P-BATCH
         progress.advance(len(records), f"{task.args[3]} vs {task.args[4]}")
+        tallies[p].add(records)
+        q = mirror_of[p]
+        if q is None or batch >= batch_count(pairings[q]):
+            continue
+        if (q, batch) not in waiting:
+            waiting[p, batch] = records
+            continue
+        mirror = waiting.pop((q, batch))
+        tallies[p].pair(records, mirror)
+        tallies[q].pair(mirror, records)
     progress.finish("done")
-    records = [[record for batch in range(batch_count(pairing)) for record in done[f"games-{p}-{batch}"]]
-               for p, pairing in enumerate(pairings)]
-    return [tally(pairing, records[p], max_plies, None if q is None else records[q])
-            for p, (pairing, q) in enumerate(zip(pairings, mirrors(pairings)))]
+    return [counted.entry(pairing) for pairing, counted in zip(pairings, tallies)]
 
 
 def check_games(games: int) -> None:
+    """:raises BadOption: `games` below 1 or above `MAX_GAMES`."""
     if games < 1:
         raise BadOption(f"--games {games}: must be at least 1")
+    if games > MAX_GAMES:
+        raise BadOption(f"--games {games}: at most {MAX_GAMES:,} games a pairing (pairs with --sprt); "
+                        "play a longer match as several, each with its own --seed")
 
 
 def _check_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, store: Store | None,
@@ -284,32 +380,31 @@ def play_sprt(spec_a: str, spec_b: str, game: Game, test: Sprt, *, pairs: int, s
     streams = streams_of(both, game)
     executor = executor or InProcessExecutor()
     progress = Progress("sprt", 2 * pairs, quiet=quiet, unit="games")
-    records: tuple[list[tuple[str, int]], list[tuple[str, int]]] = ([], [])
+    tallies = (Tally.of(cap, paired=True), Tally.of(cap, paired=True))
+    counted: list[str] = []  # the openings of the pairs counted, as the output lists them
     result, batch, size = "inconclusive", 0, 1
     while result == "inconclusive" and batch < batch_count(both[0]):
         batches = range(batch, min(batch + size, batch_count(both[0])))
-        tasks = [batch_task(game, store, p, pairing, b, seed, streams, openings, cap)
+        starts = {b: tuple(islice(openings, batch_games(both[0], b))) for b in batches}
+        tasks = [batch_task(game, store, p, pairing, b, seed, streams, starts[b], cap)
                  for b in batches for p, pairing in enumerate(both)]
         done = {}
         for task, played in executor.run(tasks):
             done[task.key] = played
             progress.advance(len(played), f"{task.args[3]} vs {task.args[4]}")
         for b in batches:
-            for p in (0, 1):
-                records[p].extend(done[f"games-{p}-{b}"])
-            verdict = test.verdict(test.llr(_counts(records)))
+            ours, theirs = done[f"games-0-{b}"], done[f"games-1-{b}"]
+            for seat, records, mirror in ((tallies[0], ours, theirs), (tallies[1], theirs, ours)):
+                seat.add(records)
+                seat.pair(records, mirror)
+            counted += [game.format(position) for position in starts[b]]
+            verdict = test.verdict(test.llr(tallies[0].pairs))
             if verdict is not None:
                 result = verdict
                 break
         batch, size = batches.stop, min(2 * size, SPRT_ROUND_BATCHES)
     progress.finish(result)
     return {"game": game.name, "params": game.params, "seed": seed, "max_plies": cap,
-            "start": game.format(game.initial_position),
-            "openings": [game.format(position) for position in openings[:len(records[0])]],
-            "tournaments": [tally(both[0], records[0], cap, records[1]), tally(both[1], records[1], cap, records[0])],
-            "sprt": test.report(_counts(records), result)}
-
-
-def _counts(records: tuple[list[tuple[str, int]], list[tuple[str, int]]]) -> list[int]:
-    """The pentanomial counts of A's pairs (A first, B first)."""
-    return pentanomial([result for result, _ in records[0]], [result for result, _ in records[1]])
+            "start": game.format(game.initial_position), "openings": counted,
+            "tournaments": [tallies[0].entry(both[0]), tallies[1].entry(both[1])],
+            "sprt": test.report(tallies[0].pairs, result)}
