@@ -171,6 +171,22 @@ def _schedule(tasks: Sequence[Task] | Iterable[Task], *, critical_path: bool,
     return _Stream(tasks)
 
 
+def fill(graph: _Graph | _Stream, room: Callable[[], bool], dispatch: Callable[[Task], None]) -> list[Task]:
+    """Take ready tasks from `graph` while there is `room()` for one more: in-driver tasks run
+    here, the others go to `dispatch`. Returns the in-driver tasks done meanwhile."""
+    passed = []
+    while room():
+        task = graph.pop()
+        if task is None:
+            break
+        if task.in_driver:
+            if graph.run_in_driver(task):
+                passed.append(task)
+            continue
+        dispatch(task)
+    return passed
+
+
 class InProcessExecutor:
     """Runs each task in this process, in the order given (spawned tasks when they are ready)."""
 
@@ -239,27 +255,20 @@ class DaskExecutor:
         threads, counted = self._threads(), time.monotonic()
         finished = as_completed(loop=self.client.loop)
 
+        def dispatch(task: Task) -> None:
+            # Strictly there: a loose restriction lets work stealing move the task elsewhere.
+            places = {} if task.affinity is None else {"workers": [self._home(task.affinity)]}
+            future = self.client.submit(call_with_state, task.fn, *task.args, key=f"{task.key}-{run_id}",
+                                        pure=False, **places)
+            running[future] = task
+            finished.add(future)
+
         def submit() -> list[Task]:
             """Fill the free threads; returns the in-driver tasks done meanwhile."""
             nonlocal threads, counted
             if time.monotonic() - counted > THREADS_RECOUNT_SECONDS:  # workers may come and go
                 threads, counted = self._threads(), time.monotonic()
-            passed = []
-            while sum(task.affinity is None for task in running.values()) < threads:
-                task = graph.pop()
-                if task is None:
-                    break
-                if task.in_driver:
-                    if graph.run_in_driver(task):
-                        passed.append(task)
-                    continue
-                # Strictly there: a loose restriction lets work stealing move the task elsewhere.
-                places = {} if task.affinity is None else {"workers": [self._home(task.affinity)]}
-                future = self.client.submit(call_with_state, task.fn, *task.args, key=f"{task.key}-{run_id}",
-                                            pure=False, **places)
-                running[future] = task
-                finished.add(future)
-            return passed
+            return fill(graph, lambda: sum(task.affinity is None for task in running.values()) < threads, dispatch)
 
         try:
             passed = submit()

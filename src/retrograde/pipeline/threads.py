@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from retrograde.pipeline.executors import Task, _schedule, available_memory
+from retrograde.pipeline.executors import Task, _schedule, available_memory, fill
 from retrograde.pipeline.worker import WorkerState
 
 #: Seconds the driver waits for a result before it looks again (so that Ctrl-C is seen).
@@ -65,25 +65,18 @@ class ThreadExecutor:
         free_running: set[str] = set()  # those without an affinity: at most one a thread
         load = [0] * len(self.workers)
 
+        def dispatch(task: Task) -> None:
+            k = (self._home(task.affinity, load) if task.affinity is not None
+                 else min(range(len(load)), key=lambda i: (load[i], i)))
+            load[k] += 1
+            running[task.key] = k
+            if task.affinity is None:
+                free_running.add(task.key)
+            self.workers[k].tasks.put((task, done))
+
         def submit() -> list[Task]:
             """Fill the free threads; returns the in-driver tasks done meanwhile."""
-            passed = []
-            while len(free_running) < len(self.workers):
-                task = graph.pop()
-                if task is None:
-                    break
-                if task.in_driver:
-                    if graph.run_in_driver(task):
-                        passed.append(task)
-                    continue
-                k = (self._home(task.affinity, load) if task.affinity is not None
-                     else min(range(len(load)), key=lambda i: (load[i], i)))
-                load[k] += 1
-                running[task.key] = k
-                if task.affinity is None:
-                    free_running.add(task.key)
-                self.workers[k].tasks.put((task, done))
-            return passed
+            return fill(graph, lambda: len(free_running) < len(self.workers), dispatch)
 
         passed = submit()
         while True:
