@@ -1,0 +1,146 @@
+"""Pins of the mutation pass (issue 26, `benchmarks/bench_mutation.py`): each test here fails
+against a mutant that survived the tests of its module, and its expectation is computed by hand
+or from the game, never by the code under test."""
+
+from __future__ import annotations
+
+import base64
+import errno
+import math
+import os
+import struct
+
+import matplotlib
+import numpy as np
+import pytest
+
+from retrograde import outcome as oc
+from retrograde.data import durable, lock
+from retrograde.errors import StoreError
+from retrograde.data.store import Store
+from retrograde.pipeline.executors import InProcessExecutor
+from retrograde.validation import plots, quality, rating, tournament, validate
+
+
+def test_ratings_count_draws_among_the_games():
+    """rating.py: a pair's games are its wins, draws and losses. x scores 20 wins + 60 draws +
+    10 losses first, and the mirror second: 100 points of 180 games, plus the virtual draw: a
+    two-agent Bradley-Terry fit gives p = 100.5 / 181, Elo 400 log10(p / (1 - p))."""
+    tournaments = [{"first": "x", "second": "random", "first_wins": 20, "draws": 60, "second_wins": 10},
+                   {"first": "random", "second": "x", "first_wins": 10, "draws": 60, "second_wins": 20}]
+    found = rating.ratings(["random", "x"], tournaments, seed=1, bootstrap=0)
+    assert found["agents"]["random"]["elo"] == 0.0
+    assert found["agents"]["x"]["elo"] == pytest.approx(400 * math.log10(100.5 / 80.5), abs=0.05)
+
+
+def test_move_quality_by_value_takes_the_positions_of_that_value():
+    """quality.py: `by_value` splits the positions by their value. Three won positions (one
+    thrown to a draw), a draw kept, a loss; every weight 1."""
+    outcome = np.array([oc.WIN, oc.WIN, oc.WIN, oc.DRAW, oc.LOSS], dtype=np.int8)
+    remoteness = np.array([1, 3, 5, 0, 2])
+    chosen_outcome = np.array([oc.WIN, oc.WIN, oc.DRAW, oc.DRAW, oc.LOSS], dtype=np.int8)
+    chosen_remoteness = np.array([1, 5, 0, 0, 2])
+    found = quality.summarise(("t",), np.zeros(5, np.int64), np.ones(5), outcome, remoteness, chosen_outcome,
+                              chosen_remoteness)["by_value"]
+    assert {value: found[value]["positions"] for value in ("win", "draw", "loss")} == {"win": 3, "draw": 1, "loss": 1}
+    assert found["win"]["value_kept"] == pytest.approx(2 / 3)
+    assert (found["win"]["won"], found["win"]["win_to_draw"]) == (3, 1)
+    assert found["draw"]["value_kept"] == found["loss"]["value_kept"] == 1.0
+
+
+def test_stored_openings_are_as_many_as_asked_and_distinct(solved):
+    """tournament.py: a store that does not hold the start gives `count` openings, drawn without
+    repeats while its first tiers hold enough positions where the game goes on (3x3 Quixo down to
+    7 pieces holds thousands)."""
+    store = Store.open(solved("quixo", {"size": 3, "down_to": 7}))
+    try:
+        openings = list(tournament.stored_openings(store, 20, 5))
+        texts = {store.game.format(position) for position in openings}
+        assert len(openings) == 20 and len(texts) == 20
+        assert not any(store.game.primitive(position) for position in openings)
+    finally:
+        store.close()
+
+
+def test_a_lock_file_that_cannot_be_opened_raises_its_own_error(tmp_path, monkeypatch):
+    """lock.py: an error opening the lock file that is neither a link nor a folder reaches the
+    caller as itself (the CLI names it in a line), not as a failure of the code after it."""
+    opened = os.open
+
+    def failing(path, *args, **kw):
+        if os.fspath(path) == os.fspath(lock.lock_path(tmp_path / "out")):
+            raise OSError(errno.EIO, os.strerror(errno.EIO), os.fspath(path))
+        return opened(path, *args, **kw)
+
+    monkeypatch.setattr(lock.os, "open", failing)
+    with pytest.raises(OSError) as raised:
+        with lock.writer_lock(tmp_path / "out"):
+            pass
+    assert raised.value.errno == errno.EIO
+
+
+def test_a_link_below_the_first_component_is_refused(tmp_path):
+    """durable.py: every component of the path below the root is checked, the deeper ones too."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "a").mkdir(parents=True)
+    outside.mkdir()
+    (root / "a" / "b").symlink_to(outside)
+    with pytest.raises(StoreError, match="symbolic link"):
+        durable.inside(root, root / "a" / "b" / "c")
+    assert durable.inside(root, root / "a" / "c" / "d") == root / "a" / "c" / "d"
+
+
+def test_a_report_from_a_store_names_the_store_and_the_positions_its_tasks_measured(open_solved, tmp_path):
+    """validation/stage.py: the report's settings give the positions per move-quality task that
+    its tasks measured (600 positions: a full task and a short one), and its `store` entry is
+    the store validated (tic-tac-toe is a draw with perfect play)."""
+
+    class Recording(InProcessExecutor):
+        def run(self, tasks):
+            tasks = list(tasks)
+            ran.extend(tasks)
+            return super().run(tasks)
+
+    ran = []
+    store = open_solved("tictactoe")
+    report = validate(store, tmp_path / "report", "random", games=1, positions=600, openings=False,
+                      executor=Recording(), quiet=True)
+    measured = [task.cost for task in ran if task.key.startswith("quality-")]
+    assert len(measured) == 2 and report["settings"]["positions_per_task"] == max(measured)
+    assert report["store"]["path"] == str(store.path)
+    assert report["store"]["value"] == "a draw with perfect play"
+
+
+def test_the_blunder_plot_grows_with_its_tier_groups():
+    """validation/plots.py: the plot is 0.3 in wide per tier group, 8 in at least and 12 in at
+    most: 40 groups draw a plot 4 in wider than 10 groups do, of which the axes (the figure less
+    matplotlib's side margins, which the tight crop trims) keep their share."""
+    tiers = [f"t{i}" for i in range(40)]
+    by_tier = {tier: {"positions": 1, "value_kept": 0.5} for tier in tiers}
+
+    def width(groups: int) -> int:
+        report = {"tiers": tiers[:groups], "agents": {"a": {"by_tier": by_tier}}}
+        png = base64.b64decode(plots.blunder_rate_by_tier(report, {"a": "a"}))
+        return struct.unpack(">I", png[16:20])[0]  # the PNG header's width
+
+    axes_share = matplotlib.rcParams["figure.subplot.right"] - matplotlib.rcParams["figure.subplot.left"]
+    assert width(40) - width(10) == pytest.approx((12 - 8) * plots.DPI * axes_share, abs=3)
+
+
+def test_the_chunk_cache_keeps_the_chunks_its_budget_holds(solved):
+    """data/store.py: a store's decoded-chunk cache drops the least recently used chunk past its
+    budget and no more: with room for three chunks, after chunks 0, 1, 2, 3 are read, chunks
+    1, 2, 3 are read again without decoding."""
+    store = Store.open(solved("tictactoe", chunk_size=64))
+    try:
+        name = max(store.plan.tiers, key=lambda tier: store.plan.chunking(tier.name).count).name
+        assert store.plan.chunking(name).count >= 5
+        one = store.read_chunk_raw(name, 0)
+        store.cache_bytes = 3 * (one[0].nbytes + one[1].nbytes)
+        decoded, read = [], store.read_chunk_raw
+        store.read_chunk_raw = lambda tier, chunk, **kw: decoded.append(chunk) or read(tier, chunk, **kw)
+        for chunk in (0, 1, 2, 3, 1, 2, 3):
+            store.read_values(name, np.array([64 * chunk]))
+        assert decoded == [0, 1, 2, 3]
+    finally:
+        store.close()
