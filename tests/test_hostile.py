@@ -571,3 +571,27 @@ def test_a_damaged_workflow_state_is_one_line(tmp_path, cli, content):
     code, _, stderr = cli(*args)
     assert code == 0, stderr
     assert json.loads((folder / "workflow.json").read_text())["stages"]["verify"] == "done"
+
+
+@pytest.mark.parametrize("entry", ["store.zarr", "report", "workflow.json"])
+def test_a_link_planted_in_a_workflow_folder_is_refused(tmp_path, outside, cli, entry):
+    """`run --out DIR`: a link at one of the names the workflow writes in DIR/NAME is refused in
+    one line before anything is written, and what it points to keeps its bytes."""
+    folder = tmp_path / "out" / "nim"
+    folder.mkdir(parents=True)
+    (folder / entry).symlink_to(outside / "victim")
+    before = tree_bytes(outside), tree_bytes(tmp_path / "out")
+    assert_refused(cli("run", "nim", "--out", str(tmp_path / "out"), "--workers", "0", "--quiet"),
+                   str(folder / entry), "symbolic link")
+    assert (tree_bytes(outside), tree_bytes(tmp_path / "out")) == before
+
+
+def test_a_link_planted_in_the_seeds_folder_is_refused(tmp_path, outside, cli):
+    """`run seeds`: a `rows` link in DIR/seeds is refused in one line; nothing is played or written."""
+    folder = tmp_path / "out" / "seeds"
+    folder.mkdir(parents=True)
+    (folder / "rows").symlink_to(outside)
+    before = tree_bytes(outside)
+    assert_refused(cli("run", "seeds", "--out", str(tmp_path / "out"), "--workers", "0", "--quiet"),
+                   str(folder / "rows"), "symbolic link")
+    assert tree_bytes(outside) == before and sorted(p.name for p in folder.iterdir()) == ["rows"]

@@ -18,6 +18,7 @@ from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, StoreError
+from retrograde.data.durable import inside
 from retrograde.games import GAMES, Game
 from retrograde.games.hooks import Workflow
 from retrograde.pipeline.executors import open_executor
@@ -100,6 +101,9 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
     if out_dir.exists() and not out_dir.is_dir():
         raise BadOption(f"{str(out_dir)!r} is not a folder")
     out_dir.mkdir(parents=True, exist_ok=True)
+    for entry in ("store.zarr", "workflow.json", "status.json", "verify.json", "report",
+                  *(artifact for _, artifact in workflow.train)):  # nothing planted leads out of the folder
+        inside(out_dir.parent, out_dir / entry)
     with writer_lock(out_dir / "store.zarr"):  # before workflow.json: one run writes the folder
         state_path = out_dir / "workflow.json"
         remedy = ("delete it to run the workflow's stages again (the store, artifacts and report made so far are "

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from retrograde.agents import build_agent, parse_spec, reads_store
-from retrograde.data.durable import write_atomically
+from retrograde.data.durable import inside, write_atomically
 from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
 from retrograde.errors import BadAgent, BadOption
@@ -76,7 +76,7 @@ class Stores:
     def get(self, game: Game) -> tuple[Store | None, str | None, ValueKeptSample | None]:
         name = game.describe()
         if name not in self.found:
-            path = self.folder / (hashlib.sha256(name.encode()).hexdigest()[:12] + ".zarr")
+            path = inside(self.folder, self.folder / (hashlib.sha256(name.encode()).hexdigest()[:12] + ".zarr"))
             self.folder.mkdir(parents=True, exist_ok=True)
             try:
                 check_solve(game, path, workers=self.workers, scheduler=self.scheduler)
@@ -104,7 +104,7 @@ class Artifacts:
         trainer = learner_for(learner, game, store=store, seed=SEED)
         what = [game.name, game.params, trainer.name, trainer.settings, SEED, store is not None]
         key = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
-        return self.folder / f"{trainer.name}-{key}{trainer.suffix}", store, trainer.work
+        return inside(self.folder, self.folder / f"{trainer.name}-{key}{trainer.suffix}"), store, trainer.work
 
     def spec(self, ref, game: Game) -> tuple[str, str] | None:
         """(the spec that plays `ref`, the same with its artifact's path relative to DIR/seeds);
@@ -239,6 +239,8 @@ def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True, wor
     figures = seed_figures(only)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows_dir = out_dir / "rows"
+    for entry in ("stores", "artifacts", "rows", "report.json", "report.md", "report.html", TIMINGS):
+        inside(out_dir, out_dir / entry)  # nothing planted leads out of the folder
     with writer_lock(out_dir / "report.json", "seeds report"), ExitStack() as stack, \
             open_executor(workers=workers, scheduler=scheduler, positions=None) as executor:
         stores = Stores(out_dir / "stores", executor, stack, quiet, workers, scheduler)
@@ -248,7 +250,7 @@ def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True, wor
         trained = artifacts.train_all(to_play, executor, quiet) if train else {}
         rows, seconds = [], {}
         for figure in figures:
-            done = rows_dir / f"{_key(figure)}.json"
+            done = inside(rows_dir, rows_dir / f"{_key(figure)}.json")
             if done.exists():
                 rows.append(json.loads(done.read_text()))
             elif only is None or figure.seed.startswith(only):
