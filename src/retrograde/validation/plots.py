@@ -39,19 +39,10 @@ def _tier_axis(axes, labels: Sequence[str], name: str) -> None:
 MAX_TICKS = 30
 
 
-def _grouped(report: dict[str, Any]) -> tuple[str, list[str], dict[str, str]]:
-    """(axis name, groups in order, {tier: group}): the game's tier groups, or each tier alone."""
-    grouping = report.get("tier_groups")
-    if grouping:
-        of = {tier: str(group) for tier, group in grouping["of"].items() if tier in report["tiers"]}
-        return grouping["label"], sorted(set(of.values()), key=int), of
-    return "tier", list(report["tiers"]), {tier: tier for tier in report["tiers"]}
-
-
 def blunder_rate_by_tier(report: dict[str, Any], short: dict[str, str]) -> str | None:
     """Per agent, the share of positions of each tier group whose value its move gives away
     (its tiers weighted by their positions); points only, joined where the groups are ordered counts."""
-    name, groups, _ = _grouped(report)
+    name, groups, _ = summary.tier_groups(report)
     measured = {spec: summary.group_quality(report, spec) for spec in report["agents"]}
     groups = [g for g in groups if any(g in m for m in measured.values())]
     if not groups:
@@ -73,7 +64,7 @@ def blunder_rate_by_tier(report: dict[str, Any], short: dict[str, str]) -> str |
 
 def values_by_tier(report: dict[str, Any]) -> str | None:
     """Win/draw/loss shares (side to move's view) of each tier group: the store's positions, or the sampled ones."""
-    name, groups, group_of = _grouped(report)
+    name, groups, group_of = summary.tier_groups(report)
     counts = {group: dict.fromkeys(VALUE_COLOURS, 0) for group in groups}
     for tier, tier_counts in report["tiers"].items():
         for value in VALUE_COLOURS:

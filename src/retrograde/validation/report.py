@@ -20,10 +20,6 @@ from retrograde.data.durable import make_folder, sync_folder, write_partial
 from retrograde.validation import plots, seeds, summary
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
 def _num(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
@@ -40,7 +36,7 @@ def _short(report: dict[str, Any], spec: str) -> str:
 def answer_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """The agents ranked: value kept (exact) and rating with its interval."""
     head = ["#", "agent", "value kept", "rating", "95% interval"]
-    return head, [[str(k), row["short"], _pct(row["value_kept"]), summary.signed(row["elo"]),
+    return head, [[str(k), row["short"], summary.percent(row["value_kept"]), summary.signed(row["elo"]),
                    f"[{summary.signed(row['elo_ci95'][0])}, {summary.signed(row['elo_ci95'][1])}]"]
                   for k, row in enumerate(report["summary"]["ranking"], 1)]
 
@@ -58,8 +54,8 @@ def quality_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     rows = []
     for spec, entry in report["agents"].items():
         q = entry["move_quality"]
-        rows.append([_short(report, spec), str(q["positions"]), _pct(q["value_kept"]), _pct(q["win_kept"]),
-                     _pct(q["draw_kept"]), _num(q["mean_remoteness_lost"]), _num(q["mean_loss_shortfall"]),
+        rows.append([_short(report, spec), str(q["positions"]), summary.percent(q["value_kept"]), summary.percent(q["win_kept"]),
+                     summary.percent(q["draw_kept"]), _num(q["mean_remoteness_lost"]), _num(q["mean_loss_shortfall"]),
                      str(q["win_to_draw"]), str(q["win_to_loss"]), str(q["draw_to_loss"])])
     return head, rows
 
@@ -67,7 +63,7 @@ def quality_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 def _blunder(figures: dict[str, Any]) -> str:
     if figures["rate"] is None:
         return "–"
-    return f"{_pct(figures['rate'])} {_interval(figures['ci95'])} ({figures['count']})"
+    return f"{summary.percent(figures['rate'])} {_interval(figures['ci95'])} ({figures['count']})"
 
 
 def blunder_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -77,7 +73,7 @@ def blunder_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     head = ["agent", "positions not lost", "placement blunders", "piece blunders",
             *(f"{t}: placement / piece" for t in tiers)]
     rows = [[_short(report, spec), str(b["positions_at_risk"]), _blunder(b["placement"]), _blunder(b["piece"]),
-             *(f"{_pct(b['by_tier'][t]['placement']['rate'])} / {_pct(b['by_tier'][t]['piece']['rate'])}"
+             *(f"{summary.percent(b['by_tier'][t]['placement']['rate'])} / {summary.percent(b['by_tier'][t]['piece']['rate'])}"
                if t in b["by_tier"] else "–" for t in tiers)]
             for spec, b in agents.items()]
     return head, rows
@@ -89,7 +85,7 @@ def _pairs(entry: dict[str, Any]) -> tuple[str, str, str]:
     if not pairs:
         return "–", "–", "–"
     counts = "/".join(str(pairs[key]) for key in ("LL", "LD", "DD_WL", "WD", "WW"))
-    return counts, summary.elo_interval(entry["elo"], entry["elo_ci95"]), _pct(entry["los"])
+    return counts, summary.elo_interval(entry["elo"], entry["elo_ci95"]), summary.percent(entry["los"])
 
 
 def tournament_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -140,7 +136,7 @@ def published_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]
 def training_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     curves = report["learning_curves"]
     rows = [[_short(report, spec), how,
-             " -> ".join(_pct(curves[spec][i]["value_kept"]) for i in (0, -1)) if spec in curves else "-"]
+             " -> ".join(summary.percent(curves[spec][i]["value_kept"]) for i in (0, -1)) if spec in curves else "-"]
             for spec, how in report.get("training", {}).items()]
     return ["agent", "how it was trained", "value kept, first -> last measured"], rows
 
@@ -153,7 +149,7 @@ def tier_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     for tier in tiers:
         first = next(report["agents"][s]["by_tier"][tier] for s in specs if tier in report["agents"][s]["by_tier"])
         rows.append([tier, str(first["positions"]),
-                     *(_pct(report["agents"][s]["by_tier"].get(tier, {}).get("value_kept")) for s in specs)])
+                     *(summary.percent(report["agents"][s]["by_tier"].get(tier, {}).get("value_kept")) for s in specs)])
     return head, rows
 
 
@@ -163,10 +159,10 @@ def tier_group_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
         return None
     specs = list(report["agents"])
     measured = {spec: summary.group_quality(report, spec) for spec in specs}
-    groups = sorted({group for figures in measured.values() for group in figures}, key=int)
-    label = report["tier_groups"]["label"]
+    label, groups, _ = summary.tier_groups(report)
+    groups = [group for group in groups if any(group in figures for figures in measured.values())]
     rows = [[group, str(max(measured[s].get(group, {}).get("positions", 0) for s in specs)),
-             *(_pct(measured[s].get(group, {}).get("value_kept")) for s in specs)] for group in groups]
+             *(summary.percent(measured[s].get(group, {}).get("value_kept")) for s in specs)] for group in groups]
     return [label, "positions", *(f"{_short(report, spec)} value kept" for spec in specs)], rows
 
 

@@ -58,7 +58,7 @@ def start_value(value: str | None, remoteness: int | None, why_unknown: str | No
     return f"The first player {'wins' if value == 'win' else 'loses'} in {plies} with perfect play."
 
 
-def _pct(value: float | None) -> str:
+def percent(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
@@ -98,7 +98,7 @@ def _best(report: dict[str, Any], short: dict[str, str]) -> str | None:
         perfect = [short[s] for s, q in quality.items() if q["value_kept"] == 1]
         return f"Every agent keeps every value ({', '.join(perfect)})." if perfect else None
     best = max(flawed, key=lambda spec: (quality[spec]["value_kept"] or 0, report["ratings"]["agents"][spec]["elo"]))
-    return (f"Best imperfect agent: {short[best]} keeps the value in {_pct(quality[best]['value_kept'])} of positions; "
+    return (f"Best imperfect agent: {short[best]} keeps the value in {percent(quality[best]['value_kept'])} of positions; "
             f"rated {_elo(report['ratings']['agents'][best])}.")
 
 
@@ -115,21 +115,23 @@ def _weakness(report: dict[str, Any], short: dict[str, str]) -> str | None:
     if not found:
         return None
     kept, spec, what, detail = min(found, key=lambda item: item[0])
-    return (f"Biggest weakness: {short[spec]} keeps only {_pct(kept)} of the {what} it is given "
+    return (f"Biggest weakness: {short[spec]} keeps only {percent(kept)} of the {what} it is given "
             f"(it gives away {detail} in the sample).")
 
 
-def _groups(report: dict[str, Any]) -> tuple[str, dict[str, str]]:
-    """The tier groups the page shows ("label", {tier: group}): the game's grouping, or each tier alone."""
+def tier_groups(report: dict[str, Any]) -> tuple[str, list[str], dict[str, str]]:
+    """The tier groups the page shows: (what they count, the groups in order, {tier: group}), the
+    game's grouping (`Game.tier_group`) of the report's tiers, or each tier alone."""
     grouping = report.get("tier_groups")
     if grouping:
-        return grouping["label"], {tier: str(group) for tier, group in grouping["of"].items()}
-    return "tier", {tier: tier for tier in report["tiers"]}
+        of = {tier: str(group) for tier, group in grouping["of"].items() if tier in report["tiers"]}
+        return grouping["label"], sorted(set(of.values()), key=int), of
+    return "tier", list(report["tiers"]), {tier: tier for tier in report["tiers"]}
 
 
 def group_quality(report: dict[str, Any], spec: str) -> dict[str, dict[str, float]]:
     """{group: {"positions", "value_kept"}} of one agent: its tiers' figures weighted by their positions."""
-    _, group_of = _groups(report)
+    _, _, group_of = tier_groups(report)
     sums: dict[str, list[float]] = {}
     for tier, figures in report["agents"][spec]["by_tier"].items():
         if figures.get("value_kept") is None or not figures.get("positions"):
@@ -142,7 +144,7 @@ def group_quality(report: dict[str, Any], spec: str) -> dict[str, dict[str, floa
 
 def _where(report: dict[str, Any]) -> str | None:
     """The tier group where the imperfect agents together keep the value least often."""
-    label, group_of = _groups(report)
+    label, _, _ = tier_groups(report)
     totals: dict[str, list[float]] = {}
     for spec in _imperfect(report):
         for group, figures in group_quality(report, spec).items():
@@ -155,8 +157,8 @@ def _where(report: dict[str, Any]) -> str | None:
     worst = min(enough, key=enough.get)
     overall = sum(kept for n, kept in totals.values()) / sum(n for n, _ in totals.values())
     named = f"{worst} {label}" if label != "tier" else f"tier {worst}"
-    return (f"Agents blunder most {'with' if label != 'tier' else 'in'} {named}: together they keep the value in {_pct(enough[worst])} of those "
-            f"positions, against {_pct(overall)} overall.")
+    return (f"Agents blunder most {'with' if label != 'tier' else 'in'} {named}: together they keep the value in {percent(enough[worst])} of those "
+            f"positions, against {percent(overall)} overall.")
 
 
 def _trained(report: dict[str, Any], short: dict[str, str]) -> str | None:
@@ -170,7 +172,7 @@ def _trained(report: dict[str, Any], short: dict[str, str]) -> str | None:
     rated = report["ratings"]["agents"]
 
     def figures(spec: str) -> str:
-        return f"{short[spec]} {_pct(quality[spec])}, {signed(rated[spec]['elo'])}"
+        return f"{short[spec]} {percent(quality[spec])}, {signed(rated[spec]['elo'])}"
 
     named = [parse_spec(spec).name for spec in baselines]
     best = max((spec for spec, name in zip(baselines, named) if name != "random"), key=quality.get, default=None)
