@@ -272,9 +272,11 @@ def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: in
         decided = (outcome == oc.WIN) | (outcome == oc.LOSS)
         wrong = ((stored_outcome != outcome) | (faults != 0) | (decided & (stored_remoteness != remoteness))
                  | (~decided & (stored_remoteness != 0)))
+        wrong_value = wrong.copy()
         if stored is not None:  # the arrays as stored: exactly the encoding of what they decode to
             codes, s, half = encoding.encode(stored_outcome, stored_remoteness)
-            wrong |= (packing.unpack(stored[0], stop - start) != codes) | (stored[1] != s)
+            stored_codes = packing.unpack(stored[0], stop - start)
+            wrong |= (stored_codes != codes) | (stored[1] != s)
             if bool(stored[2][0]) != half:
                 damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its half flag says "
                                f"{bool(stored[2][0])}, its values {half}")
@@ -282,7 +284,9 @@ def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: in
         examples = [
             f"{describe_position(store, tier_name, start + int(i))}: stored "
             f"{oc.NAMES.get(int(stored_outcome[i]), 'none')}/{int(stored_remoteness[i])}, "
-            f"rules give {oc.NAMES.get(int(outcome[i]), 'none')}/{int(remoteness[i])}"
+            f"rules give {oc.NAMES.get(int(outcome[i]), 'none')}/{int(remoteness[i])}" if wrong_value[i] else
+            f"{describe_position(store, tier_name, start + int(i))}: stored code {int(stored_codes[i])} and s "
+            f"{int(stored[1][i])}, the encoding of the chunk's values {int(codes[i])} and {int(s[i])}"
             for i in bad[:EXAMPLES]
         ]
         checksum_ok = record is not None and record["checksum"] == chunk_checksum(packed, stored_remoteness)
