@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from retrograde import outcome as oc
+from retrograde.data import packing
 from retrograde.games.base import HOLE, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN, WIN_IN_1
 
 #: The outcome and remoteness of each one-ply class that stores nothing.
@@ -62,3 +63,11 @@ def decode(classes: np.ndarray, codes: np.ndarray, s: np.ndarray | None, half: b
         if r:
             remoteness[classes == kind] = r
     return outcome, remoteness.astype(s.dtype)
+
+
+def differs(stored: tuple[np.ndarray, ...], outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
+    """Where a chunk's arrays as stored (packed codes, s, half) are not the encoding of its values
+    `outcome` and `remoteness` (every index, if the half flag is not theirs)."""
+    codes, s, half = encode(outcome, remoteness)
+    wrong = (packing.unpack(stored[0], outcome.size) != codes) | (stored[1] != s)
+    return wrong | (bool(stored[2][0]) != half)
