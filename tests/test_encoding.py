@@ -14,6 +14,7 @@ import quixo_reference as qref
 from retrograde import outcome as oc
 from retrograde.data import packing
 from retrograde.data.encoding import decode, encode
+from retrograde.data.encoding_kernels import decode_packed
 from retrograde.data.store import Store, stored_digest
 from retrograde.games import make_game
 from retrograde.games.base import HOLE, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN, WIN_IN_1
@@ -101,6 +102,9 @@ def test_seeded_chunks_round_trip():
         assert half == (trial % 2 == 0)
         got = decode(classes, codes, s, half)
         assert np.array_equal(got[0], outcome) and np.array_equal(got[1], remoteness), trial
+        packed, values = np.zeros(125, np.uint8), np.empty(500, np.uint16)  # the bulk (numba) decoder
+        decode_packed(classes, packing.pack(codes), s, half, packed, values)
+        assert np.array_equal(packing.unpack(packed, 500), outcome) and np.array_equal(values, remoteness), trial
 
 
 def test_a_parity_breaking_chunk_is_stored_and_read_exactly(solved, tmp_path):

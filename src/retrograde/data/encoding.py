@@ -18,31 +18,34 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.data import packing
-from retrograde.games.base import HOLE, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN, WIN_IN_1
+from retrograde.games.base import LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN, WIN_IN_1
 
-#: The outcome and remoteness of each one-ply class that stores nothing.
-_DECIDED = {HOLE: (oc.UNDECIDED, 0), TERMINAL_WIN: (oc.WIN, 0), TERMINAL_LOSS: (oc.LOSS, 0),
-            WIN_IN_1: (oc.WIN, 1), LOSS_IN_1: (oc.LOSS, 1)}
+#: The outcome and remoteness each one-ply class gives (by class number; STORED's are the arrays').
+_OUTCOME = np.zeros(6, dtype=np.uint8)
+_REMOTENESS = np.zeros(6, dtype=np.uint8)
+_OUTCOME[[TERMINAL_WIN, TERMINAL_LOSS, WIN_IN_1, LOSS_IN_1]] = oc.WIN, oc.LOSS, oc.WIN, oc.LOSS
+_REMOTENESS[[WIN_IN_1, LOSS_IN_1]] = 1
 
 
 def encode(outcome: np.ndarray, remoteness: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """(codes, s, half) of one chunk's decoded values: uint8 outcome codes, s in remoteness's
-    dtype, and whether s is the half remoteness (see the module)."""
-    r = remoteness.astype(np.int64)
-    decided = (outcome == oc.WIN) | (outcome == oc.LOSS)
-    stored = (outcome == oc.DRAW) | (decided & (r >= 2))
-    win, loss = stored & (outcome == oc.WIN), stored & (outcome == oc.LOSS)
-    half = not (np.any(win & (r % 2 == 0)) or np.any(loss & (r % 2 == 1)))
-    if half:
-        s = np.where(win, (r - 3) >> 1, np.where(loss, (r - 2) >> 1, 0))
-    else:
-        s = np.where(stored & decided, r, 0)
-    last = np.where(stored, np.arange(outcome.size), -1)
-    np.maximum.accumulate(last, out=last)
-    before = last < 0  # before the chunk's first stored index
-    last = np.maximum(last, 0)
-    codes = np.where(before, 0, outcome[last]).astype(np.uint8)
-    return codes, np.where(before, 0, s[last]).astype(remoteness.dtype), bool(half)
+    dtype, and whether s is the half remoteness (see the module). Array work on the stored
+    indices only (a chunk task writes a million of them)."""
+    decided = (outcome & 1).astype(bool)  # WIN (3) and LOSS (1) are the odd codes
+    where = np.flatnonzero((outcome == oc.DRAW) | (decided & (remoteness >= 2)))
+    codes_at = outcome[where]
+    r_at = remoteness[where].astype(np.int64)
+    won = codes_at >> 1  # 1 for a win, 0 for a loss or a draw
+    decided_at = (codes_at & 1).astype(bool)
+    half = bool(np.all(~decided_at | ((r_at & 1) == won)))  # a win's r odd, a loss's even
+    s_at = np.where(decided_at, (r_at - 2 - won) >> 1 if half else r_at, 0).astype(remoteness.dtype)
+    codes = np.zeros(outcome.size, dtype=np.uint8)
+    s = np.zeros(outcome.size, dtype=remoteness.dtype)
+    if where.size:  # each stored index's code and s, repeated up to the next stored index
+        lengths = np.diff(where, append=outcome.size)
+        codes[where[0]:] = np.repeat(codes_at, lengths)
+        s[where[0]:] = np.repeat(s_at, lengths)
+    return codes, s, half
 
 
 def decode(classes: np.ndarray, codes: np.ndarray, s: np.ndarray | None, half: bool
@@ -50,19 +53,17 @@ def decode(classes: np.ndarray, codes: np.ndarray, s: np.ndarray | None, half: b
     """The outcome codes and remoteness (in s's dtype; None without `s`) of a chunk stored as
     `codes` and `s`, given each index's one-ply class."""
     stored = classes == STORED
-    outcome = np.where(stored, codes, np.uint8(0)).astype(np.uint8)
-    for kind, (code, _) in _DECIDED.items():
-        outcome[classes == kind] = code
+    outcome = np.where(stored, codes, _OUTCOME[classes])
     if s is None:
         return outcome, None
-    wide = s.astype(np.int64)
+    where = np.flatnonzero(stored)
+    codes_at = codes[where]
+    r_at = s[where].astype(np.int64)
     if half:
-        wide = np.where(outcome == oc.WIN, 2 * wide + 3, 2 * wide + 2)
-    remoteness = np.where(stored & (outcome != oc.DRAW), wide, 0)
-    for kind, (_, r) in _DECIDED.items():
-        if r:
-            remoteness[classes == kind] = r
-    return outcome, remoteness.astype(s.dtype)
+        r_at = 2 * r_at + 2 + (codes_at >> 1)
+    remoteness = _REMOTENESS[classes].astype(s.dtype)
+    remoteness[where] = np.where(codes_at & 1, r_at, 0)  # a draw's remoteness is 0
+    return outcome, remoteness
 
 
 def differs(stored: tuple[np.ndarray, ...], outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
