@@ -10,7 +10,8 @@ PYTHONPATH (`git worktree add /tmp/base BASE; PYTHONPATH=/tmp/base/src python be
 it uses only the store and probing API both have. Chunk data is the bytes of the tiers' chunk
 files (`bench_versus.chunk_bytes`), by array. Probe latency: 2,000 seeded random boards through
 `probing.values`, in-process, store opened once, after a warm-up (`bench_quixo.probe_latency`:
-median, p90 and p99, first pass and once every chunk touched is read).
+median, p90 and p99, first pass and once every chunk touched is read); on 5x5, 2,000 positions at
+seeded indices of the store's tiers instead (`stored_probe_latency`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,37 @@ def array_bytes(store: Path) -> dict[str, int]:
             array = path.relative_to(store).parts[2]
             sizes[array] = sizes.get(array, 0) + path.stat().st_size
     return sizes
+
+
+def stored_probe_latency(store: Path, n: int, seed: int) -> dict:
+    """`bench_quixo.probe_latency` over positions at seeded indices of the store's tiers (a
+    store of some tiers only, as 5x5 --down-to N, holds no random board)."""
+    import statistics
+    import time
+
+    import numpy as np
+
+    from retrograde.data.probing import values
+    from retrograde.data.store import Store
+
+    rng = np.random.default_rng(seed)
+    with Store.open(store) as opened:
+        tiers = opened.plan.tiers
+        sizes = np.array([tier.size for tier in tiers], dtype=np.float64)
+        picked = rng.choice(len(tiers), n, p=sizes / sizes.sum())
+        positions = [opened.game.position_at(opened.game.tier(tiers[t].name), int(rng.integers(tiers[t].size)))
+                     for t in picked.tolist()]
+        values(opened, positions[:50])  # warm: first chunk reads
+        figures = {}
+        for label in ("", " (chunks decoded)"):
+            times = []
+            for position in positions:
+                start = time.perf_counter()
+                values(opened, [position])
+                times.append(time.perf_counter() - start)
+            figures[f"median ms{label}"] = 1e3 * statistics.median(times)
+            figures[f"p99 ms{label}"] = 1e3 * float(np.percentile(times, 99))
+    return figures
 
 
 def main() -> None:
@@ -56,7 +88,7 @@ def main() -> None:
             figures["5x5 chunk data B"] = chunk_bytes(store)
             figures.update({f"5x5 {array} B": size for array, size in sorted(array_bytes(store).items())})
             figures.update({f"5x5 probe {key}": value
-                            for key, value in probe_latency(store, options.probes, options.seed).items()})
+                            for key, value in stored_probe_latency(store, options.probes, options.seed).items()})
     report("density", figures)
 
 

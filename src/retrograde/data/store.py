@@ -565,6 +565,8 @@ class Store:
             self._chunk_cache[key] = self._chunk_cache.pop(key)  # most recently used last
             return self._chunk_cache[key]
         data = self.read_chunk_stored(name, chunk)
+        if self.one_ply and data[1].size and data[1].max() <= 255:  # s in a byte: twice the chunks kept
+            data = (data[0], data[1].astype(np.uint8), data[2])
         self._chunk_cache[key] = data
         self._cached_bytes += sum(array.nbytes for array in data)
         while self._cached_bytes > self.cache_bytes and len(self._chunk_cache) > 1:
