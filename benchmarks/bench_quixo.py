@@ -62,6 +62,7 @@ def probe_latency(store: Path, n: int, seed: int) -> dict:
                 times.append(time.perf_counter() - start)
             figures[f"median ms{label}"] = 1e3 * statistics.median(times)
             figures[f"p90 ms{label}"] = 1e3 * float(np.percentile(times, 90))
+            figures[f"p99 ms{label}"] = 1e3 * float(np.percentile(times, 99))
     return figures
 
 

@@ -62,7 +62,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 #: warm); benchmarks/bench_fuzz.py runs many more.
 BUDGET = {"parse": 250, "spec": 200, "probe": 60, "status": 20, "verify": 10, "play": 50, "match": 25,
           "validate": 5, "train": 20, "solve": 25, "plan": 15, "run": 20, "games": 10, "agents": 10, "argv": 60,
-          "analyze": 10}
+          "analyze": 10, "upgrade": 10}
 #: Commands that serve until stopped, which a fuzzed case cannot wait for: tests/test_explore.py
 #: gives them their bad input (queries, ports, agents).
 SERVERS = {"explore"}
@@ -587,6 +587,7 @@ def strategies(sandbox: Sandbox) -> dict[str, st.SearchStrategy]:
     return {
         "status": st.tuples(argv_from(["status"], {"store_path": stores}), no_stdin),
         "verify": st.tuples(argv_from(["verify"], {"store_path": stores, **common}), no_stdin),
+        "upgrade": st.tuples(argv_from(["upgrade"], {"store_path": stores}), no_stdin),
         "probe": st.tuples(argv_from(["probe"], {"store_path": stores},
                                      st.one_of(position_args(), st.just(["-"]), st.just([]))), stdin_lines),
         "play": st.tuples(argv_from(["play"], {"store_path": stores, "agent_spec": cli_specs(sandbox),

@@ -137,8 +137,8 @@ def test_the_chunk_cache_keeps_the_chunks_its_budget_holds(solved):
         assert store.plan.chunking(name).count >= 5
         one = store.read_chunk_raw(name, 0)
         store.cache_bytes = 3 * (one[0].nbytes + one[1].nbytes)
-        decoded, read = [], store.read_chunk_raw
-        store.read_chunk_raw = lambda tier, chunk, **kw: decoded.append(chunk) or read(tier, chunk, **kw)
+        decoded, read = [], store.read_chunk_stored
+        store.read_chunk_stored = lambda tier, chunk, **kw: decoded.append(chunk) or read(tier, chunk, **kw)
         for chunk in (0, 1, 2, 3, 1, 2, 3):
             store.read_values(name, np.array([64 * chunk]))
         assert decoded == [0, 1, 2, 3]

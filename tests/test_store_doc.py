@@ -112,7 +112,8 @@ def test_recipe_rank_matches_the_game(solved, monkeypatch):
 def test_store_layout_matches_doc(solved):
     root = zarr.open_group(str(solved("nim", NIM, chunk_size=8)), mode="r")
     plan = root.attrs["retrograde"]["plan"]
-    assert plan["format"] == 3 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
+    assert plan["format"] == 4 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
+    assert plan["encoding"] == "plain"
     for tier in plan["tiers"]:
         group = root[f"tiers/{tier['name']}"]
         assert group["outcome"].dtype == "uint8" and group["outcome"].shape == (-(-tier["size"] // 4),)
@@ -150,6 +151,6 @@ def test_a_store_of_an_older_format_is_refused_in_one_line(tmp_path, solved, com
                      *(rest[1:] if name == "solve" else rest))
     assert result.returncode not in (0, 2) and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.strip().splitlines() == [
-        f"retrograde: error: store {str(path)!r} has format 2; this version reads format 3 only: "
+        f"retrograde: error: store {str(path)!r} has format 2; this version reads format 4 only: "
         f"solve the game again into a new store"], result.stderr
     assert store_bytes(path) == before

@@ -317,6 +317,17 @@ def status(store_path: str, as_json: bool) -> None:
 
 @cli.command()
 @store_option
+def upgrade(store_path: str) -> None:
+    """Convert a store of the previous format (3) to this one (4) in place: atomically (the old
+    store stays whole until the converted one replaces it), resumably (rerun after an
+    interruption) and verified. A store already in format 4 is left as it is."""
+    from retrograde.data.upgrade import upgrade as upgrade_store
+
+    click.echo(upgrade_store(store_path))
+
+
+@cli.command()
+@store_option
 @cluster_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:

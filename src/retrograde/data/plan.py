@@ -17,8 +17,11 @@ from retrograde.games import Game
 from retrograde.games.tiers import Step, Tier, solve_steps
 
 #: The store format (docs/STORE.md). 2: chunk records carry a digest of the stored files.
-#: 3: a game with symmetries keeps one position per symmetry class.
-FORMAT_VERSION = 3
+#: 3: a game with symmetries keeps one position per symmetry class. 4: stronger codecs, and a game
+#: that classifies positions in one ply stores no value one ply decides ("one-ply" encoding).
+FORMAT_VERSION = 4
+#: How a tier's arrays hold its values: as they are, or without what one ply decides (`data.encoding`).
+PLAIN, ONE_PLY = "plain", "one-ply"
 #: Positions per chunk by default: 1 Mi positions is ~3 MiB of outcome+remoteness.
 DEFAULT_CHUNK_SIZE = 1 << 20
 
@@ -56,6 +59,8 @@ class Plan:
     remoteness_dtype: str
     tiers: tuple[Tier, ...]
     steps: tuple[Step, ...]
+    #: PLAIN or ONE_PLY (the game's `one_ply`).
+    encoding: str = PLAIN
     format: int = FORMAT_VERSION
 
     def tier(self, name: str) -> Tier:
@@ -89,6 +94,7 @@ class Plan:
         holding more of the same game, e.g. more of its tiers): a store of `other` can be
         deepened to it."""
         return (self.game == other.game and self.chunk_size == other.chunk_size and self.format == other.format
+                and self.encoding == other.encoding
                 and self.remoteness_dtype == other.remoteness_dtype and len(self.tiers) > len(other.tiers)
                 and self.tiers[:len(other.tiers)] == other.tiers and self.steps[:len(other.steps)] == other.steps)
 
@@ -99,7 +105,7 @@ class Plan:
                 "tiers": [{"name": tier.name, "size": tier.size, "children": list(tier.children),
                            "chunk_size": self.chunking(tier.name).chunk_size} for tier in self.tiers],
                 "steps": [{"tiers": list(step.tiers), "loopy": step.loopy, "wave": step.wave} for step in self.steps],
-                "format": self.format}
+                "encoding": self.encoding, "format": self.format}
 
 
 def validate_chunk_size(chunk_size: int) -> int:
@@ -122,4 +128,5 @@ def make_plan(game: Game, *, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Plan:
     """Plan a solve of `game`: tiers in dependency order, each cut into chunks."""
     validate_chunk_size(chunk_size)
     tiers = game.tiers()
-    return Plan(game.name, game.params, chunk_size, remoteness_dtype(game.max_remoteness), tiers, solve_steps(tiers))
+    return Plan(game.name, game.params, chunk_size, remoteness_dtype(game.max_remoteness), tiers, solve_steps(tiers),
+                ONE_PLY if game.one_ply else PLAIN)

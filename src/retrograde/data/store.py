@@ -4,6 +4,11 @@
     <store>/tiers/<tier>/zarr.json       attrs: status, W/L/D counts, checksum, per-chunk records
     <store>/tiers/<tier>/outcome         uint8, 2-bit packed outcome codes (4 positions a byte)
     <store>/tiers/<tier>/remoteness      plan.remoteness_dtype, plies to the end (0 for draws)
+    <store>/tiers/<tier>/half            "one-ply" encoding only: uint8 a chunk, 0 where s is not halved
+
+In the "one-ply" encoding (`data.encoding`) the arrays hold codes and s, not values: every
+reader here decodes them (the game's one-ply classes), so what it returns, the checksums and
+the counts are the values, as in a plain store.
 
 Chunk tasks write array chunks (each zarr chunk is written whole, atomically);
 only the driver writes attributes, after a chunk's data is on disk, so a chunk
@@ -35,10 +40,10 @@ from zarr.core.group import GroupMetadata
 from zarr.core.metadata import ArrayV3Metadata
 from zarr.storage import MemoryStore
 
-from retrograde.data import durable, packing
+from retrograde.data import durable, encoding, packing
 from retrograde.data.chunks import ChunkCodec
 from retrograde.data.lock import missing_folder
-from retrograde.data.plan import FORMAT_VERSION, Plan, make_plan
+from retrograde.data.plan import FORMAT_VERSION, ONE_PLY, Plan, make_plan
 from retrograde.errors import DamagedStore, MissingTierError, StoreError, Superseded
 from retrograde.games import Game, make_game
 
@@ -54,16 +59,19 @@ SCRATCH = "scratch"
 ATTEMPT = "attempt"
 #: The two arrays of a tier, in the order their chunk files enter a chunk's `stored` digest.
 ARRAYS = ("outcome", "remoteness")
-#: Packed outcomes are strongly correlated along the index: plain zstd does well (4x4 Quixo:
-#: 10.8 MB packed -> 1.5 MB).
-OUTCOME_CODECS = (ZstdCodec(level=5),)
+#: The third array of a tier in the "one-ply" encoding: a chunk's `half` flag, one byte a chunk,
+#: 1 (the fill value, no file) where its s is the half remoteness.
+HALF = "half"
+#: Packed outcomes are strongly correlated along the index: plain zstd does well. Level 15 (format
+#: 4): 4x4 Quixo's one-ply codes 154,002 B at level 5, 142,096 B at 15 (0.09 s CPU a solve).
+OUTCOME_CODECS = (ZstdCodec(level=15),)
 
 
 def remoteness_codecs(dtype: np.dtype) -> tuple:
-    """Byte-shuffled zstd: the high bytes of remoteness are almost all zero (4x4 Quixo:
-    86 MB of uint16 -> 6.2 MB; plain zstd 8.9 MB, bit-shuffled 6.8 MB). Level 4 in 1 MiB
-    blocks compresses as well as level 5 in blosc's default blocks, in half the time."""
-    return (BloscCodec(cname="zstd", clevel=4, shuffle="shuffle", typesize=dtype.itemsize, blocksize=1 << 20),)
+    """Byte-shuffled zstd: the high bytes of remoteness are almost all zero (bit shuffle does
+    worse), in 1 MiB blocks. Level 8 (format 4): 4x4 Quixo's one-ply s 587,578 B against
+    615,391 B at level 4 for 0.4 s more CPU a solve; level 9 saves 11% more for 6x the time."""
+    return (BloscCodec(cname="zstd", clevel=8, shuffle="shuffle", typesize=dtype.itemsize, blocksize=1 << 20),)
 
 
 def chunk_checksum(packed_outcome: np.ndarray, remoteness: np.ndarray) -> str:
@@ -119,6 +127,10 @@ class Store:
 
     #: Decoded chunks kept for `read_values` (bytes).
     cache_bytes = 256 * 2**20
+    #: One-ply classes of chunks kept (bytes, one an index): `ChildValues` reads each child chunk
+    #: twice (its outcomes, then its values), and the classes cost as much as the rest of a read
+    #: (4x4 Quixo in-process: 1.2 s of a solve without this, 0.6 s with it).
+    classes_cache_bytes = 64 * 2**20
 
     def __init__(self, path: Path, meta: Any, *, writable: bool, attempt: str | None = None,
                  checked_plans: set[tuple] | None = None):
@@ -132,8 +144,10 @@ class Store:
             raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged (attributes.{ATTR}.plan is "
                                f"{type(meta['plan']).__name__}, not an object); was it edited by hand?")
         if meta["plan"].get("format") != FORMAT_VERSION:
+            how = ("`retrograde upgrade --store` converts it" if meta["plan"].get("format") == FORMAT_VERSION - 1
+                   else "solve the game again into a new store")
             raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; this version reads "
-                             f"format {FORMAT_VERSION} only: solve the game again into a new store")
+                             f"format {FORMAT_VERSION} only: {how}")
         try:
             self.plan, self.game = _plan_and_game(json.dumps(meta["plan"]))
         except (KeyError, TypeError, ValueError) as exc:
@@ -142,10 +156,13 @@ class Store:
         self._check_plan(meta["plan"], checked_plans)
         self.fence()  # a task of a stale attempt stops before it works, not only before it writes
         self._tier_names = {tier.name for tier in self.plan.tiers}
+        #: The tier's arrays, in the order their chunk files enter a chunk's `stored` digest.
+        self.arrays = (*ARRAYS, HALF) if self.one_ply else ARRAYS
         self._records: dict[str, TierRecord] = {}
         self._checked_arrays: set[str] = set()
-        self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}
         self._cached_bytes = 0
+        self._classes_cache: dict[tuple[str, int], np.ndarray] = {}
         self._unflushed = durable.Deferred()  # chunk files written, flushed at close
 
     # --- lifecycle ------------------------------------------------------------------
@@ -196,6 +213,7 @@ class Store:
         self._checked_arrays.clear()
         self._chunk_cache.clear()
         self._cached_bytes = 0
+        self._classes_cache.clear()
 
     def __enter__(self) -> Store:
         return self
@@ -358,6 +376,11 @@ class Store:
             leftover.unlink(missing_ok=True)
 
     @property
+    def one_ply(self) -> bool:
+        """Whether the arrays hold the "one-ply" encoding (`data.encoding`), not the values."""
+        return self.plan.encoding == ONE_PLY
+
+    @property
     def location(self) -> str:
         """The absolute path, as tasks on other processes (or machines) must open it."""
         return str(self.path.absolute())
@@ -376,17 +399,17 @@ class Store:
                                    f"({self.record(name).status}); run solve to finish it")
 
     # --- array data -------------------------------------------------------------------
-    def _codecs(self, name: str) -> tuple[ChunkCodec, ChunkCodec]:
-        """The codecs of the tier's outcome and remoteness chunks; its array documents are checked
-        once (they must be what the plan makes)."""
+    def _codecs(self, name: str) -> tuple[ChunkCodec, ...]:
+        """The codecs of the tier's chunks, one for each of `arrays`; its array documents are
+        checked once (they must be what the plan makes)."""
         tier = self.plan.chunking(name)
         if name not in self._checked_arrays:
-            expected = _array_documents(self.plan.remoteness_dtype, tier.size, tier.chunk_size)
-            for key in ARRAYS:
+            expected = _array_documents(self.plan.remoteness_dtype, tier.size, tier.chunk_size, self.one_ply)
+            for key in self.arrays:
                 self._check_document(f"tiers/{name}/{key}", expected[key],
                                      f"tier {name}: its document tiers/{name}/{key}/zarr.json")
             self._checked_arrays.add(name)
-        return _chunk_codecs(self.plan.remoteness_dtype, tier.size, tier.chunk_size)
+        return _chunk_codecs(self.plan.remoteness_dtype, tier.size, tier.chunk_size, self.one_ply)
 
     def _chunk_file(self, name: str, array: str, chunk: int) -> Path:
         return self.path / "tiers" / name / array / "c" / str(chunk)
@@ -401,8 +424,13 @@ class Store:
         self._require_writable()
         self.fence()
         packed = packing.pack(outcome)
-        files = [codec.encode(values) for codec, values in zip(self._codecs(name), (packed, remoteness))]
-        for array, content in zip(ARRAYS, files):
+        if self.one_ply:
+            codes, s, half = encoding.encode(outcome, remoteness)
+            arrays = (packing.pack(codes), s, np.array([half], dtype=np.uint8))
+        else:
+            arrays = (packed, remoteness)
+        files = [codec.encode(values) for codec, values in zip(self._codecs(name), arrays)]
+        for array, content in zip(self.arrays, files):
             target = durable.inside(self.path, self._chunk_file(name, array, chunk))
             if content is None:  # only the fill value: no file (as zarr does it)
                 self._unflushed.remove(target)
@@ -413,7 +441,7 @@ class Store:
     def _chunk_files(self, name: str, chunk: int) -> list[bytes | None]:
         """The bytes of a chunk's files as stored (None where there is none)."""
         files = []
-        for array in ARRAYS:
+        for array in self.arrays:
             try:
                 files.append(durable.read_inside(self.path, self._chunk_file(name, array, chunk)))
             except FileNotFoundError:
@@ -432,31 +460,65 @@ class Store:
             raise self.damaged(f"tier {name} chunk {chunk}: its data", why="its files are not the ones recorded")
 
     def read_chunk_raw(self, name: str, chunk: int, *, checked: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """A chunk's stored packed outcome bytes and remoteness, as on disk; `checked=False`
-        leaves the stored digest to the caller (verify, which then checks the values too).
+        """A chunk's values: packed outcome bytes and remoteness (decoded from the "one-ply"
+        encoding); `checked=False` leaves the stored digest to the caller (verify, which then
+        checks the values too).
 
         :raises DamagedStore: a recorded chunk's files are not those recorded, or a stored chunk
             cannot be decoded."""
         return self._read_chunk(name, chunk, checked=checked, remoteness=True)
 
     def read_chunk_outcome(self, name: str, chunk: int) -> np.ndarray:
-        """A chunk's stored packed outcome bytes, its files checked as `read_chunk_raw` does.
+        """A chunk's packed outcome bytes, its files checked as `read_chunk_raw` does.
 
         :raises DamagedStore: as `read_chunk_raw`."""
         return self._read_chunk(name, chunk, checked=True, remoteness=False)[0]
 
-    def _read_chunk(self, name: str, chunk: int, *, checked: bool, remoteness: bool) -> tuple[np.ndarray, ...]:
-        """The chunk's packed outcome bytes, and its remoteness if asked (see `read_chunk_raw`)."""
+    def read_chunk_stored(self, name: str, chunk: int, *, checked: bool = True, remoteness: bool = True
+                          ) -> tuple[np.ndarray | None, ...]:
+        """A chunk's arrays as stored, one for each of `arrays` (outcome bytes still packed; the
+        remoteness array None unless asked for).
+
+        :raises DamagedStore: as `read_chunk_raw`."""
         start, stop = self.plan.chunking(name).bounds(chunk)
-        codecs = self._codecs(name)
         files = self._chunk_files(name, chunk)
         if checked:
             self.check_stored(name, chunk, files)
+        lengths = (packing.packed_length(stop - start), stop - start if remoteness else None, 1)
         try:
-            return (codecs[0].decode(files[0], packing.packed_length(stop - start)),
-                    *((codecs[1].decode(files[1], stop - start),) if remoteness else ()))
+            return tuple(None if n is None else codec.decode(content, n)
+                         for codec, content, n in zip(self._codecs(name), files, lengths))
         except Exception as exc:  # whatever the codecs raise on damaged bytes
             raise self.damaged(f"tier {name} chunk {chunk}: its data", exc) from None
+
+    def _read_chunk(self, name: str, chunk: int, *, checked: bool, remoteness: bool) -> tuple[np.ndarray, ...]:
+        """The chunk's packed outcome bytes, and its remoteness if asked (see `read_chunk_raw`)."""
+        stored = self.read_chunk_stored(name, chunk, checked=checked, remoteness=remoteness)
+        if not self.one_ply:
+            return stored if remoteness else stored[:1]
+        from retrograde.data.encoding_kernels import decode_packed
+
+        classes = self._classes(name, chunk)
+        packed = np.zeros(stored[0].size, dtype=np.uint8)
+        values = np.empty(classes.size, dtype=np.dtype(self.plan.remoteness_dtype))
+        s = stored[1] if remoteness else values  # outcomes only: no s to read, the values left unread
+        decode_packed(classes, stored[0], s, bool(stored[2][0]), packed, values)
+        return (packed, *((values,) if remoteness else ()))
+
+    def _classes(self, name: str, chunk: int) -> np.ndarray:
+        """The one-ply classes of a chunk's indices (the game's kernel), the latest kept up to
+        `classes_cache_bytes`."""
+        key = (name, chunk)
+        if key not in self._classes_cache:
+            start, stop = self.plan.chunking(name).bounds(chunk)
+            classes = self.game.one_ply_classes(self.plan.tier(name), start, stop, np.empty(stop - start, np.uint8))
+            while self._classes_cache and (sum(kept.nbytes for kept in self._classes_cache.values()) + classes.nbytes
+                                           > self.classes_cache_bytes):
+                self._classes_cache.pop(next(iter(self._classes_cache)))
+            if classes.nbytes <= self.classes_cache_bytes:
+                self._classes_cache[key] = classes
+            return classes
+        return self._classes_cache[key]
 
     def read_tier(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Unpacked outcome codes and remoteness of a whole tier.
@@ -486,24 +548,31 @@ class Store:
         chunks = indices // chunk_size
         for chunk in np.unique(chunks).tolist():
             rows = np.flatnonzero(chunks == chunk)
-            packed, values = self._cached_chunk(name, chunk)
+            packed, values, *half = self._cached_chunk(name, chunk)
             local = indices[rows] - chunk * chunk_size
             outcome[rows] = packing.unpack_at(packed[local // 4], local)
             remoteness[rows] = values[local]
+            if half:  # the "one-ply" encoding: the indices' classes with numpy alone (no numba)
+                classes = self.game.one_ply_batch(self.plan.tier(name), indices[rows])
+                outcome[rows], remoteness[rows] = encoding.decode(classes, outcome[rows], remoteness[rows],
+                                                                  bool(half[0][0]))
         return outcome, remoteness
 
-    def _cached_chunk(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+    def _cached_chunk(self, name: str, chunk: int) -> tuple[np.ndarray, ...]:
+        """The chunk's arrays as stored (`read_chunk_stored`), kept for `read_values`."""
         key = (name, chunk)
         if key in self._chunk_cache:
             self._chunk_cache[key] = self._chunk_cache.pop(key)  # most recently used last
             return self._chunk_cache[key]
-        data = self.read_chunk_raw(name, chunk)
+        data = self.read_chunk_stored(name, chunk)
+        if self.one_ply and data[1].size and data[1].max() <= 255:  # s in a byte: twice the chunks kept
+            data = (data[0], data[1].astype(np.uint8), data[2])
         self._chunk_cache[key] = data
-        self._cached_bytes += data[0].nbytes + data[1].nbytes
+        self._cached_bytes += sum(array.nbytes for array in data)
         while self._cached_bytes > self.cache_bytes and len(self._chunk_cache) > 1:
             oldest = next(iter(self._chunk_cache))
             dropped = self._chunk_cache.pop(oldest)
-            self._cached_bytes -= dropped[0].nbytes + dropped[1].nbytes
+            self._cached_bytes -= sum(array.nbytes for array in dropped)
         return data
 
 
@@ -514,7 +583,8 @@ def _plan_and_game(document: str) -> tuple[Plan, Game]:
     the game from its name and options, the plan from the game and the document's chunk size
     (`Store._check_plan` then holds the document to it)."""
     stored = json.loads(document)
-    missing = [key for key in ("game", "params", "chunk_size", "remoteness_dtype", "tiers", "steps", "format")
+    missing = [key for key in ("game", "params", "chunk_size", "remoteness_dtype", "tiers", "steps", "encoding",
+                               "format")
                if key not in stored]
     if missing:
         raise KeyError(missing[0])
@@ -554,35 +624,39 @@ def _is_chunk_record(record: Any) -> bool:
 
 
 @lru_cache(maxsize=8)
-def _array_templates(dtype_name: str) -> tuple[ArrayV3Metadata, ArrayV3Metadata]:
-    """Metadata of a one-element outcome and remoteness array, to be shaped per tier."""
+def _array_templates(dtype_name: str) -> tuple[ArrayV3Metadata, ArrayV3Metadata, ArrayV3Metadata]:
+    """Metadata of a one-element outcome, remoteness and half array, to be shaped per tier."""
     dtype = np.dtype(dtype_name)
     scratch = MemoryStore()
     outcome = zarr.create_array(scratch, name="outcome", shape=(1,), dtype="uint8", fill_value=0,
                                 compressors=OUTCOME_CODECS).metadata
     remoteness = zarr.create_array(scratch, name="remoteness", shape=(1,), dtype=dtype, fill_value=0,
                                    compressors=remoteness_codecs(dtype)).metadata
-    return outcome, remoteness
+    half = zarr.create_array(scratch, name=HALF, shape=(1,), dtype="uint8", fill_value=1, compressors=None).metadata
+    return outcome, remoteness, half
 
 
-def _array_metadata(dtype_name: str, size: int, chunk_size: int) -> dict[str, ArrayV3Metadata]:
-    """The metadata of a tier's outcome and remoteness arrays, as the plan makes them."""
-    outcome, remoteness = _array_templates(dtype_name)
-    return {"outcome": replace(outcome, shape=(packing.packed_length(size),),
-                               chunk_grid=RegularChunkGrid(chunk_shape=(chunk_size // 4,))),
-            "remoteness": replace(remoteness, shape=(size,), chunk_grid=RegularChunkGrid(chunk_shape=(chunk_size,)))}
+def _array_metadata(dtype_name: str, size: int, chunk_size: int, one_ply: bool) -> dict[str, ArrayV3Metadata]:
+    """The metadata of a tier's arrays, as the plan makes them."""
+    outcome, remoteness, half = _array_templates(dtype_name)
+    arrays = {"outcome": replace(outcome, shape=(packing.packed_length(size),),
+                                 chunk_grid=RegularChunkGrid(chunk_shape=(chunk_size // 4,))),
+              "remoteness": replace(remoteness, shape=(size,), chunk_grid=RegularChunkGrid(chunk_shape=(chunk_size,)))}
+    if one_ply:
+        arrays[HALF] = replace(half, shape=(-(-size // chunk_size),))
+    return arrays
 
 
 @lru_cache(maxsize=4096)
-def _chunk_codecs(dtype_name: str, size: int, chunk_size: int) -> tuple[ChunkCodec, ChunkCodec]:
-    metadata = _array_metadata(dtype_name, size, chunk_size)
-    return ChunkCodec(metadata["outcome"]), ChunkCodec(metadata["remoteness"])
+def _chunk_codecs(dtype_name: str, size: int, chunk_size: int, one_ply: bool) -> tuple[ChunkCodec, ...]:
+    return tuple(ChunkCodec(metadata) for metadata in _array_metadata(dtype_name, size, chunk_size, one_ply).values())
 
 
 @lru_cache(maxsize=4096)
-def _array_documents(dtype_name: str, size: int, chunk_size: int) -> dict[str, bytes]:
+def _array_documents(dtype_name: str, size: int, chunk_size: int, one_ply: bool) -> dict[str, bytes]:
     """The documents of a tier's arrays (kept: every store opened in a process checks them)."""
-    return {key: _document(metadata) for key, metadata in _array_metadata(dtype_name, size, chunk_size).items()}
+    return {key: _document(metadata)
+            for key, metadata in _array_metadata(dtype_name, size, chunk_size, one_ply).items()}
 
 
 
@@ -596,7 +670,8 @@ def _hierarchy(plan: Plan) -> dict[str, bytes]:
         chunking = plan.chunking(tier.name)
         documents[f"{prefix}/zarr.json"] = _document(GroupMetadata(
             attributes=TierRecord([None] * chunking.count).to_json()))
-        for key, document in _array_documents(plan.remoteness_dtype, chunking.size, chunking.chunk_size).items():
+        for key, document in _array_documents(plan.remoteness_dtype, chunking.size, chunking.chunk_size,
+                                              plan.encoding == ONE_PLY).items():
             documents[f"{prefix}/{key}/zarr.json"] = document
     return documents
 

@@ -46,6 +46,12 @@ WINNING_CHILD = -3
 #: the position wins in one, and this is its row's only reference.
 LOSING_CHILD = -4
 
+#: One-ply classes of an index (`Game.one_ply_classes`): a hole; a position whose value the store
+#: holds; a terminal win or loss (remoteness 0); a win in 1 (a move completes only the mover's
+#: line); a loss in 1 (every move completes the opponent's line). A store in the "one-ply"
+#: encoding holds no value for all but STORED (docs/STORE.md, format 4).
+HOLE, STORED, TERMINAL_WIN, TERMINAL_LOSS, WIN_IN_1, LOSS_IN_1 = range(6)
+
 
 @dataclass(frozen=True)
 class Param:
@@ -109,6 +115,9 @@ class Game(ABC):
     #: not propagate from terminal positions, whose parents took their values in the first
     #: pass (`check_game` holds a game to it).
     group_terminals_by_value: ClassVar[bool] = False
+    #: True for a game that gives `one_ply_classes` and `one_ply_batch`: its stores leave out the
+    #: values one ply of moves decides (the "one-ply" encoding of store format 4).
+    one_ply: ClassVar[bool] = False
     #: Small instances (their `params`) that the self-tests solve and check (`check_game`,
     #: `check_hooks`, tests/test_hooks.py): a few thousand positions each.
     examples: ClassVar[tuple[dict[str, Any], ...]] = ()
@@ -257,6 +266,16 @@ class Game(ABC):
         """
         raise NotImplementedError(f"{self.name} has no loopy tiers")
 
+    def one_ply_classes(self, tier: Tier, start: int, stop: int, out: np.ndarray) -> np.ndarray:
+        """`one_ply` games only: out[i] = the one-ply class (HOLE, STORED, TERMINAL_WIN, ...) of
+        index start+i of `tier`, for a whole chunk (a numba kernel); returns `out[:stop - start]`."""
+        raise NotImplementedError(f"{self.name} has no one-ply classes")
+
+    def one_ply_batch(self, tier: Tier, indices: np.ndarray) -> np.ndarray:
+        """`one_ply` games only: the one-ply classes of a few indices of `tier` (uint8), with
+        numpy alone (no numba: what a probe needs)."""
+        raise NotImplementedError(f"{self.name} has no one-ply classes")
+
     @staticmethod
     def parents_buffers(rows: int, width: int, out: tuple[np.ndarray, np.ndarray] | None = None
                         ) -> tuple[np.ndarray, np.ndarray]:
@@ -383,6 +402,10 @@ HOOKS: tuple[Hook, ...] = (
          "representatives' references (IN_GROUP etc. inside a loopy group's first pass)"),
     Hook("parents, group_terminals_by_value", False, "required where a tier is loopy: each parent inside the "
          "group once, weighed by its moves into the position's class"),
+    Hook("one_ply, one_ply_classes, one_ply_batch", False, "a game whose store leaves out what one ply decides: "
+         "the class of each index (HOLE at holes, TERMINAL_WIN/LOSS where primitive says so, WIN_IN_1 where a move "
+         "completes only the mover's line, LOSS_IN_1 where every move completes the opponent's, else STORED), the "
+         "kernel over a chunk and the numpy batch equal"),
     Hook("representative, locate_stored, orbit_sizes", False, "a game folding symmetric positions: the "
          "representative is the class's member at the least index, the others are holes"),
     Hook("max_remoteness", False, "an upper bound on remoteness (the store's remoteness dtype)"),

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.data import packing
+from retrograde.data import encoding, packing
 from retrograde.data.store import Store, chunk_checksum
 from retrograde.errors import DamagedStore, RetrogradeError, StoreError
 from retrograde.games.base import Expansion
@@ -249,6 +249,8 @@ def first_pass(worker: WorkerState, store: Store, tier_names: tuple[str, ...], t
 def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
     """Re-check every position of a chunk against the rules and its children (SPEC §5), a
     draw's or unreachable index's remoteness (0), and the chunk's record (checksum and counts).
+    In the "one-ply" encoding the stored arrays must also be exactly the encoding of the values
+    they decode to (`data.encoding`: a wrong fill or s, or a wrong half flag, is a wrong index).
     Damage that stops the check (an undecodable chunk, here or in a child tier) is returned
     in `damaged`, never raised."""
     with open_task_store(worker, store_path, mode="r") as store:
@@ -261,6 +263,7 @@ def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: in
             except DamagedStore as exc:  # reported; its values are still checked, position by position
                 damaged.append(str(exc))
             packed, stored_remoteness = store.read_chunk_raw(tier_name, chunk, checked=False)
+            stored = store.read_chunk_stored(tier_name, chunk, checked=False) if store.one_ply else None
             _, _, (outcome, remoteness, faults) = _evaluate_chunk(worker, store, tier_name, chunk)
         except DamagedStore as exc:
             return {"tier": tier_name, "chunk": chunk, "positions": 0, "wrong": 0, "examples": [],
@@ -269,11 +272,21 @@ def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: in
         decided = (outcome == oc.WIN) | (outcome == oc.LOSS)
         wrong = ((stored_outcome != outcome) | (faults != 0) | (decided & (stored_remoteness != remoteness))
                  | (~decided & (stored_remoteness != 0)))
+        wrong_value = wrong.copy()
+        if stored is not None:  # the arrays as stored: exactly the encoding of what they decode to
+            codes, s, half = encoding.encode(stored_outcome, stored_remoteness)
+            stored_codes = packing.unpack(stored[0], stop - start)
+            wrong |= (stored_codes != codes) | (stored[1] != s)
+            if bool(stored[2][0]) != half:
+                damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its half flag says "
+                               f"{bool(stored[2][0])}, its values {half}")
         bad = np.flatnonzero(wrong)
         examples = [
             f"{describe_position(store, tier_name, start + int(i))}: stored "
             f"{oc.NAMES.get(int(stored_outcome[i]), 'none')}/{int(stored_remoteness[i])}, "
-            f"rules give {oc.NAMES.get(int(outcome[i]), 'none')}/{int(remoteness[i])}"
+            f"rules give {oc.NAMES.get(int(outcome[i]), 'none')}/{int(remoteness[i])}" if wrong_value[i] else
+            f"{describe_position(store, tier_name, start + int(i))}: stored code {int(stored_codes[i])} and s "
+            f"{int(stored[1][i])}, the encoding of the chunk's values {int(codes[i])} and {int(s[i])}"
             for i in bad[:EXAMPLES]
         ]
         checksum_ok = record is not None and record["checksum"] == chunk_checksum(packed, stored_remoteness)

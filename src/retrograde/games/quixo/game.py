@@ -41,6 +41,7 @@ class Quixo(Game):
     tier_legend = "m{a}o{b} holds the boards with a cubes of the side to move and b of the opponent"
     tier_group = "cubes on the board"
     group_terminals_by_value = True
+    one_ply = True
     examples = ({"size": 3},)
     workflows = presets.WORKFLOWS
     figures = presets.FIGURES
@@ -283,13 +284,13 @@ class Quixo(Game):
     @cached_property
     def move_table(self) -> np.ndarray:
         """Per (source, dest) move: source bit, dest bit, shifting cells, shift (see games.quixo.kernels)."""
-        from retrograde.games.quixo.kernels import move_table
+        from retrograde.games.quixo.moves import move_table
 
         return move_table(self.size)
 
     @cached_property
     def line_masks(self) -> np.ndarray:
-        from retrograde.games.quixo.kernels import line_masks
+        from retrograde.games.quixo.moves import line_masks
 
         return line_masks(self.size)
 
@@ -305,6 +306,18 @@ class Quixo(Game):
         kernels.expand(self.size, self.move_table, self.line_masks, symmetry.tables(self.size), a, b, start, stop,
                        child_offsets, count_only, result.primitive, result.children)
         return result
+
+    def one_ply_classes(self, tier, start, stop, out):
+        from retrograde.games.quixo import kernels
+
+        kernels.one_ply(self.size, self.move_table, self.line_masks, symmetry.tables(self.size), *tier.key, start,
+                        stop, out)
+        return out[:stop - start]
+
+    def one_ply_batch(self, tier, indices):
+        from retrograde.games.quixo.one_ply import batch
+
+        return batch(self.size, self.move_table, *tier.key, indices)
 
     def parents(self, tier, indices, group_offsets, *, out=None):
         """In-group parents of representatives of `tier`: the representatives in the partner tier

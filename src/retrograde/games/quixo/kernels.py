@@ -11,42 +11,14 @@ and the mover's mask also gets e.
 
 import numpy as np
 
-from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD
+from retrograde.games.base import (HOLE, IN_GROUP, LOSING_CHILD, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN,
+                                   WIN_IN_1, WINNING_CHILD)
+from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE
 from retrograde.games.ranking_arrays import BINOMIAL
 from retrograde.games.ranking_kernels import next_pair, rank_counted, unrank_mask, unsqueeze
 from retrograde.games.symmetry_kernels import is_least, least_image
 from retrograde.jit import njit
 from retrograde.outcome import ILLEGAL, LOSS, WIN
-
-SOURCE, DEST, SEG, SHIFT = range(4)
-
-
-def move_table(n: int) -> np.ndarray:
-    """int64[moves, 4]: source bit, dest bit, shifting-cells mask, shift, for every border move."""
-    rows = []
-    for s in range(n * n):
-        r, c = divmod(s, n)
-        if 0 < r < n - 1 and 0 < c < n - 1:
-            continue
-        for e in dict.fromkeys([r * n, r * n + n - 1, c, (n - 1) * n + c]):
-            if e == s:
-                continue
-            er, ec = divmod(e, n)
-            if er == r:  # along the row: cells between e and s move one column toward s
-                step = 1 if ec < c else -1
-                seg = [r * n + col for col in (range(ec, c) if ec < c else range(c + 1, ec + 1))]
-            else:  # along the column
-                step = n if er < r else -n
-                seg = [row * n + c for row in (range(er, r) if er < r else range(r + 1, er + 1))]
-            rows.append((1 << s, 1 << e, sum(1 << cell for cell in seg), step))
-    return np.array(rows, dtype=np.int64)
-
-
-def line_masks(n: int) -> np.ndarray:
-    """int64[4] for `has_line`: the cells starting a row, the top row, and the two diagonals."""
-    row_starts = sum(1 << (r * n) for r in range(n))
-    diagonals = [sum(1 << (i * n + i) for i in range(n)), sum(1 << (i * n + n - 1 - i) for i in range(n))]
-    return np.array([row_starts, (1 << n) - 1, *diagonals], dtype=np.int64)
 
 
 @njit
@@ -136,6 +108,41 @@ def expand(n, moves, lines, table, a, b, start, stop, child_offsets, count_only,
                 j += 1
             if j < width:
                 children[row, j] = -1
+        mover, packed = next_pair(mover, packed, a, b, cells)
+
+
+@njit
+def one_ply(n, moves, lines, table, a, b, start, stop, out):
+    """out[i] = the one-ply class (`games.base`) of index start+i of tier m{a}o{b}: HOLE, a
+    terminal win or loss, a win in 1, a loss in 1 (every move completes the opponent's line),
+    or STORED (one ply does not decide it). Children are played and looked at for lines only,
+    never canonicalised or ranked: a tenth of `expand`'s work."""
+    cells = n * n
+    block = BINOMIAL[cells - a, b]
+    mover = unrank_mask(start // block, a, cells)
+    packed = unrank_mask(start % block, b, cells - a)
+    for row in range(stop - start):
+        opponent = unsqueeze(packed, mover, cells)
+        if not is_least(table, mover, opponent):
+            out[row] = HOLE
+        elif has_line(mover, n, lines):
+            out[row] = TERMINAL_WIN
+        elif has_line(opponent, n, lines):
+            out[row] = TERMINAL_LOSS
+        else:
+            all_lose = True
+            won = False
+            for k in range(moves.shape[0]):
+                if opponent & moves[k, SOURCE]:
+                    continue
+                new_mover, new_opponent = play(moves, k, mover, opponent)
+                if has_line(new_opponent, n, lines):  # the opponent's line: this move loses
+                    continue
+                all_lose = False
+                if has_line(new_mover, n, lines):
+                    won = True
+                    break
+            out[row] = WIN_IN_1 if won else LOSS_IN_1 if all_lose else STORED
         mover, packed = next_pair(mover, packed, a, b, cells)
 
 

@@ -1,0 +1,208 @@
+"""`retrograde upgrade --store S` (data/upgrade.py): a format-3 store becomes format 4 in place,
+value for value, resumably after a kill (during the conversion, or between the swap's two
+renames), and anything else is refused in one line with nothing changed. The format-3 stores
+are written here by zarr itself, as format 3 wrote them (docs/STORE.md of format 3)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+from zarr.codecs import BloscCodec, ZstdCodec
+
+from conftest import run_cli, store_bytes
+from retrograde.data import upgrade as upgrading
+from retrograde.data.store import Store
+
+
+class Killed(Exception):
+    pass
+
+
+def _pack(codes: np.ndarray) -> np.ndarray:
+    """Four 2-bit codes a byte, the first in the lowest bits (format 3's outcome array)."""
+    padded = np.concatenate([codes, np.zeros(-codes.size % 4, np.uint8)]).reshape(-1, 4).astype(np.uint8)
+    return padded[:, 0] | padded[:, 1] << 2 | padded[:, 2] << 4 | padded[:, 3] << 6
+
+
+def format3_copy(source: Path, target: Path, *, unsolved: int = 0) -> None:
+    """The values of the store at `source` as a format-3 store at `target`, written by zarr: the
+    plan of format 3, zstd 5 / blosc zstd 4 arrays, records over the values (the first `unsolved`
+    chunks of the largest tier left unsolved)."""
+    with Store.open(source) as store:
+        plan = store.plan.to_json()
+        del plan["encoding"]
+        plan["format"] = 3
+        root = zarr.open_group(str(target), mode="w", attributes={"retrograde": {"plan": plan}})
+        root.create_group("tiers")
+        largest = max(store.plan.tiers, key=lambda tier: tier.size).name
+        for tier in store.plan.tiers:
+            chunking = store.plan.chunking(tier.name)
+            outcome, remoteness = store.read_tier(tier.name)
+            record = store.record(tier.name)
+            group = root.create_group(f"tiers/{tier.name}")
+            packed = group.create_array("outcome", shape=(-(-tier.size // 4),), chunks=(chunking.chunk_size // 4,),
+                                        dtype="uint8", fill_value=0, compressors=[ZstdCodec(level=5)])
+            values = group.create_array("remoteness", shape=(tier.size,), chunks=(chunking.chunk_size,),
+                                        dtype=remoteness.dtype, fill_value=0,
+                                        compressors=[BloscCodec(cname="zstd", clevel=4, shuffle="shuffle",
+                                                                typesize=remoteness.dtype.itemsize,
+                                                                blocksize=1 << 20)])
+            packed[:] = _pack(outcome)
+            values[:] = remoteness
+            chunks = []
+            for chunk in range(chunking.count):
+                start, stop = chunking.bounds(chunk)
+                checksum = hashlib.blake2b(digest_size=16)
+                checksum.update(_pack(outcome[start:stop]).tobytes())
+                checksum.update(remoteness[start:stop].astype(remoteness.dtype.newbyteorder("<")).tobytes())
+                assert checksum.hexdigest() == record.chunks[chunk]["checksum"]  # the values' checksum
+                stored = hashlib.blake2b(digest_size=16)
+                for array in ("outcome", "remoteness"):
+                    file = target / "tiers" / tier.name / array / "c" / str(chunk)
+                    stored.update(len(file.read_bytes()).to_bytes(8, "little") + file.read_bytes()
+                                  if file.exists() else b"-")
+                chunks.append({**record.chunks[chunk], "stored": stored.hexdigest()})
+            if tier.name == largest:
+                chunks[:unsolved] = [None] * unsolved
+            attributes = {"status": "solved", "chunks": chunks,
+                          **{key: value for key, value in record.to_json().items() if key not in ("status", "chunks")}}
+            if unsolved and tier.name == largest:
+                attributes = {"status": "partial", "chunks": chunks}
+            group.attrs.update(attributes)
+
+
+@pytest.fixture
+def old_store(solved, tmp_path):
+    """A format-3 3x3 Quixo store (and the format-4 store of the same solve, for comparison)."""
+    source = solved("quixo", {"size": 3}, chunk_size=256)
+    path = tmp_path / "q3.zarr"
+    format3_copy(source, path)
+    return path, source
+
+
+def assert_same_values(path: Path, source: Path) -> None:
+    with Store.open(path) as new, Store.open(source) as reference:
+        assert new.plan == reference.plan
+        for tier in reference.plan.tiers:
+            assert all(np.array_equal(a, b) for a, b in zip(new.read_tier(tier.name),
+                                                            reference.read_tier(tier.name))), tier.name
+            assert new.record(tier.name).to_json() == reference.record(tier.name).to_json(), tier.name
+
+
+def test_upgrade_converts_a_format3_store_value_for_value(old_store):
+    path, source = old_store
+    result = run_cli("upgrade", "--store", str(path))
+    assert result.returncode == 0 and "upgraded to format 4" in result.stdout, result.stderr
+    assert_same_values(path, source)
+    assert sorted(p.name for p in path.parent.iterdir() if p.name != ".q3.zarr.lock") == ["q3.zarr"]
+    result = run_cli("verify", "--store", str(path), "--workers", "0", "--quiet")
+    assert result.returncode == 0 and "OK" in result.stdout, result.stdout
+    before = store_bytes(path)
+    result = run_cli("upgrade", "--store", str(path))
+    assert result.returncode == 0 and "already format 4" in result.stdout and store_bytes(path) == before
+
+
+def test_upgrade_keeps_unsolved_chunks_unsolved(solved, tmp_path):
+    source = solved("quixo", {"size": 3}, chunk_size=256)
+    path = tmp_path / "q3.zarr"
+    format3_copy(source, path, unsolved=2)
+    upgrading.upgrade(path)
+    with Store.open(path) as new, Store.open(source) as reference:
+        largest = max(new.plan.tiers, key=lambda tier: tier.size).name
+        assert new.record(largest).chunks[:2] == [None, None]
+        assert new.record(largest).chunks[2:] == reference.record(largest).chunks[2:]
+
+
+def test_upgrade_resumes_after_a_kill(old_store, monkeypatch):
+    """Killed after 10 chunks: the old store is untouched; the rerun (the killed process's staging
+    folder adopted as an ended one's) writes only the chunks not recorded yet."""
+    path, source = old_store
+    before = store_bytes(path)
+    write, calls = Store.write_chunk, []
+
+    def write_then_die(self, *args):
+        calls.append(args[:2])
+        if len(calls) > 10:
+            raise Killed
+        return write(self, *args)
+
+    monkeypatch.setattr(Store, "write_chunk", write_then_die)
+    with pytest.raises(Killed):
+        upgrading.upgrade(path)
+    assert store_bytes(path) == before
+    staging = list(path.parent.glob(".q3.zarr.upgrading-*"))
+    assert len(staging) == 1
+    monkeypatch.setattr(upgrading, "_abandoned", lambda owner, host: True)  # as if its process had ended
+    calls.clear()
+    monkeypatch.setattr(Store, "write_chunk", lambda self, *args: calls.append(args[:2]) or write(self, *args))
+    upgrading.upgrade(path)
+    with Store.open(path) as new:
+        total = sum(new.plan.chunking(tier.name).count for tier in new.plan.tiers)
+    assert 0 < len(calls) <= total - 10 + 1  # the killed tier's written but unrecorded chunks again, at most
+    assert_same_values(path, source)
+    assert not staging[0].exists()
+
+
+def test_a_kill_between_the_renames_is_finished_by_the_next_run(old_store, monkeypatch):
+    path, source = old_store
+    rename, renames = upgrading._rename, []
+
+    def rename_once(a, b):
+        renames.append(a)
+        if len(renames) == 2:
+            raise Killed
+        rename(a, b)
+
+    monkeypatch.setattr(upgrading, "_rename", rename_once)
+    with pytest.raises(Killed):
+        upgrading.upgrade(path)
+    assert not path.exists() and list(path.parent.glob(".q3.zarr.format3-*"))
+    monkeypatch.setattr(upgrading, "_rename", rename)
+    result = run_cli("upgrade", "--store", str(path))
+    assert result.returncode == 0 and "interrupted upgrade to format 4 is finished" in result.stdout, result.stderr
+    assert_same_values(path, source)
+    assert sorted(p.name for p in path.parent.iterdir() if p.name != ".q3.zarr.lock") == ["q3.zarr"]
+
+
+@pytest.mark.parametrize("case", ["format 2", "no store", "not a store", "damaged chunk", "wrong plan"])
+def test_upgrade_refuses_in_one_line_and_changes_nothing(old_store, tmp_path, case):
+    path, _ = old_store
+    if case == "format 2":
+        document = path / "zarr.json"
+        metadata = json.loads(document.read_text())
+        metadata["attributes"]["retrograde"]["plan"]["format"] = 2
+        document.write_text(json.dumps(metadata))
+        expected = "has format 2: upgrade converts format 3 only"
+    elif case == "no store":
+        shutil.rmtree(path)
+        expected = "no store at"
+    elif case == "not a store":
+        shutil.rmtree(path)
+        path.mkdir()
+        (path / "data.txt").write_text("hello")
+        expected = "is not a retrograde store"
+    elif case == "damaged chunk":
+        chunk = sorted(path.glob("tiers/*/remoteness/c/*"))[0]
+        data = bytearray(chunk.read_bytes())
+        data[-1] ^= 1
+        chunk.write_bytes(bytes(data))
+        expected = "its data is damaged"
+    else:
+        document = path / "zarr.json"
+        metadata = json.loads(document.read_text())
+        metadata["attributes"]["retrograde"]["plan"]["chunk_size"] = 512
+        document.write_text(json.dumps(metadata))
+        expected = "is not the format-3 plan"
+    before = store_bytes(path) if path.exists() else None
+    result = run_cli("upgrade", "--store", str(path))
+    assert result.returncode not in (0, 2) and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], result.stderr
+    assert (store_bytes(path) if path.exists() else None) == before
+    assert not list(tmp_path.glob(".q3.zarr.format3-*")) and not list(tmp_path.glob(".q3.zarr.upgrading-*"))
