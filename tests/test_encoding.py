@@ -1,7 +1,8 @@
 """Store format 4's "one-ply" encoding (data/encoding.py, docs/STORE.md): Quixo's one-ply classes
 against rules written again here from the reference (`quixo_reference`), the encoding of
-chunks by hand (fill, half remoteness, a chunk that breaks the parity rule), and verify catching
-stored arrays that decode right but are not the canonical encoding."""
+chunks by hand (the numpy encoder and the numba one: fill, half remoteness, a chunk that breaks
+the parity rule), and verify catching stored arrays that decode right but are not the canonical
+encoding."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import quixo_reference as qref
 from retrograde import outcome as oc
 from retrograde.data import packing
 from retrograde.data.encoding import decode, encode
-from retrograde.data.encoding_kernels import decode_packed
+from retrograde.data.encoding_kernels import decode_packed, encode_packed
 from retrograde.data.store import Store, stored_digest
 from retrograde.games import make_game
 from retrograde.games.base import HOLE, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN, WIN_IN_1
@@ -64,21 +65,30 @@ CODES = [0, 0, W, W, W, L, D, D, D, W]
 HALF_S = [0, 0, 2, 2, 2, 1, 0, 0, 0, 0]
 
 
-def test_a_chunk_encodes_as_worked_out_by_hand_and_decodes_back():
+def kernel_encode(outcome: np.ndarray, remoteness: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The bulk (numba) encoder's codes (unpacked), s and half flag."""
+    packed, s = np.zeros(packing.packed_length(outcome.size), np.uint8), np.empty_like(remoteness)
+    half = encode_packed(outcome, remoteness, packed, s)
+    return packing.unpack(packed, outcome.size), s, half
+
+
+@pytest.mark.parametrize("encoder", [encode, kernel_encode])
+def test_a_chunk_encodes_as_worked_out_by_hand_and_decodes_back(encoder):
     outcome, remoteness = np.array(OUTCOME, np.uint8), np.array(REMOTENESS, np.uint16)
-    codes, s, half = encode(outcome, remoteness)
+    codes, s, half = encoder(outcome, remoteness)
     assert half and codes.tolist() == CODES and s.tolist() == HALF_S and s.dtype == np.uint16
     got_outcome, got_remoteness = decode(np.array(CLASSES, np.uint8), codes, s, half)
     assert got_outcome.tolist() == OUTCOME and got_remoteness.tolist() == REMOTENESS
 
 
-def test_a_chunk_that_breaks_the_parity_rule_keeps_remoteness_whole():
+@pytest.mark.parametrize("encoder", [encode, kernel_encode])
+def test_a_chunk_that_breaks_the_parity_rule_keeps_remoteness_whole(encoder):
     """A stored win at an even remoteness (or a loss at an odd one) cannot be halved: the chunk
     keeps s = r (half False) and still decodes exactly."""
     for index, r in ((2, 6), (5, 5)):  # the win at 2 in 6, or the loss at 5 in 5
         remoteness = np.array(REMOTENESS, np.uint16)
         remoteness[index] = r
-        codes, s, half = encode(np.array(OUTCOME, np.uint8), remoteness)
+        codes, s, half = encoder(np.array(OUTCOME, np.uint8), remoteness)
         assert not half and codes.tolist() == CODES
         assert s.tolist() == [0, 0, remoteness[2], remoteness[2], remoteness[2], remoteness[5], 0, 0, 0, 3]
         got = decode(np.array(CLASSES, np.uint8), codes, s, half)
@@ -100,6 +110,8 @@ def test_seeded_chunks_round_trip():
                                [r, 1], 0).astype(np.uint16)
         codes, s, half = encode(outcome, remoteness)
         assert half == (trial % 2 == 0)
+        kernel = kernel_encode(outcome, remoteness)  # the bulk (numba) encoder
+        assert np.array_equal(kernel[0], codes) and np.array_equal(kernel[1], s) and kernel[2] == half, trial
         got = decode(classes, codes, s, half)
         assert np.array_equal(got[0], outcome) and np.array_equal(got[1], remoteness), trial
         packed, values = np.zeros(125, np.uint8), np.empty(500, np.uint16)  # the bulk (numba) decoder

@@ -62,16 +62,16 @@ ARRAYS = ("outcome", "remoteness")
 #: The third array of a tier in the "one-ply" encoding: a chunk's `half` flag, one byte a chunk,
 #: 1 (the fill value, no file) where its s is the half remoteness.
 HALF = "half"
-#: Packed outcomes are strongly correlated along the index: plain zstd does well. Level 15 (format
-#: 4): 4x4 Quixo's one-ply codes 154,002 B at level 5, 142,096 B at 15 (0.09 s CPU a solve).
-OUTCOME_CODECS = (ZstdCodec(level=15),)
+#: Packed outcomes are strongly correlated along the index: plain zstd does well. Level 5: 4x4
+#: Quixo's one-ply codes 153,529 B (level 9: 148,924 B, level 15: 142,096 B for 0.4 s more a solve).
+OUTCOME_CODECS = (ZstdCodec(level=5),)
 
 
 def remoteness_codecs(dtype: np.dtype) -> tuple:
     """Byte-shuffled zstd: the high bytes of remoteness are almost all zero (bit shuffle does
-    worse), in 1 MiB blocks. Level 8 (format 4): 4x4 Quixo's one-ply s 587,578 B against
-    615,391 B at level 4 for 0.4 s more CPU a solve; level 9 saves 11% more for 6x the time."""
-    return (BloscCodec(cname="zstd", clevel=8, shuffle="shuffle", typesize=dtype.itemsize, blocksize=1 << 20),)
+    worse), in 1 MiB blocks. Level 5: 4x4 Quixo's one-ply s 605 kB (level 4: 615 kB; level 8:
+    588 kB for 0.4 s more CPU a solve with level 15 codes)."""
+    return (BloscCodec(cname="zstd", clevel=5, shuffle="shuffle", typesize=dtype.itemsize, blocksize=1 << 20),)
 
 
 def chunk_checksum(packed_outcome: np.ndarray, remoteness: np.ndarray) -> str:
@@ -425,8 +425,11 @@ class Store:
         self.fence()
         packed = packing.pack(outcome)
         if self.one_ply:
-            codes, s, half = encoding.encode(outcome, remoteness)
-            arrays = (packing.pack(codes), s, np.array([half], dtype=np.uint8))
+            from retrograde.data.encoding_kernels import encode_packed
+
+            codes, s = np.zeros(packing.packed_length(outcome.size), dtype=np.uint8), np.empty_like(remoteness)
+            half = encode_packed(outcome, remoteness, codes, s)
+            arrays = (codes, s, np.array([half], dtype=np.uint8))
         else:
             arrays = (packed, remoteness)
         files = [codec.encode(values) for codec, values in zip(self._codecs(name), arrays)]

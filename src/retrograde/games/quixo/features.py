@@ -38,13 +38,12 @@ def feature_names(size: int) -> tuple[str, ...]:
 def board_tables(game) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(line masks for has_line, every line as a mask, region masks [centre, corners, border],
     move table) of a Quixo instance."""
-    every_line = np.array([sum(1 << cell for cell in line) for line in game.lines], dtype=np.int64)
     n = game.size
     border = sum(1 << cell for cell in range(n * n) if game.destinations(cell))
     corners = (1 << 0) | (1 << (n - 1)) | (1 << (n * n - n)) | (1 << (n * n - 1))
     centre = ((1 << (n * n)) - 1) & ~border
     regions = np.array([centre, corners, border], dtype=np.int64)
-    return game.line_masks, every_line, regions, game.move_table
+    return game.line_masks, game.every_line, regions, game.move_table
 
 
 @njit

@@ -289,6 +289,11 @@ class Quixo(Game):
         return move_table(self.size)
 
     @cached_property
+    def every_line(self) -> np.ndarray:
+        """int64 mask of every row, column and diagonal (`lines`)."""
+        return np.array([sum(1 << cell for cell in line) for line in self.lines], dtype=np.int64)
+
+    @cached_property
     def line_masks(self) -> np.ndarray:
         from retrograde.games.quixo.moves import line_masks
 
@@ -310,14 +315,14 @@ class Quixo(Game):
     def one_ply_classes(self, tier, start, stop, out):
         from retrograde.games.quixo import kernels
 
-        kernels.one_ply(self.size, self.move_table, self.line_masks, symmetry.tables(self.size), *tier.key, start,
-                        stop, out)
+        kernels.one_ply(self.size, self.move_table, self.line_masks, self.every_line, symmetry.tables(self.size),
+                        *tier.key, start, stop, out)
         return out[:stop - start]
 
     def one_ply_batch(self, tier, indices):
         from retrograde.games.quixo.one_ply import batch
 
-        return batch(self.size, self.move_table, *tier.key, indices)
+        return batch(self.size, self.move_table, self.every_line, *tier.key, indices)
 
     def parents(self, tier, indices, group_offsets, *, out=None):
         """In-group parents of representatives of `tier`: the representatives in the partner tier

@@ -15,8 +15,8 @@ from retrograde.games.base import (HOLE, IN_GROUP, LOSING_CHILD, LOSS_IN_1, STOR
                                    WIN_IN_1, WINNING_CHILD)
 from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE
 from retrograde.games.ranking_arrays import BINOMIAL
-from retrograde.games.ranking_kernels import next_pair, rank_counted, unrank_mask, unsqueeze
-from retrograde.games.symmetry_kernels import is_least, least_image
+from retrograde.games.ranking_kernels import next_combination, next_pair, popcount, rank_counted, unrank_mask, unsqueeze
+from retrograde.games.symmetry_kernels import image, is_least, least_image
 from retrograde.jit import njit
 from retrograde.outcome import ILLEGAL, LOSS, WIN
 
@@ -112,38 +112,85 @@ def expand(n, moves, lines, table, a, b, start, stop, child_offsets, count_only,
 
 
 @njit
-def one_ply(n, moves, lines, table, a, b, start, stop, out):
+def longest_line(mask, every_line):
+    """The most cells of `mask` in one line (`every_line`: every row, column and diagonal mask)."""
+    most = 0
+    for line in every_line:
+        count = popcount(mask & line)
+        if count > most:
+            most = count
+    return most
+
+
+@njit
+def one_ply(n, moves, lines, every_line, table, a, b, start, stop, out):
     """out[i] = the one-ply class (`games.base`) of index start+i of tier m{a}o{b}: HOLE, a
     terminal win or loss, a win in 1, a loss in 1 (every move completes the opponent's line),
     or STORED (one ply does not decide it). Children are played and looked at for lines only,
-    never canonicalised or ranked: a tenth of `expand`'s work."""
+    never canonicalised or ranked.
+
+    Two shortcuts make it 2.6x faster (4x4 Quixo, every chunk: 0.58 -> 0.22 s):
+    * the indices of one mover mask form a run (its opponents in order); where a symmetry maps
+      the mover to a smaller mask the whole run is holes, and where none maps it to itself
+      no index of the run is a hole;
+    * a move changes at most one cell of any line (a pushed row or column loses its source
+      cube and gains the mover's; every crossing line has one cell in it), so a side makes a
+      line in one move only if a line holds n - 1 of its cubes (`one_move` is told which side can)."""
     cells = n * n
     block = BINOMIAL[cells - a, b]
     mover = unrank_mask(start // block, a, cells)
     packed = unrank_mask(start % block, b, cells - a)
-    for row in range(stop - start):
-        opponent = unsqueeze(packed, mover, cells)
-        if not is_least(table, mover, opponent):
-            out[row] = HOLE
-        elif has_line(mover, n, lines):
-            out[row] = TERMINAL_WIN
-        elif has_line(opponent, n, lines):
-            out[row] = TERMINAL_LOSS
+    row, offset, count = 0, start % block, stop - start
+    while row < count:
+        run = min(block - offset, count - row)  # the indices left with this mover mask
+        smaller = symmetric = False
+        for g in range(1, table.shape[0]):
+            f = image(table, g, mover)
+            smaller |= f < mover
+            symmetric |= f == mover
+        if smaller:
+            out[row:row + run] = HOLE
         else:
-            all_lose = True
-            won = False
-            for k in range(moves.shape[0]):
-                if opponent & moves[k, SOURCE]:
-                    continue
-                new_mover, new_opponent = play(moves, k, mover, opponent)
-                if has_line(new_opponent, n, lines):  # the opponent's line: this move loses
-                    continue
-                all_lose = False
-                if has_line(new_mover, n, lines):
-                    won = True
-                    break
-            out[row] = WIN_IN_1 if won else LOSS_IN_1 if all_lose else STORED
-        mover, packed = next_pair(mover, packed, a, b, cells)
+            can_win = longest_line(mover, every_line) >= n - 1
+            for i in range(row, row + run):
+                opponent = unsqueeze(packed, mover, cells)
+                packed = next_combination(packed)
+                if symmetric and not is_least(table, mover, opponent):
+                    out[i] = HOLE
+                elif has_line(mover, n, lines):
+                    out[i] = TERMINAL_WIN
+                elif has_line(opponent, n, lines):
+                    out[i] = TERMINAL_LOSS
+                else:
+                    can_lose = longest_line(opponent, every_line) >= n - 1
+                    # STORED if neither side can make a line: some move does not lose (a board
+                    # with no line has a move, as its border holds a whole row)
+                    out[i] = one_move(n, moves, lines, mover, opponent, can_win, can_lose) if can_win or can_lose \
+                        else STORED
+        row += run
+        offset = 0
+        mover, packed = next_combination(mover), (1 << b) - 1
+
+
+@njit
+def one_move(n, moves, lines, mover, opponent, can_win, can_lose):
+    """WIN_IN_1, LOSS_IN_1 or STORED for a board with no line: whether a move completes only the
+    mover's line, or every move completes the opponent's. `can_win` / `can_lose`: whether a line
+    holds n - 1 cubes of the mover / of the opponent (no move completes a line of that side
+    otherwise)."""
+    all_lose = True
+    for k in range(moves.shape[0]):
+        if opponent & moves[k, SOURCE]:
+            continue
+        new_mover, new_opponent = play(moves, k, mover, opponent)
+        if can_lose and has_line(new_opponent, n, lines):  # the opponent's line: this move loses
+            continue
+        if not can_win:  # a move that does not lose, and none wins
+            return STORED
+        if has_line(new_mover, n, lines):
+            return WIN_IN_1
+        all_lose = False
+    return LOSS_IN_1 if all_lose else STORED
 
 
 @njit

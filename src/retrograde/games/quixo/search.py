@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from retrograde.games import symmetry
-from retrograde.games.quixo.kernels import SOURCE, has_line, play
+from retrograde.games.quixo.kernels import SOURCE, has_line, longest_line, play
 from retrograde.games.ranking_kernels import popcount, rank_counted
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.jit import njit
@@ -29,17 +29,6 @@ from retrograde.search.tablebase import UNKNOWN, stored_score
 CMAX, INLINE, ZERO = range(3)
 #: Columns of the per-ply child buffer: the child's side to move, its opponent, took a blank.
 NEXT_MOVER, NEXT_OPPONENT, BLANK = range(3)
-
-
-@njit
-def longest_line(mask, lines):
-    """The most cells of `mask` in one of `lines` (row, column and diagonal masks)."""
-    most = 0
-    for line in lines:
-        count = popcount(mask & line)
-        if count > most:
-            most = count
-    return most
 
 
 @njit
@@ -141,7 +130,7 @@ class QuixoSearch(Search):
     def __init__(self, game):
         self.slots = (game.cells + 1) ** 2
         super().__init__(game)
-        self.lines = np.array([sum(1 << cell for cell in line) for line in game.lines], dtype=np.int64)
+        self.lines = game.every_line
 
     def slot(self, key):
         a, b = key
