@@ -8,10 +8,11 @@ and single-probe latency, for the code on PYTHONPATH.
 Before/after: run it once with this checkout and once with the base commit's source first on
 PYTHONPATH (`git worktree add /tmp/base BASE; PYTHONPATH=/tmp/base/src python benchmarks/...`):
 it uses only the store and probing API both have. Chunk data is the bytes of the tiers' chunk
-files (`bench_versus.chunk_bytes`), by array. Probe latency: 2,000 seeded random boards through
-`probing.values`, in-process, store opened once, after a warm-up (`bench_quixo.probe_latency`:
-median, p90 and p99, first pass and once every chunk touched is read); on 5x5, 2,000 positions at
-seeded indices of the store's tiers instead (`stored_probe_latency`).
+files (`bench_versus.chunk_bytes`), by array; "store" is every file's. Probe latency: 2,000
+seeded random boards through `probing.values`, in-process, store opened once, after a warm-up
+(`bench_quixo.probe_latency`: median, p90 and p99, first pass and once every chunk touched is
+read); on 5x5, 2,000 positions at seeded indices of the store's tiers instead
+(`stored_probe_latency`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from bench_quixo import probe_latency
 from bench_versus import chunk_bytes
-from common import given_or_solved, print_options, report
+from common import folder_bytes, given_or_solved, print_options, report
 
 
 def array_bytes(store: Path) -> dict[str, int]:
@@ -79,6 +80,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-density-") as folder:
         store = given_or_solved(options.store4, Path(folder), "q4.zarr", ["quixo", "--size", "4"], "--workers", "0")
         figures["4x4 chunk data B"] = chunk_bytes(store)
+        figures["4x4 store B"] = folder_bytes(store)
         figures.update({f"4x4 {array} B": size for array, size in sorted(array_bytes(store).items())})
         figures.update({f"4x4 probe {key}": value
                         for key, value in probe_latency(store, options.probes, options.seed).items()})
@@ -86,6 +88,7 @@ def main() -> None:
             store = given_or_solved(options.store5, Path(folder), "q5.zarr",
                                     ["quixo", "--size", "5", "--down-to", str(options.down_to)], "--workers", "2")
             figures["5x5 chunk data B"] = chunk_bytes(store)
+            figures["5x5 store B"] = folder_bytes(store)
             figures.update({f"5x5 {array} B": size for array, size in sorted(array_bytes(store).items())})
             figures.update({f"5x5 probe {key}": value
                             for key, value in stored_probe_latency(store, options.probes, options.seed).items()})

@@ -9,9 +9,9 @@ from retrograde.games.hooks import Costs
 #: 19,683 positions in 1.1-1.4 s in-process (2026-11-22), halved as workers do not help.
 SOLVE_RATES = {3: 7_500.0, 4: 1_266_000.0, 5: 2_505_000.0}
 #: Bytes a finished store takes an indexed position (holes included), measured (BENCHMARKS.md,
-#: issue 12): 4x4 1,512,191 bytes (0.28 bits); 5x5 --down-to 24 11,410,000 bytes for 452,984,832
-#: (0.20 bits; --down-to 23 0.17). 3x3 is not measured: the 4x4 figure, the larger.
-STORED_BYTES = {3: 1_512_191 / 43_046_721, 4: 1_512_191 / 43_046_721, 5: 11_410_000 / 452_984_832}
+#: issue 26, store format 4): 4x4 1,125,827 bytes (0.21 bits); 5x5 --down-to 23 44,384,706 bytes
+#: for 2,969,567,232 (0.12 bits). 3x3 is not measured: the 4x4 figure, the larger.
+STORED_BYTES = {3: 1_125_827 / 43_046_721, 4: 1_125_827 / 43_046_721, 5: 44_384_706 / 2_969_567_232}
 #: One index in about 8 holds a position (a symmetry class's representative): 5,398,083 of
 #: the 43,046,721 of 4x4 (docs/STORE.md); larger boards have fewer symmetric boards, so less.
 POSITION_SHARE = 5_398_083 / 43_046_721
