@@ -21,7 +21,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from bench_quixo import probe_latency
+from bench_quixo import probe_latency, timed_probes
 from bench_versus import chunk_bytes
 from common import folder_bytes, given_or_solved, print_options, report
 
@@ -39,12 +39,8 @@ def array_bytes(store: Path) -> dict[str, int]:
 def stored_probe_latency(store: Path, n: int, seed: int) -> dict:
     """`bench_quixo.probe_latency` over positions at seeded indices of the store's tiers (a
     store of some tiers only, as 5x5 --down-to N, holds no random board)."""
-    import statistics
-    import time
-
     import numpy as np
 
-    from retrograde.data.probing import values
     from retrograde.data.store import Store
 
     rng = np.random.default_rng(seed)
@@ -54,17 +50,7 @@ def stored_probe_latency(store: Path, n: int, seed: int) -> dict:
         picked = rng.choice(len(tiers), n, p=sizes / sizes.sum())
         positions = [opened.game.position_at(opened.game.tier(tiers[t].name), int(rng.integers(tiers[t].size)))
                      for t in picked.tolist()]
-        values(opened, positions[:50])  # warm: first chunk reads
-        figures = {}
-        for label in ("", " (chunks decoded)"):
-            times = []
-            for position in positions:
-                start = time.perf_counter()
-                values(opened, [position])
-                times.append(time.perf_counter() - start)
-            figures[f"median ms{label}"] = 1e3 * statistics.median(times)
-            figures[f"p99 ms{label}"] = 1e3 * float(np.percentile(times, 99))
-    return figures
+        return timed_probes(opened, positions)
 
 
 def main() -> None:

@@ -44,7 +44,6 @@ def stored(store: Path) -> tuple[int, int]:
 
 def probe_latency(store: Path, n: int, seed: int) -> dict:
     """In-Python latency of probing single random positions (store opened once, warm)."""
-    from retrograde.data.probing import values
     from retrograde.data.store import Store
 
     rng = np.random.default_rng(seed)
@@ -52,17 +51,26 @@ def probe_latency(store: Path, n: int, seed: int) -> dict:
         game = opened.game
         boards = ["".join(rng.choice(list("xo."), game.cells)) for _ in range(n)]
         positions = [(cells, "x") for cells in boards]
-        values(opened, positions[:50])  # warm: first chunk reads
-        figures = {}
-        for label in ("", " (chunks decoded)"):  # the second pass finds every chunk it needs decoded
-            times = []
-            for position in positions:
-                start = time.perf_counter()
-                values(opened, [position])
-                times.append(time.perf_counter() - start)
-            figures[f"median ms{label}"] = 1e3 * statistics.median(times)
-            figures[f"p90 ms{label}"] = 1e3 * float(np.percentile(times, 90))
-            figures[f"p99 ms{label}"] = 1e3 * float(np.percentile(times, 99))
+        return timed_probes(opened, positions)
+
+
+def timed_probes(opened, positions: list) -> dict:
+    """Median, p90 and p99 milliseconds of probing each position alone (`probing.values`) in an
+    open store, after a warm-up: a first pass, then a second that finds every chunk it needs
+    decoded."""
+    from retrograde.data.probing import values
+
+    values(opened, positions[:50])  # warm: first chunk reads
+    figures = {}
+    for label in ("", " (chunks decoded)"):
+        times = []
+        for position in positions:
+            start = time.perf_counter()
+            values(opened, [position])
+            times.append(time.perf_counter() - start)
+        figures[f"median ms{label}"] = 1e3 * statistics.median(times)
+        figures[f"p90 ms{label}"] = 1e3 * float(np.percentile(times, 90))
+        figures[f"p99 ms{label}"] = 1e3 * float(np.percentile(times, 99))
     return figures
 
 
