@@ -32,7 +32,8 @@ module's test files there (fastest first), with PYTHONPATH at the copy's src (a 
 run if `retrograde` is imported from anywhere else), a numba cache folder per worker, and a
 timeout (default: 3 times the baseline of its files, plus 60 s). Before any mutant, every test
 file in use runs once unmutated: a file that fails then is left out of every mapping (and
-named), and its time sets the timeouts.
+named), and its time sets the timeouts. With --pause-file F, no test run starts while F
+exists (those under way finish): touch it for a quiet machine beside a long pass.
 
 Results: caught (a test failed or the tests could not be collected), survived (all passed),
 timeout (detected, but counted apart from caught), error (pytest could not run: the plugin, a usage error, no
@@ -397,8 +398,9 @@ def _reason(tail: str) -> str | None:
 class Pool:
     """--jobs workers, each running one test run at a time in its own copy of `tree`."""
 
-    def __init__(self, tree: Path, folder: Path, jobs: int):
+    def __init__(self, tree: Path, folder: Path, jobs: int, pause_file: Path | None = None):
         self.workers = [Worker(tree, folder / f"worker{k}") for k in range(jobs)]
+        self.pause_file = pause_file
         self.free: queue.Queue[Worker] = queue.Queue()
         for worker in self.workers:
             self.free.put(worker)
@@ -407,6 +409,8 @@ class Pool:
     def submit(self, method: str, *args):
         def on_a_worker():
             worker = self.free.get()
+            while self.pause_file is not None and self.pause_file.exists():  # a quiet machine wanted meanwhile
+                time.sleep(1)
             try:
                 return getattr(worker, method)(*args)
             finally:
@@ -508,6 +512,9 @@ def main() -> None:
                         help="seconds a mutant may run (default: --timeout-factor times its files' baseline, +60 s)")
     parser.add_argument("--timeout-factor", type=float, default=3.0)
     parser.add_argument("--baseline-timeout", type=float, default=1800.0, help="seconds one unmutated test file may run")
+    parser.add_argument("--pause-file", type=Path, default=None,
+                        help="while this file exists no test run starts (runs under way finish): a quiet machine "
+                             "for a benchmark beside a long pass")
     parser.add_argument("--list", action="store_true", help="print the sample and the test map, run nothing")
     parser.add_argument("--out", type=Path, default=None, help="write every mutant and the totals here as JSON")
     options = parser.parse_args()
@@ -535,7 +542,7 @@ def main() -> None:
             for module, files in mapping.items():
                 print(f"  {module}: {' '.join(files) or '(none)'}")
             return
-        pool = Pool(tree, Path(tmp), options.jobs)
+        pool = Pool(tree, Path(tmp), options.jobs, options.pause_file)
         try:
             in_use = sorted({name for mutant in mutants for name in mapping[mutant.module]})
             seconds, failing = baseline(pool, in_use, options.baseline_timeout)
