@@ -170,6 +170,23 @@ def test_a_kill_between_the_renames_is_finished_by_the_next_run(old_store, monke
     assert sorted(p.name for p in path.parent.iterdir() if p.name != ".q3.zarr.lock") == ["q3.zarr"]
 
 
+@pytest.mark.parametrize("beside", ["upgrading-host-1-abc", "format3-abc"])
+def test_a_link_planted_beside_the_store_is_refused(old_store, tmp_path, beside):
+    """A staging folder or a set-aside copy that is a link to elsewhere (a crafted folder beside
+    the store) is refused in one line: the upgrade never writes into nor deletes what it names."""
+    path, _ = old_store
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(path, elsewhere)
+    if beside.startswith("format3"):  # a set-aside copy is looked for (and deleted) once S is format 4
+        assert run_cli("upgrade", "--store", str(path)).returncode == 0
+    (tmp_path / f".q3.zarr.{beside}").symlink_to(elsewhere)
+    before, target = store_bytes(path), store_bytes(elsewhere)
+    result = run_cli("upgrade", "--store", str(path))
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode not in (0, 2) and len(lines) == 1 and "is a symbolic link" in lines[0], result.stderr
+    assert store_bytes(path) == before and store_bytes(elsewhere) == target
+
+
 @pytest.mark.parametrize("case", ["format 2", "no store", "not a store", "damaged chunk", "wrong plan"])
 def test_upgrade_refuses_in_one_line_and_changes_nothing(old_store, tmp_path, case):
     path, _ = old_store

@@ -68,7 +68,7 @@ def upgrade(store_path: str | os.PathLike) -> str:
         version = plan["plan"].get("format")
         if version == FORMAT_VERSION:
             for old in _old_folders(path):  # killed after the second rename: the old copy is left over
-                shutil.rmtree(durable.inside(path.parent, old))
+                shutil.rmtree(old)
             return f"{path}: already format {FORMAT_VERSION}; nothing to do"
         if version != OLD_FORMAT:
             raise StoreError(f"store {str(path)!r} has format {version!r}: upgrade converts format {OLD_FORMAT} "
@@ -204,7 +204,9 @@ def check(old: OldStore, staging: Path) -> None:
 
 
 def _old_folders(path: Path) -> list[Path]:
-    return sorted(path.parent.glob(f".{path.name}.format3-*"))
+    """The format-3 copies an upgrade set aside beside `path` (a link there is refused: a rerun
+    deletes them)."""
+    return sorted(durable.inside(path.parent, old) for old in path.parent.glob(f".{path.name}.format3-*"))
 
 
 def _staging(path: Path, *, finished: bool) -> Path | None:
@@ -212,6 +214,7 @@ def _staging(path: Path, *, finished: bool) -> Path | None:
     swap's first rename done); else one an ended process of this host left."""
     prefix = f".{path.name}.upgrading-"
     for folder in sorted(path.parent.glob(f"{prefix}*")):
+        durable.inside(path.parent, folder)  # a planted link would have the conversion write through it
         owner = folder.name[len(prefix):].rsplit("-", 2)
         if finished and any(old.name.endswith(f"-{owner[-1]}") for old in _old_folders(path)):
             return folder
