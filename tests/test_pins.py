@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import errno
+import json
 import math
 import os
 import struct
@@ -15,8 +16,9 @@ import numpy as np
 import pytest
 
 from retrograde import outcome as oc
-from retrograde.data import durable, lock
-from retrograde.errors import StoreError
+from retrograde.data import artifact, durable, lock
+from retrograde.errors import BadAgent, StoreError
+from retrograde.games import make_game
 from retrograde.data.store import Store
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.validation import plots, quality, rating, tournament, validate
@@ -144,3 +146,26 @@ def test_the_chunk_cache_keeps_the_chunks_its_budget_holds(solved):
         assert decoded == [0, 1, 2, 3]
     finally:
         store.close()
+
+
+def test_remoteness_given_away_counts_the_won_positions_kept():
+    """quality.py: the histogram of remoteness given away is over won positions whose move kept
+    the win: a win in 3 played as a win in 5 gives 2, a win in 1 kept as a win in 1 gives 0; a
+    win thrown to a draw and a loss are not in it."""
+    outcome = np.array([oc.WIN, oc.WIN, oc.WIN, oc.LOSS], dtype=np.int8)
+    remoteness = np.array([3, 1, 3, 2])
+    chosen_outcome = np.array([oc.WIN, oc.WIN, oc.DRAW, oc.LOSS], dtype=np.int8)
+    chosen_remoteness = np.array([5, 1, 0, 2])
+    summary = quality.summarise(("t",), np.zeros(4, dtype=np.int64), np.ones(4), outcome, remoteness,
+                                chosen_outcome, chosen_remoteness)
+    assert summary["remoteness_given_away"] == {"0": 1, "2": 1}
+
+
+def test_an_artifact_trained_for_another_game_is_refused(tmp_path):
+    """artifact.py: a `ga` artifact whose metadata names another game (nim) is refused for
+    tic-tac-toe, in one line naming the game it was trained for."""
+    path = tmp_path / "ga.json"
+    path.write_text(json.dumps({"format": artifact.FORMAT, "learner": "ga", "version": artifact.VERSION,
+                                "game": {"name": "nim", "params": {"heaps": [3]}}}))
+    with pytest.raises(BadAgent, match="trained for nim"):
+        artifact.load_artifact(path, "ga", make_game("tictactoe"))
