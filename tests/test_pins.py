@@ -21,7 +21,7 @@ from retrograde.errors import BadAgent, StoreError
 from retrograde.games import make_game
 from retrograde.data.store import Store
 from retrograde.pipeline.executors import InProcessExecutor
-from retrograde.validation import plots, quality, rating, tournament, validate
+from retrograde.validation import plots, quality, rating, report, stage, tournament, validate
 
 
 def test_ratings_count_draws_among_the_games():
@@ -169,3 +169,47 @@ def test_an_artifact_trained_for_another_game_is_refused(tmp_path):
                                 "game": {"name": "nim", "params": {"heaps": [3]}}}))
     with pytest.raises(BadAgent, match="trained for nim"):
         artifact.load_artifact(path, "ga", make_game("tictactoe"))
+
+
+def test_default_agents_are_those_that_can_play_the_game():
+    """validation/stage.py: with no agents named, validate takes the default agents that can play
+    the game: for tic-tac-toe without a store, its own `expert` (the magic-square rules) but not
+    `lookup` (it needs one), Nim's `rules` or Quarto's `endgame` (docs/agents.md)."""
+    assert stage.default_agents(make_game("tictactoe"), None) == [
+        "random", "greedy", "expert", "minimax:depth=2", "minimax:depth=3", "mcts"]
+
+
+def test_learning_curves_get_a_panel_each():
+    """validation/plots.py: the learning curves' figure is 4.2 inches wider for each trained agent
+    (a panel each), at the plots' DPI; the tight crop of the saved PNG takes up to an inch of the
+    spacing between panels."""
+    curves = {"ga": [{"step": 1, "value_kept": 0.4}, {"step": 2, "value_kept": 0.5}],
+              "rl": [{"step": 10, "value_kept": 0.3}, {"step": 20, "value_kept": 0.6}]}
+
+    def width(specs):
+        png = base64.b64decode(plots.learning_curves({spec: curves[spec] for spec in specs},
+                                                     {"ga": "generations", "rl": "episodes"}, {"ga": "ga", "rl": "rl"}))
+        return struct.unpack(">I", png[16:20])[0]  # the PNG header's width
+
+    assert 3.2 * plots.DPI <= width(["ga", "rl"]) - width(["ga"]) <= 4.2 * plots.DPI
+
+
+def test_flushing_a_file_leaves_no_descriptor_open(tmp_path):
+    """data/durable.py: each flush opens the file and closes it again: 50 flushes leave this
+    process's open descriptors as they were."""
+    path = tmp_path / "f"
+    path.write_bytes(b"x")
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        durable._flush(path)
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_only_the_trickiest_positions_link_to_the_explorer():
+    """validation/report.py: the trickiest positions' first column links each position to the
+    explorer (its text URL-quoted); no other table does."""
+    head, rows = ["position", "value", "agents"], [["x.o/.../... x", "win", "random"]]
+    tricky = report._html_section(report.Section("Trickiest positions", head, rows))
+    other = report._html_section(report.Section("Positions", head, rows))
+    assert f'<a href="{report.EXPLORER}x.o/.../...%20x">' in tricky
+    assert "<a href" not in other

@@ -187,7 +187,8 @@ def test_a_link_planted_beside_the_store_is_refused(old_store, tmp_path, beside)
     assert store_bytes(path) == before and store_bytes(elsewhere) == target
 
 
-@pytest.mark.parametrize("case", ["format 2", "no store", "not a store", "damaged chunk", "wrong plan"])
+@pytest.mark.parametrize("case", ["format 2", "no store", "not a store", "damaged chunk", "wrong plan",
+                                  "short records"])
 def test_upgrade_refuses_in_one_line_and_changes_nothing(old_store, tmp_path, case):
     path, _ = old_store
     if case == "format 2":
@@ -210,6 +211,13 @@ def test_upgrade_refuses_in_one_line_and_changes_nothing(old_store, tmp_path, ca
         data[-1] ^= 1
         chunk.write_bytes(bytes(data))
         expected = "its data is damaged"
+    elif case == "short records":  # a tier of several chunks with one record less
+        document = max(path.glob("tiers/*/zarr.json"),
+                       key=lambda d: len(json.loads(d.read_text())["attributes"]["chunks"]))
+        metadata = json.loads(document.read_text())
+        metadata["attributes"]["chunks"].pop()
+        document.write_text(json.dumps(metadata))
+        expected = "the chunk record list"
     else:
         document = path / "zarr.json"
         metadata = json.loads(document.read_text())
