@@ -213,3 +213,24 @@ def test_only_the_trickiest_positions_link_to_the_explorer():
     other = report._html_section(report.Section("Positions", head, rows))
     assert f'<a href="{report.EXPLORER}x.o/.../...%20x">' in tricky
     assert "<a href" not in other
+
+
+def test_validate_sizes_its_executor_by_the_store(solved, tmp_path, monkeypatch):
+    """validation/stage.py: a validation that opens its own executor tells `open_executor` the
+    store's positions (a small store then runs in-process): for tic-tac-toe, every index of its
+    tiers."""
+    import contextlib
+
+    asked = []
+
+    @contextlib.contextmanager
+    def recording(**options):
+        asked.append(options)
+        yield InProcessExecutor()
+
+    monkeypatch.setattr(stage, "open_executor", recording)
+    path = solved("tictactoe")
+    stage.validate(path, tmp_path / "report", "random", games=2, positions=20, quiet=True)
+    with Store.open(path) as store:
+        indices = sum(tier.size for tier in store.plan.tiers)
+    assert [options["positions"] for options in asked] == [indices]
