@@ -234,3 +234,62 @@ def test_validate_sizes_its_executor_by_the_store(solved, tmp_path, monkeypatch)
     with Store.open(path) as store:
         indices = sum(tier.size for tier in store.plan.tiers)
     assert [options["positions"] for options in asked] == [indices]
+
+
+def test_reading_a_folder_inside_a_store_says_so_and_closes_it(tmp_path):
+    """data/durable.py: `read_inside` on a folder raises IsADirectoryError (errno EISDIR), as
+    `open` does, and leaves no descriptor open (the mutation pass found its own check of a
+    folder unreachable: `os.fdopen` raises first, and then did not close the descriptor)."""
+    (tmp_path / "tiers").mkdir()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with pytest.raises(IsADirectoryError) as raised:
+            durable.read_inside(tmp_path, tmp_path / "tiers")
+        assert raised.value.errno == errno.EISDIR
+    assert len(os.listdir("/proc/self/fd")) == before
+
+def test_the_trickiest_positions_are_at_most_five():
+    """validation/quality.py: of seven sampled Nim positions that an agent throws away, the report
+    lists the first five (`TRICKIEST`), in the sample's order."""
+    game = make_game("nim", {"heaps": [1, 3, 5, 7]})
+    selection = quality.Selection(("s8",), np.zeros(7, dtype=np.int64), np.arange(7), np.ones(7), False, {"s8": 46})
+    outcome = np.full(7, oc.WIN, dtype=np.int8)
+    found = quality.trickiest(game, selection, np.ones(7, dtype=bool), outcome,
+                              {"a": np.full(7, oc.LOSS, dtype=np.int8)})
+    assert quality.TRICKIEST == 5
+    assert [entry["position"] for entry in found] == ["0,0,1,7", "0,0,2,6", "0,0,3,5", "0,0,4,4", "0,0,5,3"]
+
+
+def test_an_exclusive_publish_onto_an_existing_file_fails_and_cleans_up(tmp_path):
+    """data/durable.py: publishing a temporary file onto a name that exists, exclusively, raises
+    FileExistsError, leaves the existing file as it was and removes the temporary one."""
+    target, partial = tmp_path / "record", tmp_path / "record.x.partial"
+    target.write_bytes(b"first")
+    partial.write_bytes(b"second")
+    with pytest.raises(FileExistsError):
+        durable._publish(partial, target, exclusive=True)
+    assert target.read_bytes() == b"first" and not partial.exists()
+
+
+def test_the_given_away_plot_draws_the_counts():
+    """validation/plots.py: the remoteness-given-away histogram draws each agent's counts: two
+    reports that differ only in the counts give different pictures."""
+    def picture(counts):
+        return plots.remoteness_histogram({"a": {"remoteness_given_away": counts}}, {"a": "a"})
+
+    assert picture({"0": 5, "2": 1}) != picture({"0": 1, "2": 5})
+
+
+def test_a_stored_win_at_an_even_remoteness_keeps_the_chunk_whole():
+    """data/encoding_kernels.py: a win at remoteness 2 (stored: r >= 2) breaks the parity rule
+    (a stored win's r is odd), so the chunk is not halved: half False and s = r, numba encoder
+    and numpy encoder alike (docs/STORE.md)."""
+    from retrograde.data import encoding, packing
+    from retrograde.data.encoding_kernels import encode_packed
+
+    outcome, remoteness = np.array([oc.WIN, oc.LOSS], dtype=np.uint8), np.array([2, 4], dtype=np.uint16)
+    packed, s = np.zeros(1, np.uint8), np.empty(2, np.uint16)
+    assert encode_packed(outcome, remoteness, packed, s) is False and s.tolist() == [2, 4]
+    assert packing.unpack(packed, 2).tolist() == [oc.WIN, oc.LOSS]
+    codes, s, half = encoding.encode(outcome, remoteness)
+    assert half is False and s.tolist() == [2, 4]

@@ -76,11 +76,13 @@ def read_inside(root: Path, path: Path) -> bytes:
 
     :raises StoreError: a link; OSError: not a regular file, or as reading raises it."""
     fd = os.open(inside(root, path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as file:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        if not stat.S_ISREG(mode):
+    try:
+        file = os.fdopen(fd, "rb")  # a folder: IsADirectoryError, and the descriptor stays ours to close
+    except BaseException:
+        os.close(fd)
+        raise
+    with file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         return file.read()
 
