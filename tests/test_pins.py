@@ -293,3 +293,72 @@ def test_a_stored_win_at_an_even_remoteness_keeps_the_chunk_whole():
     assert packing.unpack(packed, 2).tolist() == [oc.WIN, oc.LOSS]
     codes, s, half = encoding.encode(outcome, remoteness)
     assert half is False and s.tolist() == [2, 4]
+
+
+def test_a_tablebase_holds_every_chunk_of_its_tiers(solved):
+    """data/tablebase.py: a search's tablebase copies each tier chunk by chunk into its buffers:
+    with tic-tac-toe cut in chunks of 64, every tier's outcomes and remoteness read from the
+    buffers (at the tier's start) are the store's."""
+    from retrograde.data import packing
+    from retrograde.data.tablebase import StoreTablebase
+
+    store = Store.open(solved("tictactoe", chunk_size=64))
+    try:
+        names = [tier.name for tier in store.plan.tiers]
+        assert max(store.plan.chunking(name).count for name in names) >= 5
+        tablebase = StoreTablebase(store, {name: k for k, name in enumerate(names)}, len(names))
+        tablebase.require(names)
+        packed, remoteness, start = tablebase.arrays()
+        for k, name in enumerate(names):
+            outcome, values = store.read_tier(name)
+            base = int(start[k])
+            assert np.array_equal(packing.unpack(packed[base // 4:], outcome.size), outcome), name
+            assert np.array_equal(remoteness[base:base + values.size], values), name
+    finally:
+        store.close()
+
+
+def test_a_chunk_write_of_a_superseded_attempt_is_refused(solved, tmp_path):
+    """data/store.py: a task writes for its driver's attempt; once a newer solve has begun its own
+    attempt, the old task's next chunk write raises Superseded and writes nothing."""
+    import shutil
+
+    from retrograde.data import packing
+    from retrograde.errors import Superseded
+
+    path = tmp_path / "nim.zarr"
+    shutil.copytree(solved("nim", {"heaps": [1, 3, 5, 7]}), path)
+    with Store.open(path, mode="r+") as driver:
+        attempt = driver.begin_attempt()
+    task = Store.open(path, mode="r+", attempt=attempt)
+    try:
+        name = task.plan.tiers[-1].name
+        files = sorted((path / "tiers" / name).rglob("c/*"))
+        before = [file.read_bytes() for file in files]
+        packed, remoteness = task.read_chunk_raw(name, 0)
+        outcome = packing.unpack(packed, remoteness.size)
+        with Store.open(path, mode="r+") as newer:
+            newer.begin_attempt()
+        with pytest.raises(Superseded):
+            task.write_chunk(name, 0, outcome, remoteness)
+        assert [file.read_bytes() for file in files] == before
+    finally:
+        task.close()
+
+
+def test_a_tier_smaller_than_a_chunk_is_one_chunk_of_a_multiple_of_4():
+    """data/plan.py: a tier smaller than the chunk size is one chunk of its size rounded up to a
+    multiple of 4 (a packed byte holds 4 outcomes): Nim 1,3,5,7's tiers s0 and s16 hold one
+    position each, in a chunk of 4 (docs/STORE.md)."""
+    from retrograde.data.plan import make_plan
+
+    plan = make_plan(make_game("nim", {"heaps": [1, 3, 5, 7]}))
+    assert [plan.chunking(name).chunk_size for name in ("s0", "s16")] == [4, 4]
+
+
+def test_the_seeds_summary_counts_each_verdict():
+    """validation/seeds.py: the summary line counts the rows of each verdict."""
+    from retrograde.validation import seeds
+
+    rows = [{"verdict": "reproduced"}, {"verdict": "not run"}, {"verdict": "reproduced"}]
+    assert seeds.summary(rows) == "3 published figures: 2 reproduced, 0 not reproduced, 1 not run"
