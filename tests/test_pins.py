@@ -362,3 +362,18 @@ def test_the_seeds_summary_counts_each_verdict():
 
     rows = [{"verdict": "reproduced"}, {"verdict": "not run"}, {"verdict": "reproduced"}]
     assert seeds.summary(rows) == "3 published figures: 2 reproduced, 0 not reproduced, 1 not run"
+
+
+def test_read_values_takes_any_sequence_of_indices(solved):
+    """data/store.py: `read_values` reads indices given as a list (or any integer array) as it
+    reads them given as int64: the same outcomes and remoteness."""
+    store = Store.open(solved("tictactoe"))
+    try:
+        name = store.plan.tiers[-1].name
+        wanted = [0, 3, 7]
+        expected = store.read_values(name, np.array(wanted, dtype=np.int64))
+        for given in (wanted, np.array(wanted, dtype=np.int32)):
+            found = store.read_values(name, given)
+            assert all(np.array_equal(a, b) for a, b in zip(found, expected))
+    finally:
+        store.close()
