@@ -377,3 +377,58 @@ def test_read_values_takes_any_sequence_of_indices(solved):
             assert all(np.array_equal(a, b) for a, b in zip(found, expected))
     finally:
         store.close()
+
+
+def _drawn(draw, monkeypatch):
+    """The matplotlib figure a `plots` function draws (its PNG left unmade)."""
+    figures = []
+    monkeypatch.setattr(plots, "to_png", lambda figure: figures.append(figure) or "png")
+    draw()
+    return figures[0]
+
+
+def test_the_blunder_plot_draws_each_agent_per_tier_group(monkeypatch):
+    """validation/plots.py: one line an agent, its blunder rate (1 - value kept) at each tier
+    group, every one of the 10 groups labelled on the x axis, which is named after the groups."""
+    tiers = [f"t{i}" for i in range(10)]
+    report = {"tiers": tiers, "agents": {"a": {"by_tier": {t: {"positions": 1, "value_kept": i / 10}
+                                                           for i, t in enumerate(tiers)}}}}
+    axes = _drawn(lambda: plots.blunder_rate_by_tier(report, {"a": "a"}), monkeypatch).axes[0]
+    assert len(axes.lines) == 1
+    assert axes.lines[0].get_ydata() == pytest.approx([1 - i / 10 for i in range(10)])
+    assert [label.get_text() for label in axes.get_xticklabels()] == tiers
+    assert axes.get_xlabel() == "tier"
+
+
+def test_metadata_of_an_npz_holding_pickles_is_refused(tmp_path):
+    """data/artifact.py: an .npz whose `metadata` member is a pickled object array is refused
+    (ValueError) and never unpickled: a crafted artifact runs no code."""
+    path = tmp_path / "crafted.npz"
+    np.savez(path, metadata=np.array(['{"format": "retrograde-training"}'], dtype=object))
+    with pytest.raises(ValueError, match="allow_pickle"):
+        artifact.read_metadata(path)
+
+
+def test_a_spec_of_an_agent_no_game_knows_is_not_the_reports_agent():
+    """validation/published.py: a report's agent and a spec of the same name that is no agent of
+    ours (its options cannot be known) do not match."""
+    from retrograde.games.hooks import AgentRef
+    from retrograde.validation import published
+
+    assert published.matches(AgentRef("theirs", "nosuchagent"), "nosuchagent", make_game("tictactoe")) is False
+
+
+def test_encoding_differs_finds_the_indices_not_canonically_encoded():
+    """data/encoding.py: a win in 3, a loss in 2 and a draw are stored as codes W, L, D and half
+    s 0, 0, 0 (docs/STORE.md); against those arrays nothing differs, a changed s differs at its
+    index, and a wrong half flag at every index."""
+    from retrograde.data import encoding, packing
+
+    outcome, remoteness = np.array([oc.WIN, oc.LOSS, oc.DRAW], np.uint8), np.array([3, 2, 0], np.uint16)
+    codes = packing.pack(np.array([oc.WIN, oc.LOSS, oc.DRAW], np.uint8))
+    s, half = np.zeros(3, np.uint16), np.array([1], np.uint8)
+    assert encoding.differs((codes, s, half), outcome, remoteness).tolist() == [False, False, False]
+    changed = s.copy()
+    changed[1] = 1
+    assert encoding.differs((codes, changed, half), outcome, remoteness).tolist() == [False, True, False]
+    assert encoding.differs((codes, s, np.array([0], np.uint8)), outcome, remoteness).tolist() == [True] * 3

@@ -18,6 +18,7 @@ from zarr.codecs import BloscCodec, ZstdCodec
 from conftest import run_cli, store_bytes
 from retrograde.data import upgrade as upgrading
 from retrograde.data.store import Store
+from retrograde.errors import StoreError
 
 
 class Killed(Exception):
@@ -169,6 +170,26 @@ def test_a_kill_between_the_renames_is_finished_by_the_next_run(old_store, monke
     assert_same_values(path, source)
     assert sorted(p.name for p in path.parent.iterdir() if p.name != ".q3.zarr.lock") == ["q3.zarr"]
 
+
+def test_a_conversion_that_would_change_values_stops_and_changes_nothing(old_store, monkeypatch):
+    """A chunk whose values come out of the conversion other than its record says (a bug: here
+    one position's outcome flipped as it is read) stops the upgrade with one error naming the
+    chunk, before anything replaces the format-3 store."""
+    path, _ = old_store
+    read = upgrading.OldStore.read_chunk
+
+    def flipped(self, name, chunk, record, codecs):
+        outcome, remoteness = read(self, name, chunk, record, codecs)
+        outcome = outcome.copy()
+        first = int(np.flatnonzero(outcome)[0])
+        outcome[first] = 1 if outcome[first] != 1 else 3  # a loss for anything else, a win for a loss
+        return outcome, remoteness
+
+    monkeypatch.setattr(upgrading.OldStore, "read_chunk", flipped)
+    before = store_bytes(path)
+    with pytest.raises(StoreError, match="converted to other values"):
+        upgrading.upgrade(path)
+    assert store_bytes(path) == before
 
 @pytest.mark.parametrize("beside", ["upgrading-host-1-abc", "format3-abc"])
 def test_a_link_planted_beside_the_store_is_refused(old_store, tmp_path, beside):
