@@ -5,6 +5,7 @@ or from the game, never by the code under test."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import json
 import math
@@ -432,3 +433,68 @@ def test_encoding_differs_finds_the_indices_not_canonically_encoded():
     changed[1] = 1
     assert encoding.differs((codes, changed, half), outcome, remoteness).tolist() == [False, True, False]
     assert encoding.differs((codes, s, np.array([0], np.uint8)), outcome, remoteness).tolist() == [True] * 3
+
+
+def test_the_trained_finding_names_who_beats_the_best_baseline():
+    """validation/summary.py: with two trained agents (ga keeps 80% of values, rl 50%) against
+    greedy (60%, the best imperfect baseline) and random (30%, the floor), the finding says ga
+    is above the best baseline, with each figure and rating."""
+    from retrograde.validation import summary
+
+    kept = {"ga": 0.8, "rl": 0.5, "greedy": 0.6, "random": 0.3}
+    elo = {"ga": 120.0, "rl": -10.0, "greedy": 40.0, "random": -150.0}
+    report = {"agents": {spec: {"move_quality": {"value_kept": v}} for spec, v in kept.items()},
+              "training": {"ga": {}, "rl": {}},
+              "ratings": {"agents": {spec: {"elo": e} for spec, e in elo.items()}}}
+    assert summary._trained(report, {spec: spec for spec in kept}) == (
+        "Trained agents (value kept, rating): ga 80.0%, +120; rl 50.0%, -10: ga above the best baseline "
+        "(best baseline greedy 60.0%, +40; floor random 30.0%, -150).")
+
+
+def test_the_given_away_bars_share_each_step_between_the_agents(monkeypatch):
+    """validation/plots.py: two agents' bars are 0.4 wide each (0.8 of a step shared), side by
+    side about each step."""
+    agents = {"a": {"remoteness_given_away": {"0": 3, "1": 1}}, "b": {"remoteness_given_away": {"0": 1, "1": 1}}}
+    axes = _drawn(lambda: plots.remoteness_histogram(agents, {"a": "a", "b": "b"}), monkeypatch).axes[0]
+    assert [round(bar.get_width(), 6) for bar in axes.patches] == [0.4] * 4
+    assert [round(bar.get_x(), 6) for bar in axes.patches] == [-0.4, 0.6, 0.0, 1.0]
+
+
+def test_a_tablebase_loads_each_tier_once(solved):
+    """data/tablebase.py: asking twice for a tier already held (the first, at buffer start 0)
+    loads nothing more: the buffers hold its positions once."""
+    from retrograde.data.tablebase import StoreTablebase
+
+    store = Store.open(solved("tictactoe"))
+    try:
+        name = max(store.plan.tiers, key=lambda tier: tier.size).name
+        tablebase = StoreTablebase(store, {name: 0}, 1)
+        tablebase.require([name])
+        tablebase.require([name])
+        assert tablebase.held == -(-store.plan.tier(name).size // 4) * 4
+    finally:
+        store.close()
+
+
+def test_validate_makes_the_report_folder_and_its_parents(solved, tmp_path, monkeypatch):
+    """validation/stage.py: `--out a/b/report` makes a and b too (the lock goes beside the report)."""
+    monkeypatch.setattr(stage, "open_executor", lambda **options: contextlib.nullcontext(InProcessExecutor()))
+    stage.validate(solved("tictactoe"), tmp_path / "a" / "b" / "report", "random", games=2, positions=20, quiet=True)
+    assert (tmp_path / "a" / "b" / "report" / "report.json").is_file()
+
+
+def test_a_plan_without_one_of_its_keys_names_it(solved, tmp_path):
+    """data/store.py: a store whose plan lacks a key (here `encoding`) is damaged, and the one line
+    names the key."""
+    import json as json_module
+    import shutil
+
+    from retrograde.errors import DamagedStore
+
+    path = tmp_path / "ttt.zarr"
+    shutil.copytree(solved("tictactoe"), path)
+    document = json_module.loads((path / "zarr.json").read_text())
+    del document["attributes"]["retrograde"]["plan"]["encoding"]
+    (path / "zarr.json").write_text(json_module.dumps(document))
+    with pytest.raises(DamagedStore, match="KeyError: 'encoding'"):
+        Store.open(path)
