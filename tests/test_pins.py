@@ -18,7 +18,7 @@ import pytest
 
 from retrograde import outcome as oc
 from retrograde.data import artifact, durable, lock
-from retrograde.errors import BadAgent, StoreError
+from retrograde.errors import BadAgent, BadOption, StoreError
 from retrograde.games import make_game
 from retrograde.data.store import Store
 from retrograde.pipeline.executors import InProcessExecutor
@@ -498,3 +498,11 @@ def test_a_plan_without_one_of_its_keys_names_it(solved, tmp_path):
     (path / "zarr.json").write_text(json_module.dumps(document))
     with pytest.raises(DamagedStore, match="KeyError: 'encoding'"):
         Store.open(path)
+
+
+def test_a_match_may_cap_its_games_at_one_ply():
+    """validation/tournament.py: `--max-plies 1` is the least cap a match takes (0 is refused)."""
+    game = make_game("tictactoe")
+    assert tournament._check_match("random", "random", game, games=1, seed=0, store=None, max_plies=1) == 1
+    with pytest.raises(BadOption, match="--max-plies 0"):
+        tournament._check_match("random", "random", game, games=1, seed=0, store=None, max_plies=0)
