@@ -4,11 +4,11 @@ and on 2 worker threads (`--workers 2`), each in a fresh process, alternating, c
     python benchmarks/bench_timeline.py                          # 4x4 Quixo, 3 rounds
     python benchmarks/bench_timeline.py --size 5 --down-to 24 --repeat 1
 
-Each run is this script started again (`--run KIND`) with the task bookkeeping timed: every task
-a worker runs (its key, thread, start and end) and every in-driver task, from the moment the
-Python process started (`/proc/self/stat`). Per kind, the medians of: the wall time, the serial
-start (process start to the first task), the end (last task to exit), the busy time of the
-threads, and how long 0, 1 or 2 threads were busy between the first task and the last. Then
+Each run is this script started again (`--run KIND`) with every task a worker runs timed (its key,
+thread, start, end and CPU time), from the moment the Python process started (`/proc/self/stat`).
+Per kind, the medians of: the wall time, the serial start (process start to the first task), the
+end (last task to exit), the tasks' wall and CPU time, the driver thread's CPU time, and how long
+0, 1 or 2 threads were busy between the first task and the last. Then
 the tasks' time by kind (the key's first word: chunk, first, propagate, ...), in-process against
 threads: what a task costs more when two run at once (the GIL, the shared cache) is the
 part of the speedup that no schedule can recover.
@@ -47,7 +47,7 @@ def run(kind: str, game: list[str], store: Path) -> dict:
     from retrograde.pipeline import executors
 
     events: list[tuple[str, str, float, float, float]] = []  # thread, key, start, end, CPU seconds
-    pop, in_driver = executors._Graph.pop, executors._Graph.run_in_driver
+    pop = executors._Graph.pop
 
     def timed_pop(graph):
         task = pop(graph)
@@ -63,14 +63,7 @@ def run(kind: str, game: list[str], store: Path) -> dict:
                                time.thread_time() - cpu))
         return replace(task, fn=fn)
 
-    def timed_in_driver(graph, task):
-        start, cpu = time.perf_counter(), time.thread_time()
-        try:
-            return in_driver(graph, task)
-        finally:
-            events.append(("driver", task.key, start, time.perf_counter(), time.thread_time() - cpu))
-
-    executors._Graph.pop, executors._Graph.run_in_driver = timed_pop, timed_in_driver
+    executors._Graph.pop = timed_pop
     try:
         main(["solve", *game, "--store", str(store), "--workers", WORKERS[kind], "--quiet"])
     except SystemExit as exit_:
@@ -78,20 +71,20 @@ def run(kind: str, game: list[str], store: Path) -> dict:
             raise
     finally:
         ended, driver_cpu = time.perf_counter(), time.thread_time()
-    work = [event for event in events if event[0] != "driver"]
-    first, last = min(e[2] for e in work), max(e[3] for e in work)
-    edges = sorted([(e[2], 1) for e in work] + [(e[3], -1) for e in work])
+
+    first, last = min(e[2] for e in events), max(e[3] for e in events)
+    edges = sorted([(e[2], 1) for e in events] + [(e[3], -1) for e in events])
     busy_for = [0.0, 0.0, 0.0]  # seconds with 0, 1, 2 (or more) threads busy
     running, previous = 0, first
     for moment, step in edges:
         busy_for[min(running, 2)] += moment - previous
         running, previous = running + step, moment
     by_kind: dict[str, float] = {}
-    for _, key, start, end, _ in work:
+    for _, key, start, end, _ in events:
         by_kind[key.split("-")[0]] = by_kind.get(key.split("-")[0], 0.0) + end - start
-    longest = sorted(((end - start, key) for _, key, start, end, _ in work), reverse=True)[:5]
+    longest = sorted(((end - start, key) for _, key, start, end, _ in events), reverse=True)[:5]
     return {"wall": ended - started, "serial_start": first - started, "end": ended - last,
-            "tasks": len(work), "busy": sum(e[3] - e[2] for e in work), "task_cpu": sum(e[4] for e in work),
+            "tasks": len(events), "busy": sum(e[3] - e[2] for e in events), "task_cpu": sum(e[4] for e in events),
             "driver_cpu": driver_cpu, "idle_both": busy_for[0], "one_busy": busy_for[1], "two_busy": busy_for[2],
             "by_kind": by_kind, "longest": longest}
 
