@@ -10,7 +10,9 @@ import errno
 import json
 import math
 import os
+import signal
 import struct
+import time
 
 import matplotlib
 import numpy as np
@@ -248,6 +250,44 @@ def test_reading_a_folder_inside_a_store_says_so_and_closes_it(tmp_path):
             durable.read_inside(tmp_path, tmp_path / "tiers")
         assert raised.value.errno == errno.EISDIR
     assert len(os.listdir("/proc/self/fd")) == before
+
+def test_a_ctrl_c_while_reading_inside_a_store_stays_a_ctrl_c(tmp_path):
+    """data/durable.py: an interrupt landing anywhere in `read_inside` propagates as itself. (CI
+    caught a Ctrl-C to a starting solve reported as a damaged plan, "OSError: [Errno 9] Bad file
+    descriptor": landing in `os.fdopen` once the file object existed, it made the object close the
+    descriptor, and then `read_inside` closed it again.) A timer interrupts about half the reads
+    here; the code that double-closed failed about one read in 300."""
+    (tmp_path / "zarr.json").write_bytes(b"{}" * 1500)
+    armed = False
+
+    def interrupt(signum, frame):  # once a read: never inside the test's own handling
+        nonlocal armed
+        if armed:
+            armed = False
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 5e-5, 5e-5)
+    reads = interrupted = 0
+    failures = []
+    try:
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            try:
+                reads += 1
+                armed = True
+                assert durable.read_inside(tmp_path, tmp_path / "zarr.json") == b"{}" * 1500
+                armed = False
+            except KeyboardInterrupt:
+                interrupted += 1
+            except OSError as exc:
+                failures.append(exc)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not failures, f"{len(failures)} of {reads} reads: {failures[0]!r}"
+    assert reads > 1000 and interrupted > 100, (reads, interrupted)
+
 
 def test_the_trickiest_positions_are_at_most_five():
     """validation/quality.py: of seven sampled Nim positions that an agent throws away, the report

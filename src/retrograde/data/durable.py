@@ -74,17 +74,24 @@ def read_inside(root: Path, path: Path) -> bytes:
     """The bytes of the regular file `path` below `root`, read through no link (`inside`): a
     crafted store's link, fifo or device is refused, never read (nor waited on).
 
-    :raises StoreError: a link; OSError: not a regular file, or as reading raises it."""
+    The descriptor has one owner, this function (no file object that would close it too): a
+    Ctrl-C landing mid-read propagates as itself, never as the EBADF of a second close.
+
+    :raises StoreError: a link; OSError: a folder (EISDIR), not a regular file, or as reading
+        raises it."""
     fd = os.open(inside(root, path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        file = os.fdopen(fd, "rb")  # a folder: IsADirectoryError, and the descriptor stays ours to close
-    except BaseException:
-        os.close(fd)
-        raise
-    with file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        found = os.fstat(fd)
+        if stat.S_ISDIR(found.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(found.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        return file.read()
+        blocks = []
+        while block := os.read(fd, max(found.st_size + 1, 1 << 16)):
+            blocks.append(block)
+        return b"".join(blocks)
+    finally:
+        os.close(fd)
 
 
 def create_file(path: Path, *, exclusive: bool = True) -> BinaryIO:
