@@ -132,28 +132,13 @@ class Store:
     #: (4x4 Quixo in-process: 1.2 s of a solve without this, 0.6 s with it).
     classes_cache_bytes = 64 * 2**20
 
-    def __init__(self, path: Path, meta: Any, *, writable: bool, attempt: str | None = None,
-                 checked_plans: set[tuple] | None = None):
+    def __init__(self, path: Path, plan: Plan, game: Game, *, writable: bool, attempt: str | None = None):
         self.path = path
         self.writable = writable
         #: The solve attempt this store writes for (see `begin_attempt`); None: no fence.
         self.attempt = attempt
-        if not isinstance(meta, dict) or "plan" not in meta:
-            raise StoreError(f"{str(path)!r} is not a retrograde store")
-        if not isinstance(meta["plan"], dict):
-            raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged (attributes.{ATTR}.plan is "
-                               f"{type(meta['plan']).__name__}, not an object); was it edited by hand?")
-        if meta["plan"].get("format") != FORMAT_VERSION:
-            how = ("`retrograde upgrade --store` converts it" if meta["plan"].get("format") == FORMAT_VERSION - 1
-                   else "solve the game again into a new store")
-            raise StoreError(f"store {str(path)!r} has format {meta['plan'].get('format')!r}; this version reads "
-                             f"format {FORMAT_VERSION} only: {how}")
-        try:
-            self.plan, self.game = _plan_and_game(json.dumps(meta["plan"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is unreadable ({type(exc).__name__}: "
-                               f"{exc}); was it damaged, or edited by hand?") from None
-        self._check_plan(meta["plan"], checked_plans)
+        self.plan, self.game = plan, game
+        self._check_document("tiers", _tiers_document(), "the document tiers/zarr.json")
         self.fence()  # a task of a stale attempt stops before it works, not only before it writes
         self._tier_names = {tier.name for tier in self.plan.tiers}
         #: The tier's arrays, in the order their chunk files enter a chunk's `stored` digest.
@@ -167,16 +152,15 @@ class Store:
 
     # --- lifecycle ------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike, *, mode: str = "r", attempt: str | None = None,
-             checked_plans: set[tuple] | None = None) -> Store:
+    def open(cls, path: str | os.PathLike, *, mode: str = "r", attempt: str | None = None) -> Store:
         """Open an existing store, read-only ("r") or for solving ("r+"); a solve task passes
-        its driver's `attempt` (see `begin_attempt`) and its worker's `checked_plans` (see
-        `_check_plan`).
+        its driver's `attempt` (see `begin_attempt`).
 
-        :raises StoreError: no store, not a retrograde store, or another format.
+        :raises StoreError: no store, not a retrograde store, or another format; DamagedStore: its
+            root documents are not byte for byte those of the plan they name.
         """
         path = Path(path)
-        return cls(path, _plan_attributes(path), writable=mode == "r+", attempt=attempt, checked_plans=checked_plans)
+        return cls(path, *_plan_and_game(path, _root_document(path)), writable=mode == "r+", attempt=attempt)
 
     @classmethod
     def create(cls, path: str | os.PathLike, plan: Plan) -> Store:
@@ -234,24 +218,6 @@ class Store:
             why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         return DamagedStore(f"store {str(self.path)!r}: {what} is damaged" + (f" ({why})" if why else ""))
 
-    def _check_plan(self, stored: dict[str, Any], checked: set[tuple] | None) -> None:
-        """The `stored` plan must be the one its game makes, and the root documents byte for byte
-        what zarr writes for it. `checked`: the plan documents found whole before, by (path, inode,
-        mtime, size), which a worker process keeps (every chunk task opens the store), and to
-        which this one is added."""
-        stat = (self.path / "zarr.json").stat()
-        stamp = (str(self.path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
-        if checked is not None and stamp in checked:
-            return
-        if self.plan.to_json() != stored:
-            raise DamagedStore(f"store {str(self.path)!r}: its plan (zarr.json) is not the plan of the game it "
-                               f"names ({self.game.describe()}); was it damaged, or edited by hand?")
-        self._check_document("", _document(GroupMetadata(attributes={ATTR: {"plan": self.plan.to_json()}})),
-                             "its plan (zarr.json)")
-        self._check_document("tiers", _document(GroupMetadata()), "the document tiers/zarr.json")
-        if checked is not None:
-            checked.add(stamp)
-
     def _check_document(self, node: str, expected: bytes, what: str) -> None:
         """The document of `node` must hold exactly the `expected` bytes (what zarr writes for
         its metadata): any changed byte, even one that still parses to the same values, is damage."""
@@ -278,10 +244,9 @@ class Store:
             if not (isinstance(chunks, list) and len(chunks) == self.plan.chunking(name).count
                     and all(chunk is None or _is_chunk_record(chunk) for chunk in chunks)):
                 raise self.damaged(f"tier {name}: the chunk record list in tiers/{name}/zarr.json")
-            record = TierRecord(chunks)
-            if stored != _document(GroupMetadata(attributes=record.to_json())):
+            if not _is_record_document(stored):
                 raise self.damaged(f"tier {name}: the status, counts or checksum in tiers/{name}/zarr.json")
-            self._records[name] = record
+            self._records[name] = TierRecord(chunks)
         return self._records[name]
 
     def record_chunks(self, name: str, summaries: Iterable[dict[str, Any]]) -> None:
@@ -580,42 +545,88 @@ class Store:
 
 
 @lru_cache(maxsize=8)
-def _plan_and_game(document: str) -> tuple[Plan, Game]:
-    """The plan and game a store's plan document (JSON text) names, built once per process (every
-    task opens its store, and a game lists its tiers anew when built; neither is ever changed):
-    the game from its name and options, the plan from the game and the document's chunk size
-    (`Store._check_plan` then holds the document to it)."""
-    stored = json.loads(document)
-    missing = [key for key in ("game", "params", "chunk_size", "remoteness_dtype", "tiers", "steps", "encoding",
-                               "format")
-               if key not in stored]
-    if missing:
-        raise KeyError(missing[0])
-    game = make_game(stored["game"], stored["params"])
-    return make_plan(game, chunk_size=stored["chunk_size"]), game
+def _plan_and_game(path: Path, document: bytes) -> tuple[Plan, Game]:
+    """The plan and game of the store at `path` whose root document (zarr.json) holds `document`,
+    held to it: the plan must be the one its game makes, and the document byte for byte what zarr
+    writes for it. Built once per process and document (every task opens its store, and a game
+    lists its tiers anew when built; neither is ever changed)."""
+    meta = _attributes(path, document)
+    if not isinstance(meta, dict) or "plan" not in meta:
+        raise StoreError(f"{str(path)!r} is not a retrograde store")
+    stored = meta["plan"]
+    if not isinstance(stored, dict):
+        raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged (attributes.{ATTR}.plan is "
+                           f"{type(stored).__name__}, not an object); was it edited by hand?")
+    if stored.get("format") != FORMAT_VERSION:
+        how = ("`retrograde upgrade --store` converts it" if stored.get("format") == FORMAT_VERSION - 1
+               else "solve the game again into a new store")
+        raise StoreError(f"store {str(path)!r} has format {stored.get('format')!r}; this version reads "
+                         f"format {FORMAT_VERSION} only: {how}")
+    try:
+        missing = [key for key in ("game", "params", "chunk_size", "remoteness_dtype", "tiers", "steps", "encoding",
+                                   "format")
+                   if key not in stored]
+        if missing:
+            raise KeyError(missing[0])
+        game = make_game(stored["game"], stored["params"])
+        plan = make_plan(game, chunk_size=stored["chunk_size"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is unreadable ({type(exc).__name__}: "
+                           f"{exc}); was it damaged, or edited by hand?") from None
+    if plan.to_json() != stored:
+        raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is not the plan of the game it "
+                           f"names ({game.describe()}); was it damaged, or edited by hand?")
+    if document != _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}})):
+        raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged")
+    return plan, game
 
 
-def _plan_attributes(path: Path) -> Any:
-    """What the store's root document (zarr.json) holds under ATTR (None: nothing); read as JSON,
-    the document's bytes are checked against the plan in `Store._check_plan`."""
+def _root_document(path: Path) -> bytes:
+    """The bytes of the store's root document (zarr.json)."""
     if not path.exists():
         raise StoreError(f"no store at {str(path)!r}")
     if not (path / "zarr.json").is_file():
         raise StoreError(f"{str(path)!r} is not a retrograde store (no zarr.json)")
     try:
-        document = json.loads(durable.read_inside(path, path / "zarr.json"))
+        return durable.read_inside(path, path / "zarr.json")
     except OSError as exc:
         raise StoreError(f"{str(path)!r} cannot be read ({exc})") from None
+
+
+def _attributes(path: Path, document: bytes) -> Any:
+    """What the root `document` of the store at `path` holds under ATTR (None: nothing), read as JSON."""
+    try:
+        parsed = json.loads(document)
     except ValueError as exc:
         raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged ({type(exc).__name__}: "
                            f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
-    attributes = document.get("attributes") if isinstance(document, dict) else None
+    attributes = parsed.get("attributes") if isinstance(parsed, dict) else None
     return attributes.get(ATTR) if isinstance(attributes, dict) else None
+
+
+def _plan_attributes(path: Path) -> Any:
+    """What the store's root document holds under ATTR (None: nothing), not yet held to a plan."""
+    return _attributes(path, _root_document(path))
 
 
 def _document(metadata: GroupMetadata | ArrayV3Metadata) -> bytes:
     """The bytes zarr writes as the document (zarr.json) of a node with this metadata."""
     return metadata.to_buffer_dict(default_buffer_prototype())["zarr.json"].to_bytes()
+
+
+@lru_cache(maxsize=64)
+def _is_record_document(stored: bytes) -> bool:
+    """Whether `stored`, a tier's document whose chunk records are whole, is byte for byte what
+    `Store.record_chunks` writes for them. Asked once per process and document: every task opens
+    its store, and reads the records of each tier it reads."""
+    record = TierRecord(json.loads(stored)["attributes"]["chunks"])
+    return stored == _document(GroupMetadata(attributes=record.to_json()))
+
+
+@lru_cache(maxsize=1)
+def _tiers_document() -> bytes:
+    """The document of a store's `tiers` group (tiers/zarr.json): an empty group's."""
+    return _document(GroupMetadata())
 
 
 def _is_chunk_record(record: Any) -> bool:
@@ -667,7 +678,7 @@ def _hierarchy(plan: Plan) -> dict[str, bytes]:
     """The documents of an empty store for `plan`, by path in the store: those zarr writes for its
     nodes (`_document`), and nothing else."""
     documents = {"zarr.json": _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}})),
-                 "tiers/zarr.json": _document(GroupMetadata())}
+                 "tiers/zarr.json": _tiers_document()}
     for tier in plan.tiers:
         prefix = f"tiers/{tier.name}"
         chunking = plan.chunking(tier.name)

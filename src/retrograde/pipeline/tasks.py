@@ -76,9 +76,9 @@ def _setting(name: str, default, kind: type, what: str):
 
 
 def open_task_store(worker: WorkerState, path: str, *, attempt: str | None = None, mode: str = "r+") -> Store:
-    """The store a task works on (`mode` "r" to read only); its plan document is checked once per
-    worker for as long as it is unchanged (every task opens the store)."""
-    return Store.open(path, mode=mode, attempt=attempt, checked_plans=worker.slot("checked-plans", set))
+    """The store a task works on (`mode` "r" to read only). Every task opens it: a read of its root
+    documents, its plan built and checked once per process and document (`Store.open`)."""
+    return Store.open(path, mode=mode, attempt=attempt)
 
 
 class ChildValues:
