@@ -302,3 +302,46 @@ def test_every_fault_code_has_a_reason():
     assert ILLEGAL == -1  # the first pass skips ILLEGAL rows (below): no fault, nothing set
     faults, outcome, remoteness, pending = first_pass([ILLEGAL], [[IN_GROUP] * 200], group_size=1)
     assert faults == 0 and outcome.tolist() == [0] and pending.tolist() == [0]
+
+
+@pytest.mark.parametrize("rows", [1, 7, 4096])
+def test_a_chunks_first_pass_in_one_kernel_call_is_its_batches_in_turn(rows):
+    """`first_pass_chunk` (the game's expand kernel, `Members.locate` and the settling, a batch at
+    a time inside one kernel call) gives what the three steps give called batch by batch from
+    Python, over a 3x3 Quixo tier with random values outside the group; batches of 1, 7 (the
+    last one short) and more rows than the range."""
+    from retrograde.games import make_game
+    from retrograde.games.base import Expansion
+    from retrograde.solvers.members import Members
+
+    game = make_game("quixo", {"size": 3})
+    tier, group = game.tier("m2o3"), ("m2o3", "m3o2")
+    size = sum(game.tier(name).size for name in group)
+    outside = [name for name in tier.children if name not in group]
+    total = sum(game.tier(name).size for name in outside)
+    offsets = np.array([0 if name in group else size + sum(game.tier(o).size for o in outside[:outside.index(name)])
+                        for name in tier.children], dtype=np.int64)
+    rng = np.random.default_rng(5)
+    members = Members(0, total)
+    members.mark(0, rng.random(total) < 0.9)  # some children without a value: counted as faults
+    members.number()
+    out_outcome = np.concatenate([[0], rng.choice([WIN, LOSS, DRAW], members.count)]).astype(np.uint8)
+    out_remoteness = np.concatenate([[0], rng.integers(0, 60, members.count)]).astype(np.uint8)
+    start, stop = 5, tier.size - 3
+
+    def fresh():
+        return tuple(np.zeros(stop - start, dtype=np.uint8) for _ in range(3))
+
+    expected, faults = fresh(), 0
+    for first in range(start, stop, rows):
+        expansion = game.expand(tier, first, min(first + rows, stop), offsets, group=group)
+        members.locate(expansion.children, size)
+        faults += loopy.settle_from_outside(expansion.primitive, expansion.children, size, out_outcome,
+                                            out_remoteness, first - start, *expected)
+    got, buffers = fresh(), Expansion.buffers(min(rows, stop - start), game.max_moves)
+    assert loopy.first_pass_chunk(game.expand_kernel(tier, group), start, stop, offsets,
+                                  (buffers.primitive, buffers.children), members, size, out_outcome, out_remoteness,
+                                  *got) == faults
+    assert faults > 0 and (expected[2] > 0).any()
+    for want, have in zip(expected, got):
+        np.testing.assert_array_equal(have, want)

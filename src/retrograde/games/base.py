@@ -266,6 +266,14 @@ class Game(ABC):
         """
         raise NotImplementedError(f"{self.name} has no loopy tiers")
 
+    def expand_kernel(self, tier: Tier, group: tuple[str, ...]) -> tuple:
+        """Loopy games only: `expand` of `tier` with `group` as a numba kernel of the signature
+        `games.expand_kernel.EXPAND`, and the arrays it takes first: (kernel, params, table,
+        lines, symmetry). The loopy first pass expands a whole chunk in one kernel call with it
+        (a call a batch of rows, each taking the interpreter's lock back, kept two worker
+        threads waiting on each other)."""
+        raise NotImplementedError(f"{self.name} has no loopy tiers")
+
     def one_ply_classes(self, tier: Tier, start: int, stop: int, out: np.ndarray) -> np.ndarray:
         """`one_ply` games only: out[i] = the one-ply class (HOLE, STORED, TERMINAL_WIN, ...) of
         index start+i of `tier`, for a whole chunk (a numba kernel); returns `out[:stop - start]`."""

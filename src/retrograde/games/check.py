@@ -10,7 +10,8 @@ representatives and treat every other index as a hole. For loopy games it also c
 the parents kernel: it names each parent with a move into the position's class once,
 weighed by its moves into the class, and every move inside a loopy group is found again
 from the child's side; and the expand kernel in a group's first pass, where children
-inside the group are only counted, once a move (or given by value, if the game says so).
+inside the group are only counted, once a move (or given by value, if the game says so),
+and the game's `expand_kernel` gives what `expand` gives there.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections import Counter
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD, Game
+from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD, Expansion, Game
 from retrograde.games.hooks import Costs, Encoding, Features, Genome, Policy, Sampling
 from retrograde.games.tiers import Tier, solve_steps
 
@@ -156,8 +157,17 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
             child_offsets = _child_offsets(tiers, tier)
             in_group = [(start, start + tiers[c].size) for c, start in zip(tier.children, child_offsets)
                         if c in step.tiers]
+            kernel, *arrays = game.expand_kernel(tier, step.tiers)
             for index in _sample(tier, max(1, samples // 4), rng):
                 where = f"{game.name} {name}[{index}]"
+                expected = game.expand(tier, index, index + 1, child_offsets, group=step.tiers)
+                given = Expansion.buffers(2, game.max_moves)  # a row more than it fills
+                kernel(*arrays, index, index + 1, child_offsets, given.primitive, given.children)
+                if given.primitive[0] != expected.primitive[0] or \
+                        _references(given.children[0]) != _references(expected.children[0]):
+                    problems.append(f"{where}: expand_kernel gives {given.primitive[0]}, "
+                                    f"{_references(given.children[0])}; expand gives {expected.primitive[0]}, "
+                                    f"{_references(expected.children[0])}")
                 position = game.position_at(tier, index)
                 if position is None or _stored_at(game, position) != (name, index):
                     continue  # a hole

@@ -234,15 +234,11 @@ def first_pass(worker: WorkerState, store: Store, tier_names: tuple[str, ...], t
     remoteness = np.zeros(stop - start, dtype=np.dtype(store.plan.remoteness_dtype))
     pending = np.zeros(stop - start, dtype=np.uint8)
     buffers = Expansion.buffers(min(BATCH, stop - start), store.game.max_moves)
-    for first in range(start, stop, BATCH):
-        last = min(first + BATCH, stop)
-        expansion = store.game.expand(tier, first, last, offsets, group=tier_names, out=buffers)
-        out.locate(expansion.children, size)
-        if loopy.settle_from_outside(expansion.primitive, expansion.children, size, out.outcome,
-                                     out.remoteness, first - start, outcome, remoteness, pending,
-                                     describe=lambda i: describe_position(store, tier_name, start + i)):
-            raise StoreError(f"store {store.location!r}: a position of {tier_name} has no moves but is "
-                             f"not terminal, or has an unsolved child")
+    if loopy.first_pass_chunk(store.game.expand_kernel(tier, tier_names), start, stop, offsets,
+                              (buffers.primitive, buffers.children), out.members, size, out.outcome, out.remoteness,
+                              outcome, remoteness, pending, describe=lambda i: describe_position(store, tier_name, start + i)):
+        raise StoreError(f"store {store.location!r}: a position of {tier_name} has no moves but is "
+                         f"not terminal, or has an unsolved child")
     return outcome, remoteness, pending
 
 

@@ -20,7 +20,8 @@ Guards: the kernels never let a value wrap. A remoteness that would exceed the l
 value of the remoteness array's dtype, more children inside the group than `pending`
 counts, or a winning child reported to a parent whose count is below its weight (a game's
 `parents` disagreeing with its `expand`) stop the kernel at that position; the Python
-functions `settle_from_outside` and `propagate` then raise `LoopyFault`, naming the
+functions `first_pass_chunk`, `settle_from_outside` (its settling, one batch of expanded rows)
+and `propagate` then raise `LoopyFault`, naming the
 position (by its index in the arrays, or in the caller's words with `describe`).
 """
 
@@ -29,12 +30,15 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from numba import types
 
 from retrograde.errors import StoreError
 from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD
+from retrograde.games.expand_kernel import EXPAND_FN, SYMMETRY
 from retrograde.jit import njit
 from retrograde.outcome import DRAW, ILLEGAL, LOSS, UNDECIDED, WIN
 from retrograde.solvers.kernels import OVERFLOW
+from retrograde.solvers.members import Members, locate_refs
 
 #: Low bits of `pending`: moves into the group whose child is not yet settled as a win.
 COUNT = 0x7F
@@ -174,6 +178,63 @@ def _settle_from_outside(primitive, children, group_size, out_outcome, out_remot
 def _fail(fault, code, index, value, result):
     fault[0], fault[1], fault[2] = code, index, value
     return result
+
+
+def first_pass_chunk(expand: tuple, start: int, stop: int, child_offsets: np.ndarray,
+                     buffers: tuple[np.ndarray, np.ndarray], out_members: Members, group_size: int,
+                     out_outcome: np.ndarray, out_remoteness: np.ndarray, outcome: np.ndarray,
+                     remoteness: np.ndarray, pending: np.ndarray, *,
+                     describe: Callable[[int], str] | None = None) -> int:
+    """The first pass over rows start..stop-1 of a tier, in one kernel call: a batch of rows at a
+    time (as many as `buffers`, the game's (primitive, children) arrays, hold), expanded by the
+    game's kernel (`expand`: `Game.expand_kernel`'s tuple), its references outside the group
+    (at or above `group_size`) made slots of `out_*` (`out_members`, as `Members.locate`
+    does), then settled (`settle_from_outside`) into outcome, remoteness and pending[0..].
+    One call, not three a batch: each call takes the interpreter's lock back when it returns,
+    and two worker threads waited on each other for it (4x4 Quixo: 31,000 calls a solve).
+
+    :raises LoopyFault: as `settle_from_outside`."""
+    kernel, params, table, lines, symmetry = expand
+    fault = np.zeros(3, dtype=np.int64)
+    faults = _first_pass_chunk(kernel, params, table, lines, symmetry, start, stop, child_offsets, *buffers,
+                               out_members.words, out_members.before, out_members.lo, out_members.hi, group_size,
+                               out_outcome, out_remoteness, outcome, remoteness, pending,
+                               np.iinfo(remoteness.dtype).max, fault)
+    if fault[0]:
+        _raise_fault(fault, remoteness, "first pass", describe)
+    return faults
+
+
+def _first_pass_signatures() -> list:
+    """`_first_pass_chunk`'s signatures: the state's remoteness in each dtype a plan uses
+    (`data.plan.remoteness_dtype`), the values read outside the group in a byte or the same."""
+    signatures = []
+    for stored in (types.uint8, types.uint16, types.uint32):
+        for read in dict.fromkeys((types.uint8, stored)):
+            signatures.append(types.int64(
+                EXPAND_FN, types.int64[::1], types.int64[:, ::1], types.int64[::1], SYMMETRY, types.int64,
+                types.int64, types.int64[::1], types.int8[::1], types.int64[:, ::1], types.int64[::1],
+                types.int64[::1], types.int64, types.int64, types.int64, types.uint8[::1], read[::1],
+                types.uint8[::1], stored[::1], types.uint8[::1], types.int64, types.int64[::1]))
+    return signatures
+
+
+@njit(_first_pass_signatures())
+def _first_pass_chunk(expand, params, table, lines, symmetry, start, stop, child_offsets, primitive, children,
+                      words, before, lo, hi, group_size, out_outcome, out_remoteness, outcome, remoteness, pending,
+                      limit, fault):
+    """`first_pass_chunk`'s kernel: on a guard, `fault` = (code, index, value) and it returns."""
+    faults = 0
+    batch = primitive.shape[0]
+    for first in range(start, stop, batch):
+        rows = min(batch, stop - first)
+        expand(params, table, lines, symmetry, first, first + rows, child_offsets, primitive, children)
+        locate_refs(words, before, lo, hi, children[:rows], group_size)
+        faults += _settle_from_outside(primitive[:rows], children[:rows], group_size, out_outcome, out_remoteness,
+                                       first - start, outcome, remoteness, pending, limit, fault)
+        if fault[0]:
+            break
+    return faults
 
 
 def propagate(level, settled_outcome, parents, weights, outcome, remoteness, pending, *,

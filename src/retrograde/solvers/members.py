@@ -67,7 +67,7 @@ class Members:
         """In rows of references (each ending at its first -1), turn each reference at or above
         `base`, naming group index ref - base, into base + 1 + its position's dense number, or
         base where no position is (slot 0 of a caller's arrays: no value); in place."""
-        _locate(self.words, self.before, self.lo, self.hi, refs, base)
+        locate_refs(self.words, self.before, self.lo, self.hi, refs, base)
 
     def to_full(self, dense: np.ndarray) -> np.ndarray:
         """The group indices of the positions numbered `dense`."""
@@ -153,7 +153,8 @@ def _to_dense(words, before, lo, hi, refs):
 
 
 @njit
-def _locate(words, before, lo, hi, refs, base):
+def locate_refs(words, before, lo, hi, refs, base):
+    """`Members.locate`'s kernel (the loopy first pass calls it too)."""
     for row in range(refs.shape[0]):
         for j in range(refs.shape[1]):
             q = refs[row, j]

@@ -312,6 +312,14 @@ class Quixo(Game):
                        child_offsets, count_only, result.primitive, result.children)
         return result
 
+    def expand_kernel(self, tier, group):
+        from retrograde.games.quixo import kernels
+
+        params = np.array([self.size, *tier.key, tier.children[0] in group], dtype=np.int64)
+        table = symmetry.tables(self.size)
+        kernel = kernels.expand_in_group if table.ndim == 3 else kernels.expand_in_group_narrow
+        return kernel, params, self.move_table, self.line_masks, table.reshape(table.shape[0], -1, 256)
+
     def one_ply_classes(self, tier, start, stop, out):
         from retrograde.games.quixo import kernels
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from retrograde.games.base import (HOLE, IN_GROUP, LOSING_CHILD, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN,
                                    WIN_IN_1, WINNING_CHILD)
+from retrograde.games.expand_kernel import EXPAND
 from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE
 from retrograde.games.ranking_arrays import BINOMIAL
 from retrograde.games.ranking_kernels import next_combination, next_pair, popcount, rank_counted, unrank_mask, unsqueeze
@@ -109,6 +110,22 @@ def expand(n, moves, lines, table, a, b, start, stop, child_offsets, count_only,
             if j < width:
                 children[row, j] = -1
         mover, packed = next_pair(mover, packed, a, b, cells)
+
+
+@njit(EXPAND)
+def expand_in_group(params, moves, lines, table, start, stop, child_offsets, primitive, children):
+    """`expand` as a first-class kernel (`games.expand_kernel`): params = (n, a, b, count_only),
+    `table` the symmetry tables by piece (`symmetry.tables` of a wide board)."""
+    expand(params[0], moves, lines, table, params[1], params[2], start, stop, child_offsets, params[3] != 0,
+           primitive, children)
+
+
+@njit(EXPAND)
+def expand_in_group_narrow(params, moves, lines, table, start, stop, child_offsets, primitive, children):
+    """`expand_in_group` on a narrow board (16 cells or fewer), whose kernels read the symmetry
+    tables as one row of 512 a symmetry (`symmetry.tables`)."""
+    expand(params[0], moves, lines, table.reshape((table.shape[0], table.shape[1] * table.shape[2])), params[1],
+           params[2], start, stop, child_offsets, params[3] != 0, primitive, children)
 
 
 @njit
