@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import tempfile
 from pathlib import Path
@@ -41,11 +40,12 @@ def main() -> None:
     game = ["quixo", "--size", str(options.size)] + (["--down-to", str(options.down_to)] if options.down_to else [])
     walls: dict[str, list[float]] = {kind: [] for kind in kinds}
     with tempfile.TemporaryDirectory() as tmp:
-        store = Path(tmp) / "store.zarr"
         for round_ in range(options.repeat + 1):
             for kind in kinds:
                 workers, env = KINDS[kind]
-                shutil.rmtree(store, ignore_errors=True)
+                # A new store each run, the old ones deleted at the end: deleting a store's files
+                # just before a run made its fsyncs wait for that deletion's journal commits.
+                store = Path(tmp) / f"store-{round_}-{kind}.zarr"
                 wall = measure(["solve", *game, "--store", str(store), "--workers", workers, "--quiet"], env=env)["wall"]
                 if round_:  # round 0 warms the caches
                     walls[kind].append(round(wall, 2))
