@@ -408,8 +408,9 @@ HOOKS: tuple[Hook, ...] = (
          "a declared child tier, to a legal position"),
     Hook("expand", True, "the kernel agrees with moves and primitive: ILLEGAL at holes, children by their "
          "representatives' references (IN_GROUP etc. inside a loopy group's first pass)"),
-    Hook("parents, group_terminals_by_value", False, "required where a tier is loopy: each parent inside the "
-         "group once, weighed by its moves into the position's class"),
+    Hook("parents, expand_kernel, group_terminals_by_value", False, "required where a tier is loopy: each parent "
+         "inside the group once, weighed by its moves into the position's class; expand as a first-class kernel "
+         "(games.expand_kernel.EXPAND) giving what expand gives in the group's first pass"),
     Hook("one_ply, one_ply_classes, one_ply_batch", False, "a game whose store leaves out what one ply decides: "
          "the class of each index (HOLE at holes, TERMINAL_WIN/LOSS where primitive says so, WIN_IN_1 where a move "
          "completes only the mover's line, LOSS_IN_1 where every move completes the opponent's, else STORED), the "

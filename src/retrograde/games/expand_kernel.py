@@ -6,7 +6,8 @@
 what `Game.expand(tier, start, stop, child_offsets, group=group)` does, into the first stop-start
 rows of `primitive` and `children` (which may hold more rows). `params`, `table`, `lines` and
 `symmetry` are the game's own arrays for the tier and group (as the playout kernels' are,
-`search.playouts`): an int64 vector, an int64 matrix, an int64 vector and a read-only int32 array of three dimensions.
+`search.playouts`): an int64 vector, an int64 matrix, an int64 vector and a read-only int32
+array of three dimensions.
 """
 
 from numba import types
