@@ -26,11 +26,17 @@ print(json.dumps({"code": code, "wall": wall, "peak_rss": rss}))
 def measure(args: list[str], *, env: dict[str, str] | None = None, stdout: Path | None = None) -> dict:
     """Run `python -m retrograde ARGS`; wall seconds and peak RSS of the largest process. The
     command's output goes to the file `stdout` if given, else nowhere."""
-    command = [sys.executable, "-c", _MEASURE, str(stdout or ""), sys.executable, "-m", "retrograde", *args]
-    out = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    return measure_command([sys.executable, "-m", "retrograde", *args], env=env, stdout=stdout)
+
+
+def measure_command(command: list[str], *, env: dict[str, str] | None = None, stdout: Path | None = None,
+                    cwd: Path | None = None) -> dict:
+    """Run `command` (in `cwd`); wall seconds and peak RSS of its largest process, as `measure`."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, str(stdout or ""), *command], capture_output=True,
+                         text=True, env={**os.environ, **(env or {})}, cwd=cwd)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if result["code"] != 0:
-        raise SystemExit(f"command failed: retrograde {' '.join(args)}\n{out.stderr}")
+        raise SystemExit(f"command failed: {shlex.join(command)}\n{out.stderr}")
     return result
 
 
