@@ -26,7 +26,7 @@ from retrograde.errors import MissingTierError
 from retrograde.games import make_game
 from retrograde.games.base import Expansion
 from retrograde.pipeline.executors import Task
-from retrograde.pipeline.tasks import BATCH, open_task_store, solved_values
+from retrograde.pipeline.tasks import BATCH, solved_values
 from retrograde.pipeline.worker import WorkerState
 from retrograde.validation.quality import CHUNK, choose_chunk, run_chunks
 from retrograde.validation.seeding import task_seed
@@ -74,7 +74,7 @@ def analyze_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: i
                   sample: int) -> dict[str, Any]:
     """One chunk's counts (each position weighted by its symmetry class), its candidate examples,
     and with `sample` > 0 its part of the seeded sample of positions for the trickiest search."""
-    with open_task_store(worker, store_path, mode="r") as store:
+    with Store.open(store_path) as store:
         game = store.game
         tier = game.tier(tier_name)
         start, stop = store.plan.chunking(tier_name).bounds(chunk)

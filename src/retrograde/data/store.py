@@ -257,7 +257,7 @@ class Store:
         record = self.record(name)
         for summary in summaries:
             record.chunks[summary["chunk"]] = {key: summary[key] for key in CHUNK_RECORD}
-        document = _document(GroupMetadata(attributes=record.to_json()))
+        document = _record_document(record)
         durable.write_atomically(self.inside("tiers", name, "zarr.json"), lambda file: file.write(document))
 
     def deepen(self, plan: Plan) -> Store:
@@ -276,7 +276,7 @@ class Store:
                 shutil.rmtree(folder)
         durable.write_tree(self.path, {name: document for name, document in _hierarchy(plan).items()
                                        if name.count("/") > 1 and name.split("/")[1] not in self._tier_names})
-        root = _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}))
+        root = _plan_document(plan)
         durable.write_atomically(self.path / "zarr.json", lambda file: file.write(root))
         self.close()
         return Store.open(self.path, mode="r+")
@@ -576,7 +576,7 @@ def _plan_and_game(path: Path, document: bytes) -> tuple[Plan, Game]:
     if plan.to_json() != stored:
         raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is not the plan of the game it "
                            f"names ({game.describe()}); was it damaged, or edited by hand?")
-    if document != _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}})):
+    if document != _plan_document(plan):
         raise DamagedStore(f"store {str(path)!r}: its plan (zarr.json) is damaged")
     return plan, game
 
@@ -614,13 +614,23 @@ def _document(metadata: GroupMetadata | ArrayV3Metadata) -> bytes:
     return metadata.to_buffer_dict(default_buffer_prototype())["zarr.json"].to_bytes()
 
 
+def _plan_document(plan: Plan) -> bytes:
+    """The store's root document (zarr.json) for `plan`."""
+    return _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}}))
+
+
+def _record_document(record: TierRecord) -> bytes:
+    """A tier's document (tiers/NAME/zarr.json) holding `record`."""
+    return _document(GroupMetadata(attributes=record.to_json()))
+
+
 @lru_cache(maxsize=64)
 def _is_record_document(stored: bytes) -> bool:
     """Whether `stored`, a tier's document whose chunk records are whole, is byte for byte what
     `Store.record_chunks` writes for them. Asked once per process and document: every task opens
     its store, and reads the records of each tier it reads."""
     record = TierRecord(json.loads(stored)["attributes"]["chunks"])
-    return stored == _document(GroupMetadata(attributes=record.to_json()))
+    return stored == _record_document(record)
 
 
 @lru_cache(maxsize=1)
@@ -677,7 +687,7 @@ def _array_documents(dtype_name: str, size: int, chunk_size: int, one_ply: bool)
 def _hierarchy(plan: Plan) -> dict[str, bytes]:
     """The documents of an empty store for `plan`, by path in the store: those zarr writes for its
     nodes (`_document`), and nothing else."""
-    documents = {"zarr.json": _document(GroupMetadata(attributes={ATTR: {"plan": plan.to_json()}})),
+    documents = {"zarr.json": _plan_document(plan),
                  "tiers/zarr.json": _tiers_document()}
     for tier in plan.tiers:
         prefix = f"tiers/{tier.name}"

@@ -35,7 +35,7 @@ from retrograde.jit import njit
 from retrograde.outcome import LOSS
 from retrograde.pipeline.executors import Task
 from retrograde.pipeline.scratch import Scratch
-from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position, first_pass, open_task_store
+from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position, first_pass
 from retrograde.pipeline.worker import WorkerState
 from retrograde.solvers import loopy
 from retrograde.solvers.kernels import OVERFLOW
@@ -253,7 +253,7 @@ def propagate_group(worker: WorkerState, store_path: str, attempt: str, tier_nam
     levels is saved to scratch; a rerun after a kill goes on from there (same bytes: the levels
     after a checkpoint depend on nothing else). A damaged checkpoint is dropped: the
     propagation starts again."""
-    with open_task_store(worker, store_path, attempt=attempt) as store:
+    with Store.open(store_path, mode="r+", attempt=attempt) as store:
         scratch = Scratch(store)
         bounds, saved = group_bounds(store, tier_names, 1), scratch.checkpoint_level(tier_names)
         resumable = saved is not None and saved[0] == 1
@@ -278,7 +278,7 @@ def solve_group(worker: WorkerState, store_path: str, attempt: str, tier_names: 
     propagation; writes every chunk of the group's tiers and returns their summaries. No scratch
     file and no checkpoint: a rerun after a kill does it all again (a small group's work is a
     task's round trip or two, which its three or more tasks and their scratch files cost)."""
-    with open_task_store(worker, store_path, attempt=attempt) as store:
+    with Store.open(store_path, mode="r+", attempt=attempt) as store:
         partition = Partition(store, tier_names, group_bounds(store, tier_names, 1), 0)
         partition.load(store, values=True, first_passes=lambda name, chunks: (
             (store.plan.chunking(name).bounds(chunk)[0], *first_pass(worker, store, tier_names, name, chunk))
@@ -311,7 +311,7 @@ def propagation_round(worker: WorkerState, store_path: str, attempt: str, tier_n
     first passes ("first pass") or its checkpoint at `level` ("checkpoint"); apply the last
     level's messages to it, save it if `save`, settle its positions at `level`. Reports its
     highest level set, the messages it sent, and (a checkpoint it could not use) `damaged`."""
-    with open_task_store(worker, store_path, attempt=attempt) as store:
+    with Store.open(store_path, mode="r+", attempt=attempt) as store:
         held = _held(worker)
         for key in [key for key, partition in held.items() if partition.attempt != store.attempt]:
             del held[key]  # an earlier solve attempt's
@@ -334,7 +334,7 @@ def propagation_round(worker: WorkerState, store_path: str, attempt: str, tier_n
 def finish_partition(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int,
                      part: int, level: int) -> list[dict[str, Any]]:
     """After the last level: apply its messages, write the partition's chunks; their summaries."""
-    with open_task_store(worker, store_path, attempt=attempt) as store:
+    with Store.open(store_path, mode="r+", attempt=attempt) as store:
         partition = _partition(worker, store, tier_names, parts, part, level)
         partition.receive(store)
         summaries = partition.finish(store)

@@ -75,12 +75,6 @@ def _setting(name: str, default, kind: type, what: str):
     return value
 
 
-def open_task_store(worker: WorkerState, path: str, *, attempt: str | None = None, mode: str = "r+") -> Store:
-    """The store a task works on (`mode` "r" to read only). Every task opens it: a read of its root
-    documents, its plan built and checked once per process and document (`Store.open`)."""
-    return Store.open(path, mode=mode, attempt=attempt)
-
-
 class ChildValues:
     """The values of solved tiers a task reads (its child tiers, or those a loopy group leads
     out to), positions only: the tiers' indices concatenated, numbered densely where a value is
@@ -199,7 +193,7 @@ def chunk_summary(store: Store, tier_name: str, chunk: int, outcome: np.ndarray,
 
 def solve_chunk(worker: WorkerState, store_path: str, attempt: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
     """Solve one chunk of a loop-free tier whose child tiers are solved; write it; return its counts."""
-    with open_task_store(worker, store_path, attempt=attempt) as store:
+    with Store.open(store_path, mode="r+", attempt=attempt) as store:
         start, _, (outcome, remoteness, faults) = _evaluate_chunk(worker, store, tier_name, chunk, recorded=False)
         bad = np.flatnonzero(faults)
         if bad.size:
@@ -213,7 +207,7 @@ def settle_chunk(worker: WorkerState, store_path: str, attempt: str, tier_names:
                  chunk: int) -> list:
     """First pass over one chunk of a loopy group's tier (see `solvers.loopy`), written to a
     scratch file of the chunk (its presence records it); chunks run in parallel."""
-    with open_task_store(worker, store_path, attempt=attempt) as store:
+    with Store.open(store_path, mode="r+", attempt=attempt) as store:
         Scratch(store).write_first_pass(tier_name, chunk, *first_pass(worker, store, tier_names, tier_name, chunk))
     return []  # nothing for the driver to record: the scratch file is the record
 
@@ -249,7 +243,7 @@ def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: in
     they decode to (`data.encoding`: a wrong fill or s, or a wrong half flag, is a wrong index).
     Damage that stops the check (an undecodable chunk, here or in a child tier) is returned
     in `damaged`, never raised."""
-    with open_task_store(worker, store_path, mode="r") as store:
+    with Store.open(store_path) as store:
         start, stop = store.plan.chunking(tier_name).bounds(chunk)
         damaged = []
         try:
