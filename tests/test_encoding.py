@@ -2,7 +2,7 @@
 against rules written again here from the reference (`quixo_reference`), the encoding of
 chunks by hand (the numpy encoder and the numba one: fill, half remoteness, a chunk that breaks
 the parity rule), and verify catching stored arrays that decode right but are not the canonical
-encoding."""
+encoding (`encoding.differs`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 import quixo_reference as qref
 from retrograde import outcome as oc
-from retrograde.data import packing
+from retrograde.data import encoding, packing
 from retrograde.data.encoding import decode, encode
 from retrograde.data.encoding_kernels import decode_packed, encode_packed
 from retrograde.data.store import Store, stored_digest
@@ -182,3 +182,29 @@ def test_verify_catches_arrays_that_are_not_the_canonical_encoding(solved, tmp_p
     _rewrite_stored(path, tier.name, change)
     code, stdout, _ = cli("verify", "--store", str(path), "--workers", "0", "--quiet")
     assert code == 1 and ", 1 wrong," in stdout and f"{tier.name}[{index}]" in stdout, stdout
+
+
+def test_a_stored_win_at_an_even_remoteness_keeps_the_chunk_whole():
+    """data/encoding_kernels.py: a win at remoteness 2 (stored: r >= 2) breaks the parity rule
+    (a stored win's r is odd), so the chunk is not halved: half False and s = r, numba encoder
+    and numpy encoder alike (docs/STORE.md)."""
+    outcome, remoteness = np.array([oc.WIN, oc.LOSS], dtype=np.uint8), np.array([2, 4], dtype=np.uint16)
+    packed, s = np.zeros(1, np.uint8), np.empty(2, np.uint16)
+    assert encode_packed(outcome, remoteness, packed, s) is False and s.tolist() == [2, 4]
+    assert packing.unpack(packed, 2).tolist() == [oc.WIN, oc.LOSS]
+    codes, s, half = encoding.encode(outcome, remoteness)
+    assert half is False and s.tolist() == [2, 4]
+
+
+def test_encoding_differs_finds_the_indices_not_canonically_encoded():
+    """data/encoding.py: a win in 3, a loss in 2 and a draw are stored as codes W, L, D and half
+    s 0, 0, 0 (docs/STORE.md); against those arrays nothing differs, a changed s differs at its
+    index, and a wrong half flag at every index."""
+    outcome, remoteness = np.array([oc.WIN, oc.LOSS, oc.DRAW], np.uint8), np.array([3, 2, 0], np.uint16)
+    codes = packing.pack(np.array([oc.WIN, oc.LOSS, oc.DRAW], np.uint8))
+    s, half = np.zeros(3, np.uint16), np.array([1], np.uint8)
+    assert encoding.differs((codes, s, half), outcome, remoteness).tolist() == [False, False, False]
+    changed = s.copy()
+    changed[1] = 1
+    assert encoding.differs((codes, changed, half), outcome, remoteness).tolist() == [False, True, False]
+    assert encoding.differs((codes, s, np.array([0], np.uint8)), outcome, remoteness).tolist() == [True] * 3

@@ -1,5 +1,6 @@
 """The validation report's opening and layout: short names, the summary's findings from the
-numbers, capped games apart from real draws, tier groups, long tables collapsed."""
+numbers, capped games apart from real draws, tier groups, long tables collapsed, and links to the
+explorer on the trickiest positions alone."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from retrograde.validation import report as reports
 from retrograde.validation import validate
-from retrograde.validation.summary import findings, short_names
+from retrograde.validation.summary import _trained, findings, short_names
 
 
 def test_short_names_are_short_and_unique():
@@ -126,3 +127,27 @@ def test_a_store_without_the_start_says_its_value_is_unknown(solved, tmp_path):
     assert data["why_unknown"] == "its start position (tier m0o0) is not in this store"
     assert data["answer"] == f"The value of the start position is unknown here: {data['why_unknown']}."
     assert data["answer"] in (out / "report.md").read_text()
+
+
+def test_only_the_trickiest_positions_link_to_the_explorer():
+    """validation/report.py: the trickiest positions' first column links each position to the
+    explorer (its text URL-quoted); no other table does."""
+    head, rows = ["position", "value", "agents"], [["x.o/.../... x", "win", "random"]]
+    tricky = reports._html_section(reports.Section("Trickiest positions", head, rows))
+    other = reports._html_section(reports.Section("Positions", head, rows))
+    assert f'<a href="{reports.EXPLORER}x.o/.../...%20x">' in tricky
+    assert "<a href" not in other
+
+
+def test_the_trained_finding_names_who_beats_the_best_baseline():
+    """validation/summary.py: with two trained agents (ga keeps 80% of values, rl 50%) against
+    greedy (60%, the best imperfect baseline) and random (30%, the floor), the finding says ga
+    is above the best baseline, with each figure and rating."""
+    kept = {"ga": 0.8, "rl": 0.5, "greedy": 0.6, "random": 0.3}
+    elo = {"ga": 120.0, "rl": -10.0, "greedy": 40.0, "random": -150.0}
+    report = {"agents": {spec: {"move_quality": {"value_kept": v}} for spec, v in kept.items()},
+              "training": {"ga": {}, "rl": {}},
+              "ratings": {"agents": {spec: {"elo": e} for spec, e in elo.items()}}}
+    assert _trained(report, {spec: spec for spec in kept}) == (
+        "Trained agents (value kept, rating): ga 80.0%, +120; rl 50.0%, -10: ga above the best baseline "
+        "(best baseline greedy 60.0%, +40; floor random 30.0%, -150).")

@@ -1,7 +1,9 @@
 """`retrograde run seeds`: the course reports' figures played again, with a verdict on each.
 
 The verdicts are checked against Wilson intervals computed here by hand; the run is checked
-end to end on report 000's rows (Nim's fixed rules as its code ran them, and its Quarto GA)."""
+end to end on report 000's rows (Nim's fixed rules as its code ran them, and its Quarto GA). The
+summary line counts the verdicts, and a report's agent is matched only by a spec of ours
+(validation/published.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import pytest
 
 from conftest import run_cli
 from processes import assert_one_error_line
+from retrograde.games import make_game
 from retrograde.games.hooks import AgentRef, Figure
-from retrograde.validation import seeds
+from retrograde.validation import published, seeds
 
 
 def interval(k: int, n: int) -> tuple[float, float]:
@@ -159,3 +162,15 @@ def test_trained_agents_are_trained_once_as_the_report_trained_and_found_again(t
     assert row["ours"]["value_kept"] is not None  # tic-tac-toe is solved for the audit
     other = Artifacts(tmp_path / "artifacts", stores).path("rl:episodes=301,opponent=random", make_game("tictactoe"))
     assert other[0] != artifact  # other settings, another artifact
+
+
+def test_the_seeds_summary_counts_each_verdict():
+    """validation/seeds.py: the summary line counts the rows of each verdict."""
+    rows = [{"verdict": "reproduced"}, {"verdict": "not run"}, {"verdict": "reproduced"}]
+    assert seeds.summary(rows) == "3 published figures: 2 reproduced, 0 not reproduced, 1 not run"
+
+
+def test_a_spec_of_an_agent_no_game_knows_is_not_the_reports_agent():
+    """validation/published.py: a report's agent and a spec of the same name that is no agent of
+    ours (its options cannot be known) do not match."""
+    assert published.matches(AgentRef("theirs", "nosuchagent"), "nosuchagent", make_game("tictactoe")) is False

@@ -1,18 +1,22 @@
 """One writer at a time. Solve attempts fence out stale writers: a task that a killed driver left
 running on a cluster writes nothing once a newer solve began (or the solve ended), and never
 brings back the scratch folder (each task is called here as a worker would run it, with its
-attempt). Planning a store removes only staging folders their creator has left for good."""
+attempt). Planning a store removes only staging folders their creator has left for good. The writer's lock
+(data/lock.py) is taken over from a killed writer, and an error opening it reaches the caller as itself."""
 
 from __future__ import annotations
 
 import pytest
 
+import errno
 import os
+import shutil
 import socket
 import subprocess
 import sys
 
 from conftest import assert_same_store, store_bytes
+from retrograde.data import lock, packing
 from retrograde.data.store import SCRATCH, Store
 from retrograde.errors import Superseded
 from retrograde.games import make_game
@@ -119,3 +123,43 @@ def test_the_lock_of_a_killed_writer_is_taken_over_safely(tmp_path, cli):
     assert not lock_path(store).exists()
     with Store.open(store) as solved_store:
         assert solved_store.complete
+
+
+def test_a_lock_file_that_cannot_be_opened_raises_its_own_error(tmp_path, monkeypatch):
+    """lock.py: an error opening the lock file that is neither a link nor a folder reaches the
+    caller as itself (the CLI names it in a line), not as a failure of the code after it."""
+    opened = os.open
+
+    def failing(path, *args, **kw):
+        if os.fspath(path) == os.fspath(lock.lock_path(tmp_path / "out")):
+            raise OSError(errno.EIO, os.strerror(errno.EIO), os.fspath(path))
+        return opened(path, *args, **kw)
+
+    monkeypatch.setattr(lock.os, "open", failing)
+    with pytest.raises(OSError) as raised:
+        with lock.writer_lock(tmp_path / "out"):
+            pass
+    assert raised.value.errno == errno.EIO
+
+
+def test_a_chunk_write_of_a_superseded_attempt_is_refused(solved, tmp_path):
+    """data/store.py: a task writes for its driver's attempt; once a newer solve has begun its own
+    attempt, the old task's next chunk write raises Superseded and writes nothing."""
+    path = tmp_path / "nim.zarr"
+    shutil.copytree(solved("nim", {"heaps": [1, 3, 5, 7]}), path)
+    with Store.open(path, mode="r+") as driver:
+        attempt = driver.begin_attempt()
+    task = Store.open(path, mode="r+", attempt=attempt)
+    try:
+        name = task.plan.tiers[-1].name
+        files = sorted((path / "tiers" / name).rglob("c/*"))
+        before = [file.read_bytes() for file in files]
+        packed, remoteness = task.read_chunk_raw(name, 0)
+        outcome = packing.unpack(packed, remoteness.size)
+        with Store.open(path, mode="r+") as newer:
+            newer.begin_attempt()
+        with pytest.raises(Superseded):
+            task.write_chunk(name, 0, outcome, remoteness)
+        assert [file.read_bytes() for file in files] == before
+    finally:
+        task.close()
