@@ -44,10 +44,10 @@ def run(kind: str, game: list[str], store: Path) -> dict:
     """Solve once with the executors' tasks timed; the timeline's figures (as JSON)."""
     started = _process_start()
     from retrograde.cli import main
-    from retrograde.pipeline import executors, stages
+    from retrograde.pipeline import graph, stages
 
     events: list[tuple[str, str, float, float, float]] = []  # thread, key, start, end, CPU seconds
-    pop = executors._Graph.pop
+    pop = graph.TaskGraph.pop
 
     def timed_pop(graph):
         task = pop(graph)
@@ -71,7 +71,7 @@ def run(kind: str, game: list[str], store: Path) -> dict:
         def __contains__(self, fn):
             return tuple.__contains__(self, getattr(fn, "__wrapped__", fn))
 
-    executors._Graph.pop = timed_pop
+    graph.TaskGraph.pop = timed_pop
     stages.RECORDING = Recording(stages.RECORDING)
     try:
         main(["solve", *game, "--store", str(store), "--workers", WORKERS[kind], "--quiet"])

@@ -271,7 +271,8 @@ def test_the_dask_executor_runs_each_task_after_what_it_waits_for_on_a_free_thre
     """Tasks go to the cluster only once what they wait for is done and a worker thread is free
     (never more running than the cluster has threads); barriers complete in the driver; each
     result is yielded once; a task's error reaches the caller."""
-    from retrograde.pipeline.executors import Task, barrier, open_executor, waits_for
+    from retrograde.pipeline.executors import open_executor
+    from retrograde.pipeline.graph import Task, barrier, waits_for
 
     def timed(key, seconds, after=()):
         return Task(key, _record, (str(tmp_path), key, seconds), after)
@@ -397,7 +398,7 @@ def _where(worker, value):
 
 def _levels(depth: int, results: list) -> list:
     """In-driver: 3 levels of 4 tasks of affinities p0..p3, each level after the last."""
-    from retrograde.pipeline.executors import Task
+    from retrograde.pipeline.graph import Task
 
     _levels.seen.append(results)
     if depth == 3:
@@ -411,7 +412,8 @@ def test_the_dask_executor_keeps_each_affinity_on_one_worker_and_runs_what_in_dr
     """Tasks of one affinity run in one worker process (the two workers share the four affinities);
     an in-driver task gets the results of what it waits for, and what it returns runs before the
     tasks waiting for it."""
-    from retrograde.pipeline.executors import Task, open_executor
+    from retrograde.pipeline.executors import open_executor
+    from retrograde.pipeline.graph import Task
 
     _levels.seen = []
     with open_executor(workers=2) as executor:

@@ -176,7 +176,7 @@ def test_an_in_process_solve_splits_by_worker_memory(tmp_path, reference, cli, m
 
 
 def test_the_in_process_executor_runs_what_in_driver_tasks_spawn_in_order():
-    from retrograde.pipeline.executors import Task, waits_for
+    from retrograde.pipeline.graph import Task, waits_for
 
     ran = []
 

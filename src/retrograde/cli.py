@@ -229,7 +229,8 @@ def _plan_command(cls) -> click.Command:
     def callback(workers, chunk_size, as_json, partitions, worker_memory, **options):
         from retrograde.data.plan import DEFAULT_CHUNK_SIZE, make_plan
         from retrograde.pipeline.estimate import estimate, human_bytes, task_peaks
-        from retrograde.pipeline.executors import available_memory, worker_processes
+        from retrograde.pipeline.executors import worker_processes
+        from retrograde.pipeline.memory import available_memory
 
         if workers is not None and workers < 0:
             raise BadOption(f"--workers {workers}: must be >= 0")

@@ -25,7 +25,7 @@ from retrograde.data.store import SOLVED, Store
 from retrograde.errors import MissingTierError
 from retrograde.games import make_game
 from retrograde.games.base import Expansion
-from retrograde.pipeline.executors import Task
+from retrograde.pipeline.graph import Task
 from retrograde.pipeline.tasks import BATCH, solved_values
 from retrograde.pipeline.worker import WorkerState
 from retrograde.validation.quality import CHUNK, choose_chunk, run_chunks

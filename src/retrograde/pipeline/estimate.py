@@ -23,7 +23,8 @@ import numpy as np
 from retrograde.data.plan import Plan
 from retrograde.errors import BadOption
 from retrograde.games import make_game
-from retrograde.pipeline.executors import available_memory, worker_processes
+from retrograde.pipeline.executors import worker_processes
+from retrograde.pipeline.memory import available_memory
 from retrograde.pipeline.progress import clock
 from retrograde.pipeline.tasks import BATCH, KEPT_VALUES_BYTES, ChildValues, small_group_chunks
 

@@ -33,7 +33,7 @@ from retrograde.data.store import Store
 from retrograde.errors import DamagedStore, StoreError
 from retrograde.jit import njit
 from retrograde.outcome import LOSS
-from retrograde.pipeline.executors import Task
+from retrograde.pipeline.graph import Task
 from retrograde.pipeline.scratch import Scratch
 from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position, first_pass
 from retrograde.pipeline.worker import WorkerState

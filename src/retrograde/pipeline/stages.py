@@ -21,7 +21,8 @@ from retrograde.errors import BadOption, DamagedStore, StoreError
 from retrograde.games import Game
 from retrograde.pipeline.estimate import (Estimate, check_fits, estimate, human_bytes, in_one_task, propagation_parts,
                                           this_machine)
-from retrograde.pipeline.executors import Task, waits_for, worker_processes
+from retrograde.pipeline.executors import worker_processes
+from retrograde.pipeline.graph import Task, waits_for
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.propagation import (finish_partition, first_level, group_bounds, next_level, propagate_group,
                                              solve_group)

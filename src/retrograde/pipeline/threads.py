@@ -16,7 +16,8 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from retrograde.pipeline.executors import Task, _schedule, available_memory, fill
+from retrograde.pipeline.graph import Task, fill, schedule
+from retrograde.pipeline.memory import available_memory
 from retrograde.pipeline.worker import WorkerState
 
 #: Seconds the driver waits for a result before it looks again (so that Ctrl-C is seen).
@@ -59,7 +60,7 @@ class ThreadExecutor:
 
     def run(self, tasks: Sequence[Task] | Iterable[Task]) -> Iterator[tuple[Task, Any]]:
         """Yield (task, result) as tasks finish; a task's error is raised here."""
-        graph = _schedule(tasks, critical_path=True)
+        graph = schedule(tasks, critical_path=True)
         done: queue.SimpleQueue = queue.SimpleQueue()
         running: dict[str, int] = {}  # task key -> its worker
         free_running: set[str] = set()  # those without an affinity: at most one a thread

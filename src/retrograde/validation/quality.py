@@ -30,7 +30,7 @@ from retrograde import outcome as oc
 from retrograde.agents import build_agent, stream_name
 from retrograde.data.probing import analyse
 from retrograde.data.store import Store
-from retrograde.pipeline.executors import Task
+from retrograde.pipeline.graph import Task
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.worker import WorkerState
 from retrograde.validation.seeding import task_seed

@@ -32,7 +32,7 @@ from retrograde.agents.match import play_game
 from retrograde.errors import BadOption
 from retrograde.games import Game, make_game
 from retrograde.games.base import Position
-from retrograde.pipeline.executors import Task
+from retrograde.pipeline.graph import Task
 from retrograde.pipeline.worker import WorkerState
 from retrograde.search.base import WIN_SCORE
 from retrograde.validation import quality

@@ -30,7 +30,8 @@ from retrograde.data.store import Store
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import Game, make_game
 from retrograde.games.base import Position
-from retrograde.pipeline.executors import InProcessExecutor, Task
+from retrograde.pipeline.executors import InProcessExecutor
+from retrograde.pipeline.graph import Task
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.worker import WorkerState
 from retrograde.validation.pairs import CELLS, Sprt, pair_figures, pentanomial

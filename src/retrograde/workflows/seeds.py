@@ -28,7 +28,8 @@ from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
 from retrograde.errors import BadAgent, BadOption
 from retrograde.games import GAMES, Game, make_game
-from retrograde.pipeline.executors import Task, open_executor
+from retrograde.pipeline.executors import open_executor
+from retrograde.pipeline.graph import Task
 from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage, write_json
 from retrograde.spec import AgentSpec
 from retrograde.training import train
