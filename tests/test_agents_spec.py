@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from retrograde.agents import AGENTS, agent_class, build_agent, parse_spec, parse_spec_list, stream_name
+from retrograde.agents import AGENTS, agent_class, build_agent, parse_spec, parse_spec_list, resolve_agent
 from retrograde.spec import AgentSpec, Option
 from retrograde.data.probing import analyse
 from retrograde.errors import BadAgent, BadOption, MissingTierError
@@ -168,17 +168,21 @@ def test_an_agents_stream_name_is_its_meaning_and_its_artifacts_content(tmp_path
     (tmp_path / "deeper").mkdir()
     (tmp_path / "deeper" / "b.json").write_text(weights)
     (tmp_path / "other.json").write_text(weights + " ")
-    assert stream_name(f"ga:params={tmp_path / 'a.json'}", game) == \
-        stream_name(f"ga:params={tmp_path / 'deeper' / 'b.json'}", game)
-    assert str(tmp_path) not in stream_name(f"ga:params={tmp_path / 'a.json'}", game)
-    assert stream_name(f"ga:params={tmp_path / 'a.json'}", game) != \
-        stream_name(f"ga:params={tmp_path / 'other.json'}", game)
-    nested = [stream_name(f"lookup:fallback=(ga:params={path})", game)
+
+    def stream(spec: str) -> str:
+        return resolve_agent(spec, game).stream
+
+    assert stream(f"ga:params={tmp_path / 'a.json'}") == \
+        stream(f"ga:params={tmp_path / 'deeper' / 'b.json'}")
+    assert str(tmp_path) not in stream(f"ga:params={tmp_path / 'a.json'}")
+    assert stream(f"ga:params={tmp_path / 'a.json'}") != \
+        stream(f"ga:params={tmp_path / 'other.json'}")
+    nested = [stream(f"lookup:fallback=(ga:params={path})")
               for path in (tmp_path / "a.json", tmp_path / "deeper" / "b.json", tmp_path / "other.json")]
     assert nested[0] == nested[1] != nested[2]
-    assert stream_name("mcts:c=1.40,iterations=100", game) == stream_name("MCTS:iterations=100,c=1.4", game)
-    assert stream_name("mcts:iterations=100", game) == "mcts:iterations=100"  # no file: its own name
-    assert stream_name("mcts:iterations=100", game) != stream_name("mcts:iterations=101", game)
+    assert stream("mcts:c=1.40,iterations=100") == stream("MCTS:iterations=100,c=1.4")
+    assert stream("mcts:iterations=100") == "mcts:iterations=100"  # no file: its own name
+    assert stream("mcts:iterations=100") != stream("mcts:iterations=101")
     with pytest.raises(BadAgent, match="no such file"):
-        stream_name(f"ga:params={tmp_path / 'missing.json'}", game)
+        stream(f"ga:params={tmp_path / 'missing.json'}")
 

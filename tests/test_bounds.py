@@ -97,11 +97,12 @@ def test_pairs_are_counted_whatever_order_batches_finish_in(open_solved):
     """Pairings of 23 and 17 games from the openings (3 batches against 2, the last ones short):
     the entries do not depend on the order batches finish in, and pair i is game i of each seat,
     17 pairs in all."""
+    from retrograde.agents import resolve_agent
     from retrograde.validation.tournament import OPENINGS, Pairing, random_openings, run_tournament
 
     store = open_solved("tictactoe")
-    pairings = [Pairing("random", "greedy", OPENINGS, 23, "A first"), Pairing("greedy", "random", OPENINGS, 17,
-                                                                            "B first")]
+    random, greedy = (resolve_agent(spec, store.game) for spec in ("random", "greedy"))
+    pairings = [Pairing(random, greedy, OPENINGS, 23, "A first"), Pairing(greedy, random, OPENINGS, 17, "B first")]
 
     def entries(executor) -> Sequence[dict]:
         return run_tournament(store.game, store, pairings, seed=6, executor=executor, max_plies=10,

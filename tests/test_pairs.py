@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from retrograde.agents import resolve_agent
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor, open_executor
 from retrograde.validation import play_sprt
@@ -24,7 +25,8 @@ B_FIRST = ["loss", "draw", "win", "win", "loss", "draw"]
 
 def test_pairs_are_counted_from_each_seat_and_mirrored():
     assert pentanomial(A_FIRST, B_FIRST) == [1, 1, 2, 1, 1]
-    a, b = Pairing("a", "b", INITIAL, 6, "A first"), Pairing("b", "a", INITIAL, 6, "B first")
+    first, second = (resolve_agent(spec, make_game("nim", NIM123)) for spec in ("random", "greedy"))
+    a, b = Pairing(first, second, INITIAL, 6, "A first"), Pairing(second, first, INITIAL, 6, "B first")
     plies = [5, 9, 9, 7, 9, 9]
     a_records, b_records = list(zip(A_FIRST, plies)), list(zip(B_FIRST, plies))
     entry = tally(a, a_records, 9, b_records)

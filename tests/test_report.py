@@ -8,9 +8,16 @@ import json
 import re
 from pathlib import Path
 
+from retrograde.agents import Agent, ResolvedAgent, parse_spec
 from retrograde.validation import report as reports
 from retrograde.validation import validate
 from retrograde.validation.summary import _trained, findings, short_names
+
+
+def _resolved(specs: list[str], files: dict[str, list[Path]]) -> list[ResolvedAgent]:
+    """The agents as resolved, as far as short names read them: the spec as written and its files."""
+    return [ResolvedAgent(parse_spec(spec), Agent, None, (), spec, tuple((path, "") for path in files.get(spec, ())))
+            for spec in specs]
 
 
 def test_short_names_are_short_and_unique():
@@ -18,13 +25,13 @@ def test_short_names_are_short_and_unique():
              "mcts:iterations=500", "rl:params=rl.npz", "random:preset=000", "greedy"]
     files = {"ga:params=runs/a/ga.json": [Path("runs/a/ga.json")], "ga:params=runs/b/best.json": [Path("runs/b/best.json")],
              "rl:params=rl.npz": [Path("rl.npz")]}
-    assert short_names(specs, files) == {
+    assert short_names(_resolved(specs, files)) == {
         "lookup": "lookup", "minimax:depth=2": "minimax-d2", "minimax:depth=3": "minimax-d3",
         "ga:params=runs/a/ga.json": "ga-ga", "ga:params=runs/b/best.json": "ga-best", "mcts:iterations=500": "mcts-i500",
         "rl:params=rl.npz": "rl", "random:preset=000": "random-p000", "greedy": "greedy"}
     # the same stem twice: numbered
     same = {"ga:params=a/ga.json": [Path("a/ga.json")], "ga:params=b/ga.json": [Path("b/ga.json")]}
-    assert short_names(list(same), same) == {"ga:params=a/ga.json": "ga-ga", "ga:params=b/ga.json": "ga-ga-2"}
+    assert short_names(_resolved(list(same), same)) == {"ga:params=a/ga.json": "ga-ga", "ga:params=b/ga.json": "ga-ga-2"}
 
 
 def _quality(kept: float, win: float, draw: float) -> dict:
@@ -56,7 +63,7 @@ def _report() -> dict:
 def test_findings_follow_from_the_numbers():
     report = _report()
     short = {spec: entry["short"] for spec, entry in report["agents"].items()}
-    found = findings(report, short)
+    found = findings(report, short, {spec: spec for spec in report["agents"]})
     # random is the floor: greedy is the best imperfect agent and has the weakness (25% of draws)
     assert found[0] == "Best imperfect agent: greedy keeps the value in 80.0% of positions; rated +150 [+100, +200]."
     assert found[1].startswith("Biggest weakness: greedy keeps only 25.0% of the draws")
@@ -148,6 +155,6 @@ def test_the_trained_finding_names_who_beats_the_best_baseline():
     report = {"agents": {spec: {"move_quality": {"value_kept": v}} for spec, v in kept.items()},
               "training": {"ga": {}, "rl": {}},
               "ratings": {"agents": {spec: {"elo": e} for spec, e in elo.items()}}}
-    assert _trained(report, {spec: spec for spec in kept}) == (
+    assert _trained(report, {spec: spec for spec in kept}, {spec: spec for spec in kept}) == (
         "Trained agents (value kept, rating): ga 80.0%, +120; rl 50.0%, -10: ga above the best baseline "
         "(best baseline greedy 60.0%, +40; floor random 30.0%, -150).")

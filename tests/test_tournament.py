@@ -28,6 +28,6 @@ def test_stored_openings_are_as_many_as_asked_and_distinct(solved):
 def test_a_match_may_cap_its_games_at_one_ply():
     """validation/tournament.py: `--max-plies 1` is the least cap a match takes (0 is refused)."""
     game = make_game("tictactoe")
-    assert tournament._check_match("random", "random", game, games=1, seed=0, store=None, max_plies=1) == 1
+    assert tournament._check_match("random", "random", game, games=1, seed=0, store=None, max_plies=1)[-1] == 1
     with pytest.raises(BadOption, match="--max-plies 0"):
         tournament._check_match("random", "random", game, games=1, seed=0, store=None, max_plies=0)

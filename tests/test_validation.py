@@ -18,7 +18,7 @@ import quixo_reference as qref
 import reference as ref
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent
+from retrograde.agents import ResolvedAgent, build_agent, resolve_agent
 from retrograde.errors import BadAgent
 from retrograde.data.probing import values
 from retrograde.games import make_game
@@ -37,6 +37,11 @@ from retrograde.validation.tournament import INITIAL, Pairing, run_tournament
 NIM = {"heaps": [1, 3, 5, 7]}
 
 
+def resolved(game, specs) -> list[ResolvedAgent]:
+    """The agents `specs` name, resolved for `game` (as the validate stage does at its start)."""
+    return [resolve_agent(spec, game) for spec in specs]
+
+
 def reachable(game) -> list:
     """Every position reachable from the start by the rules (breadth first)."""
     seen, queue = {game.initial_position}, deque([game.initial_position])
@@ -53,7 +58,7 @@ def reachable(game) -> list:
                                                  ("quixo", {"size": 3}, 600)])
 def test_lookup_keeps_every_value_at_perfect_remoteness(open_solved, name, params, limit):
     store = open_solved(name, params)
-    result = measure(store, ["lookup"], positions=limit, seed=3, executor=InProcessExecutor(), quiet=True)
+    result = measure(store, resolved(store.game, ["lookup"]), positions=limit, seed=3, executor=InProcessExecutor(), quiet=True)
     quality = result["agents"]["lookup"]["move_quality"]
     assert quality["positions"] > 0
     assert quality["value_kept"] == 1.0 and quality["win_kept"] == 1.0
@@ -77,7 +82,7 @@ def test_random_agent_keeps_values_as_often_as_theory_says(open_solved):
                      for value, cs in zip(own, children)])
     won = np.array([value.outcome == oc.WIN for value in own])
 
-    result = measure(store, ["random"], positions=100_000, seed=11, executor=InProcessExecutor(), quiet=True)
+    result = measure(store, resolved(store.game, ["random"]), positions=100_000, seed=11, executor=InProcessExecutor(), quiet=True)
     quality = result["agents"]["random"]["move_quality"]
     # The store keeps one position per symmetry class; each measured one stands for its class, whose
     # members share its share of kept values (the reference's own symmetry rule groups them).
@@ -150,7 +155,8 @@ def test_tournament_results_do_not_depend_on_workers(solved):
     from retrograde.data.store import Store
 
     with Store.open(solved("tictactoe")) as store:
-        plan = [Pairing(a, b, INITIAL, 25) for a in ("random", "lookup") for b in ("random", "lookup")]
+        agents = resolved(store.game, ["random", "lookup"])
+        plan = [Pairing(a, b, INITIAL, 25) for a in agents for b in agents]
         alone = run_tournament(store.game, store, plan, seed=4, executor=InProcessExecutor(), max_plies=10,
                                quiet=True)
         with open_executor(workers=2) as executor:
@@ -180,15 +186,23 @@ def _quality(**figures):
     return base | figures
 
 
+def _checks(game, quality: dict) -> list[dict]:
+    return consistency_checks(resolved(game, quality), quality)
+
+
 def test_consistency_checks_fail_on_a_blundering_lookup_or_nim_expert():
     nim = make_game("nim", NIM)
-    passing = consistency_checks(nim, {"lookup": _quality(), "expert": _quality(), "random": _quality(value_kept=0.4)})
+    passing = _checks(nim, {"lookup": _quality(), "expert": _quality(), "random": _quality(value_kept=0.4)})
     assert [c["ok"] for c in passing] == [True, True]
-    failing = consistency_checks(nim, {"lookup": _quality(value_kept=0.999), "expert": _quality(win_kept=0.98)})
+    failing = _checks(nim, {"lookup": _quality(value_kept=0.999), "expert": _quality(win_kept=0.98)})
     assert [c["ok"] for c in failing] == [False, False]
-    slow = consistency_checks(nim, {"lookup:fallback=random": _quality(mean_remoteness_lost=0.5)})
+    slow = _checks(nim, {"lookup:fallback=random": _quality(mean_remoteness_lost=0.5)})
     assert [c["ok"] for c in slow] == [False]
-    assert consistency_checks(make_game("tictactoe"), {"expert": _quality(win_kept=0.9)}) == []
+    assert _checks(make_game("tictactoe"), {"expert": _quality(win_kept=0.9)}) == []
+
+
+def _compare(game, specs: list[str], *args) -> list[dict]:
+    return compare(game, resolved(game, specs), *args)
 
 
 def test_published_figures_are_set_beside_ours_by_seat():
@@ -196,8 +210,8 @@ def test_published_figures_are_set_beside_ours_by_seat():
     solved = "lookup:remoteness=0"  # report 001's solved agent played by value alone
     entry = {"first": solved, "second": solved, "start": INITIAL, "games": 10, "first_wins": 9, "draws": 1,
              "second_wins": 0}
-    assert compare(quixo4, ["lookup"], [{**entry, "first": "lookup", "second": "lookup"}]) == []
-    rows = {row["seat"]: row for row in compare(quixo4, [solved], [entry], {solved: 1.0})}
+    assert _compare(quixo4, ["lookup"], [{**entry, "first": "lookup", "second": "lookup"}]) == []
+    rows = {row["seat"]: row for row in _compare(quixo4, [solved], [entry], {solved: 1.0})}
     rates = ("win", "loss", "draw", "games", "value_kept")
     assert rows["first"]["theirs"]["win"] == 1.0
     assert [rows["first"]["ours"][key] for key in rates] == [0.9, 0.0, 0.1, 10, 1.0]
@@ -211,7 +225,7 @@ def test_published_figures_are_set_beside_ours_by_seat():
                                     "10 games.")
     assert rows["first"]["seed"].startswith("001") and rows["first"]["where"].startswith("Quixo, Tables 4 and 8")
     # A 5x5 store solved --down-to 23 holds part of the game, whose rules are those of seed 001's 5x5.
-    partial = compare(make_game("quixo", {"size": 5, "down_to": 23}), [solved], [entry])
+    partial = _compare(make_game("quixo", {"size": 5, "down_to": 23}), [solved], [entry])
     assert [row["seat"] for row in partial] == ["either"]
     assert "part of the game (down_to=23)" in partial[0]["notes"][-1]
     assert not any("part of the game" in note for row in rows.values() for note in row["notes"])
@@ -220,24 +234,24 @@ def test_published_figures_are_set_beside_ours_by_seat():
     faithful = ["rules:preset=000,rule=min-from-highest-row", "random:preset=000"]
     rules = {"first": faithful[0], "second": faithful[1], "start": INITIAL, "games": 4,
              "first_wins": 3, "draws": 0, "second_wins": 1}
-    nim = compare(make_game("nim", NIM), faithful, [rules])
+    nim = _compare(make_game("nim", NIM), faithful, [rules])
     assert [(r["theirs"]["win"], r["ours"]["win"]) for r in nim] == [(0.80, 0.75)]
     ours = {**rules, "first": "rules:rule=largest-min", "second": "random"}
-    assert compare(make_game("nim", NIM), ["rules:rule=largest-min", "random"], [ours]) == []
-    assert compare(make_game("nim", NIM), [faithful[0], "random"], [{**rules, "second": "random"}]) == []
+    assert _compare(make_game("nim", NIM), ["rules:rule=largest-min", "random"], [ours]) == []
+    assert _compare(make_game("nim", NIM), [faithful[0], "random"], [{**rules, "second": "random"}]) == []
     # Quarto: seed 002's GA (0.1, 0.2) as its code placed, against random; the hybrid (minimax=1) and
     # our GA of those genes (a win placed first) are other agents.
     theirs = "ga:preset=002,alpha=0.1,beta=0.2"
     ga = {"first": theirs, "second": "random", "start": INITIAL, "games": 10, "first_wins": 8, "draws": 1,
           "second_wins": 1}
     specs = [theirs, "ga:alpha=0.1,beta=0.2", "ga:preset=002,alpha=0.1,beta=0.3,minimax=1", "random"]
-    quarto = compare(make_game("quarto"), specs, [ga, {**ga, "first": "ga:alpha=0.1,beta=0.2"}])
+    quarto = _compare(make_game("quarto"), specs, [ga, {**ga, "first": "ga:alpha=0.1,beta=0.2"}])
     assert sorted((r["agent"], r["seat"], r["theirs"]["win"]) for r in quarto) == [
         (theirs, "either", 0.82), (theirs, "first", 0.832)]
     misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
-    assert compare(misere, faithful, [rules]) == []
+    assert _compare(misere, faithful, [rules]) == []
     lowest = "rules:preset=000,rule=min-from-lowest-row"
-    rows = compare(make_game("nim", NIM), [lowest, faithful[1]], [{**rules, "first": lowest}])
+    rows = _compare(make_game("nim", NIM), [lowest, faithful[1]], [{**rules, "first": lowest}])
     assert [(r["their_agents"], r["theirs"]["win"]) for r in rows] == [("pick_minimum_from_lowest_row vs pure_random",
                                                                         0.45)]
 
@@ -476,7 +490,7 @@ def test_move_quality_weighs_each_class_by_its_boards(open_solved):
     positive for minimax at depth 1."""
     store = open_solved("tictactoe")
     specs = ["minimax:depth=1,ties=first", "minimax:depth=2,eval=zero,ties=first"]
-    result = measure(store, specs, positions=100_000, seed=3, executor=InProcessExecutor(), quiet=True)
+    result = measure(store, resolved(store.game, specs), positions=100_000, seed=3, executor=InProcessExecutor(), quiet=True)
     expected = {spec: _replayed_figures(store.game, spec) for spec in specs}
     for spec in specs:
         measured = result["agents"][spec]["move_quality"]
@@ -502,7 +516,7 @@ def test_games_of_an_openings_pairing_start_from_the_openings(open_solved):
     store = open_solved("tictactoe")
     game = store.game
     openings = [game.parse(_ttt_text(board)) for board in OPENINGS_BY_HAND]
-    (entry,) = run_tournament(game, store, [Pairing("lookup", "lookup", OPENINGS, len(openings))], seed=2,
+    (entry,) = run_tournament(game, store, [Pairing(*resolved(game, ["lookup", "lookup"]), OPENINGS, len(openings))], seed=2,
                               executor=InProcessExecutor(), max_plies=10, openings=openings, quiet=True)
     values = [ref.ttt_value(board) for board in OPENINGS_BY_HAND]
     plies = [remoteness if outcome != ref.DRAW else board.count(".")

@@ -36,7 +36,7 @@ def test_default_agents_are_those_that_can_play_the_game():
     """validation/stage.py: with no agents named, validate takes the default agents that can play
     the game: for tic-tac-toe without a store, its own `expert` (the magic-square rules) but not
     `lookup` (it needs one), Nim's `rules` or Quarto's `endgame` (docs/agents.md)."""
-    assert stage.default_agents(make_game("tictactoe"), None) == [
+    assert [agent.spec for agent in stage.default_agents(make_game("tictactoe"), None)] == [
         "random", "greedy", "expert", "minimax:depth=2", "minimax:depth=3", "mcts"]
 
 

@@ -1,6 +1,6 @@
 """The agent interface: given a position, choose one legal move.
 
-Every agent is built from a spec (`registry.build_agent`), takes an explicit seed and
+Every agent is built from a resolved spec (`ResolvedAgent.build`), takes an explicit seed and
 draws all its randomness from `self.rng`, so the same seed gives the same games.
 """
 
@@ -32,7 +32,7 @@ class Agent(ABC):
         self.seed = seed
         self.store = store
         self.rng = np.random.default_rng(seed)
-        #: The spec this agent was built from (set by `build_agent`; its name in reports).
+        #: The spec this agent was built from (set by `ResolvedAgent.build`; its name in reports).
         self.spec = self.name
 
     @classmethod
@@ -48,6 +48,12 @@ class Agent(ABC):
     @abstractmethod
     def choose(self, position: Position) -> tuple[str, Position]:
         """Return (move text, child position) for a non-terminal position."""
+
+    def choose_analysed(self, analysis) -> tuple[str, Position]:
+        """`choose` at `analysis.position` where the store's analysis of it is at hand (`data.probing.
+        Analysis`: move quality reads one for every agent); an agent that reads the store chooses
+        from it rather than read the position again."""
+        return self.choose(analysis.position)
 
     def exact_at(self, position: Position) -> bool:
         """Where `searches_to_end`: whether the agent plays `position` perfectly."""

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from retrograde import outcome as oc
 from retrograde.agents.base import Agent
-from retrograde.data.probing import MoveValue, analyse
+from retrograde.data.probing import Analysis, MoveValue, analyse
 from retrograde.data.store import SOLVED, Store
 from retrograde.spec import Option
 
@@ -69,9 +69,10 @@ class LookupAgent(Agent):
         self.remoteness = bool(remoteness)
         self._solved = {tier.name for tier in store.plan.tiers if store.record(tier.name).status == SOLVED}
 
-    def best_moves(self, position) -> list[MoveValue]:
-        """Every move that is optimal by (outcome, remoteness), or by outcome alone."""
-        return optimal_moves(analyse(self.store, [position])[0].moves, self.remoteness)
+    def best_moves(self, position, analysis: Analysis | None = None) -> list[MoveValue]:
+        """Every move that is optimal by (outcome, remoteness), or by outcome alone; from
+        `analysis` where the position's is at hand, else from the store."""
+        return optimal_moves((analysis or analyse(self.store, [position])[0]).moves, self.remoteness)
 
     def holds(self, position) -> bool:
         """Whether the store values `position` and every child (all lie in solved tiers)."""
@@ -79,9 +80,12 @@ class LookupAgent(Agent):
         return tier in self._solved and all(self.game.locate(child)[0] in self._solved
                                             for _, child in self.game.moves(position))
 
-    def choose(self, position):
+    def choose(self, position, analysis: Analysis | None = None):
         if self.fallback is not None and not self.holds(position):
             return self.fallback.choose(position)
-        best = self.best_moves(position)
+        best = self.best_moves(position, analysis)
         pick = best[int(self.rng.integers(len(best)))]
         return pick.move, pick.position
+
+    def choose_analysed(self, analysis: Analysis):
+        return self.choose(analysis.position, analysis)

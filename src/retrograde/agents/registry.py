@@ -1,22 +1,25 @@
-"""The agents by name, and `build_agent`: the one place a spec becomes an agent.
+"""The agents by name, and `resolve_agent`: the one place a spec becomes an agent.
 
 The generic agents (`AGENTS`) play any game that gives the hooks they need, and otherwise
-refuse in one line; a game adds agents of its own (`Game.policies`). Agent classes are imported
+refuse in one line; a game adds agents of its own (its `policies` capability). Agent classes are imported
 when first named, so that naming `random` never loads numba.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, Sequence
 from importlib import import_module
 from pathlib import Path
 
 from retrograde.agents.base import Agent
 from retrograde.agents.policy import PolicyAgent
+from retrograde.agents.resolved import ResolvedAgent
 from retrograde.errors import BadAgent
-from retrograde.games import GAMES
+from retrograde.games import example_games
 from retrograde.games.base import Game
-from retrograde.spec import AgentSpec, Option, parse_spec
+from retrograde.games.capabilities import course_of
+from retrograde.spec import AgentSpec, Option, parse_spec, parse_spec_list
 
 #: name -> "module:Class" of every generic agent.
 AGENTS: dict[str, str] = {
@@ -29,7 +32,7 @@ AGENTS: dict[str, str] = {
     "random": "retrograde.agents.random_agent:RandomAgent",
     "rl": "retrograde.agents.rl:RlAgent",
 }
-#: The option naming a course report whose code an agent plays as (`Game.seed_players`).
+#: The option naming a course report whose code an agent plays as (`Course.seed_players`).
 PRESET = "preset"
 
 
@@ -44,7 +47,7 @@ def agent_class(name: str) -> type[Agent]:
 
 def agent_names() -> list[str]:
     """Every agent name: the generic agents and those games offer of their own."""
-    return sorted(set(AGENTS) | {name for game in GAMES.values() for name in game.policies})
+    return sorted(set(AGENTS) | {name for game in example_games().values() for name in game.policies or ()})
 
 
 def _resolve(name: str, game: Game, preset: str | None = None) -> tuple[type[Agent], dict]:
@@ -54,19 +57,19 @@ def _resolve(name: str, game: Game, preset: str | None = None) -> tuple[type[Age
     :raises BadAgent: no such agent, one of another game's own, or no such preset of it."""
     if name in AGENTS:
         cls, extra = agent_class(name), {}
-    elif game.policy(name) is not None:
-        cls, extra = PolicyAgent, {"policy": game.policy(name)}
+    elif name in (game.policies or {}):
+        cls, extra = PolicyAgent, {"policy": game.policies[name]}
     else:
-        offering = sorted(other for other, game_class in GAMES.items() if name in game_class.policies)
+        offering = sorted(other for other, example in example_games().items() if name in (example.policies or ()))
         if offering:
             raise BadAgent(f"agent {name!r} cannot play {game.describe()}: it is an agent of "
                            f"{' and '.join(offering)} only")
         raise BadAgent(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
     if preset is None:
         return cls, extra
-    seed_player = game.seed_player(name, preset.lower())
+    seed_player = course_of(game).seed_players.get((name, preset.lower()))
     if seed_player is None:
-        offered = game.presets(name)
+        offered = course_of(game).presets(name)
         raise BadAgent(f"agent {name!r} has no preset {preset!r} for {game.name}: " +
                        (f"presets: {', '.join(offered)}" if offered else "it plays no course report's way here"))
     return PolicyAgent, {"policy": seed_player}
@@ -80,22 +83,9 @@ def agent_options(name: str, game: Game, preset: str | None = None) -> tuple[Opt
         unknown preset."""
     cls, extra = _resolve(name, game, preset)
     own = extra["policy"].options if extra else cls.options_for(game)
-    presets = game.presets(name)
+    presets = course_of(game).presets(name)
     return own + ((Option(PRESET, "play as course report NUMBER's code did (`retrograde agents` says how that "
                                   "differs)", None, kind="choice", choices=presets),) if presets else ())
-
-
-def agent_claim(spec: str | AgentSpec, game: Game) -> str | None:
-    """What the agent `spec` names guarantees when it plays `game`: that it never gives a win
-    away, in the words of its `Policy.claim` (generic agents claim nothing; a report's player
-    only what its own policy claims)."""
-    parsed = parse_spec(spec) if isinstance(spec, str) else spec
-    preset = parsed.get(PRESET)
-    if preset is not None:
-        policy = game.seed_player(parsed.name, preset.lower())
-    else:
-        policy = None if parsed.name in AGENTS else game.policy(parsed.name)
-    return policy.claim if policy is not None else None
 
 
 def reads_store(name: str) -> bool:
@@ -116,39 +106,31 @@ def _given_values(parsed: AgentSpec, options: tuple[Option, ...]) -> dict:
     return {name: option.convert(given[name], str(parsed)) for name, option in declared.items() if name in given}
 
 
-def stream_name(spec: str | AgentSpec, game: Game) -> str:
-    """The name an agent's random streams derive from: its spec with the options in the order
-    the agent declares them, numbers and choices written one way, each file replaced by a
-    digest of its content and a nested spec by its own stream name. The same agent so plays
-    the same games wherever its artifact lies and however its spec is spelt; a spec with no
-    file, written in that order, is its own stream name.
-
-    :raises BadAgent: as `build_agent` for a spec it would refuse on its grammar or options."""
-    parsed = parse_spec(spec) if isinstance(spec, str) else spec
-    values = _given_values(parsed, agent_options(parsed.name, game, parsed.get(PRESET)))
-    for name, value in values.items():
-        if isinstance(value, Path):
-            try:
-                content = value.read_bytes()
-            except OSError as exc:
-                raise BadAgent(f"agent spec {str(parsed)!r}: {name}={value}: cannot read it "
-                               f"({exc.strerror or exc})") from None
-            values[name] = "sha256:" + hashlib.sha256(content).hexdigest()[:32]
-        elif isinstance(value, AgentSpec):
-            values[name] = stream_name(value, game)
-    return str(AgentSpec(parsed.name, tuple((name, str(value)) for name, value in values.items())))
+def _digest(parsed: AgentSpec, name: str, path: Path) -> str:
+    """"sha256:" and the first 32 hex digits of the file's content (BadAgent if it cannot be read)."""
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise BadAgent(f"agent spec {str(parsed)!r}: {name}={path}: cannot read it ({exc.strerror or exc})") from None
+    return "sha256:" + hashlib.sha256(content).hexdigest()[:32]
 
 
-def build_agent(spec: str | AgentSpec, game: Game, *, seed: int, store=None) -> Agent:
-    """The agent named by `spec`, for `game`, seeded with `seed`; `store` (a read-only solved
-    store of the same game instance) for agents that read one.
+def resolve_agent(spec: str | AgentSpec, game: Game) -> ResolvedAgent:
+    """The agent `spec` names, resolved for `game`: the one place spec text is parsed
+    (`spec.parse_spec`; a nested spec, `lookup:fallback=(minimax:depth=2)`, resolved in the same
+    pass) and checked against the agent's declared options.
 
-    :raises BadAgent: unknown agent or option, bad value, an agent that cannot play `game`,
-        or one that needs a store given none.
+    Its stream name (`ResolvedAgent.stream`) is the spec with the options in the order the agent
+    declares them, numbers and choices written one way, each file replaced by a digest of its
+    content and a nested spec by its own stream name. The same agent so plays the same games
+    wherever its artifact lies and however its spec is spelt; a spec with no file, written in that
+    order, is its own stream name.
+
+    :raises BadAgent: a bad grammar, an unknown agent or option, a bad value, an unreadable file,
+        or an agent that cannot play `game` (checks needing a store come with `ResolvedAgent.build`).
     """
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     cls, extra = _resolve(parsed.name, game)
-    where = str(parsed)
     reason = cls.cannot_play(game)
     if reason:
         raise BadAgent(f"agent {parsed.name!r} cannot play {game.describe()}: {reason}")
@@ -156,29 +138,60 @@ def build_agent(spec: str | AgentSpec, game: Game, *, seed: int, store=None) -> 
     if preset is not None:
         cls, extra = _resolve(parsed.name, game, preset)
     options = agent_options(parsed.name, game, preset)
-    values = _given_values(parsed, options)
-    values.pop(PRESET, None)
+    given = _given_values(parsed, options)
+    values, streamed, digests = {}, {}, {}
     for option in options:
-        if option.name == PRESET:
+        value = given.get(option.name, option.default)
+        if isinstance(value, AgentSpec):
+            value = resolve_agent(value, game)
+        if option.name in given:
+            streamed[option.name] = value.stream if isinstance(value, ResolvedAgent) else value
+        if option.name in given and isinstance(value, Path):
+            digests[option.name] = streamed[option.name] = _digest(parsed, option.name, value)
+        if option.name != PRESET:
+            values[option.name] = value
+    stream = str(AgentSpec(parsed.name, tuple((name, str(value)) for name, value in streamed.items())))
+    files = tuple((given[key], digests[key]) for key, _ in parsed.options if key in digests)
+    return ResolvedAgent(parsed, cls, extra.get("policy"), tuple(values.items()), stream, files)
+
+
+def resolve_agents(specs: str | Sequence[str], game: Game, store=None) -> Iterator[tuple[ResolvedAgent, Agent]]:
+    """Each agent of a comma-separated list of specs (`parse_spec_list`) or of a list of specs,
+    resolved for `game` and built once (seed 0, with `store`), in turn: an edge's every error
+    comes before any work. Yields (the resolved agent, the agent built)."""
+    for spec in parse_spec_list(specs) if isinstance(specs, str) else specs:
+        resolved = resolve_agent(spec, game)
+        yield resolved, resolved.build(game, seed=0, store=store)
+
+
+def playable_agents(specs: Sequence[str], game: Game, store=None) -> list[tuple[ResolvedAgent, Agent]]:
+    """Those of `specs` that can play `game` (with `store`), resolved and built as `resolve_agents`
+    does: a command's default agents, which adapt to what the game offers (a game without a
+    search has no minimax)."""
+    playable = []
+    for spec in specs:
+        try:
+            resolved = resolve_agent(spec, game)
+            playable.append((resolved, resolved.build(game, seed=0, store=store)))
+        except BadAgent:
             continue
-        values.setdefault(option.name, option.default)
-        if option.kind == "agent" and isinstance(values[option.name], AgentSpec):
-            values[option.name] = build_agent(values[option.name], game, seed=seed, store=store)
-    if cls.needs_store:
-        if store is None:
-            raise BadAgent(f"agent {parsed.name!r} reads a solved store: give one with --store PATH")
-        if store.game.name != game.name or store.game.params != game.params:
-            raise BadAgent(f"store {str(store.path)!r} holds {store.game.describe()}, not {game.describe()}")
-    agent = cls(game, seed=seed, store=store, **extra, **values)
-    agent.spec = where
-    return agent
+    return playable
+
+
+def build_agent(spec: str, game: Game, *, seed: int, store=None) -> Agent:
+    """The agent `spec` names, for `game`, seeded with `seed` (`resolve_agent`, then
+    `ResolvedAgent.build`): for an agent played once, where no resolved agent is kept.
+
+    :raises BadAgent: as `resolve_agent` and `ResolvedAgent.build`.
+    """
+    return resolve_agent(spec, game).build(game, seed=seed, store=store)
 
 
 def describe_agents() -> list[str]:
     """Lines for `retrograde agents`: each generic agent, what it does and its options, with the
     options a game adds (asked of the game's first example instance); then the agents games offer
     of their own."""
-    examples = {name: game(**game.examples[0]) for name, game in GAMES.items()}
+    examples = example_games()
     lines = []
     for name in sorted(AGENTS):
         cls = agent_class(name)
@@ -190,20 +203,20 @@ def describe_agents() -> list[str]:
                 lines.extend(f"  {game_name}: {option.describe()}" for option in cls.options_for(game)
                              if option not in cls.options)
                 lines.extend(_preset_lines(name, game_name, game))
-    for game_name, game in GAMES.items():
-        for name in sorted(game.policies):
-            policy = game.policy(name)
+    for game_name, game in examples.items():
+        for name, policy in sorted((game.policies or {}).items()):
             lines.append(f"{name} ({game_name} only): {policy.summary}")
             lines.extend(f"  {option.describe()}" for option in policy.options)
             lines.extend(_preset_lines(name, game_name, game))
     return lines
 
 
-def _preset_lines(name: str, game_name: str, game: type[Game]) -> list[str]:
+def _preset_lines(name: str, game_name: str, game: Game) -> list[str]:
     """`retrograde agents` lines for agent `name`'s seed players in a game: how each differs."""
     lines = []
-    for preset in game.presets(name):
-        player = game.seed_player(name, preset)
+    course = course_of(game)
+    for preset in course.presets(name):
+        player = course.seed_players[(name, preset)]
         lines.append(f"  {game_name}: {PRESET}={preset}: {player.summary}")
         lines.extend(f"    {option.describe()}" for option in player.options)
     return lines

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
+from retrograde.agents import ResolvedAgent
 from retrograde.analysis import kernels
 from retrograde.data import packing
 from retrograde.data.probing import analyse, values
@@ -130,25 +131,21 @@ def analyze(store: Store, agent_specs: str | list[str] | None = None, *, seed: i
 
     :raises BadAgent: a bad spec, or an agent that cannot play the game (before any work)."""
     from retrograde.pipeline.executors import open_executor
-    from retrograde.spec import parse_spec_list
     from retrograde.validation.stage import check_agents
 
-    specs = []
-    if agent_specs is not None:
-        texts = parse_spec_list(agent_specs) if isinstance(agent_specs, str) else agent_specs
-        specs = check_agents([str(spec) for spec in texts], store.game, store)
+    agents = check_agents(agent_specs, store.game, store) if agent_specs is not None else []
     if executor is None:
         with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions,
                            kernels=True) as opened:
-            return _analyze(store, specs, seed, opened, quiet)
-    return _analyze(store, specs, seed, executor, quiet)
+            return _analyze(store, agents, seed, opened, quiet)
+    return _analyze(store, agents, seed, executor, quiet)
 
 
-def _analyze(store: Store, specs: list[str], seed: int, executor, quiet: bool) -> dict[str, Any]:
+def _analyze(store: Store, agents: list[ResolvedAgent], seed: int, executor, quiet: bool) -> dict[str, Any]:
     game = store.game
     ready, missing = coverage(store)
     tasks = [Task(f"analyze-{name}-{chunk}", analyze_chunk,
-                  (store.location, name, chunk, seed, TRICKY_POSITIONS if specs else 0),
+                  (store.location, name, chunk, seed, TRICKY_POSITIONS if agents else 0),
                   cost=store.plan.chunking(name).length(chunk))
              for name in ready for chunk in range(store.plan.chunking(name).count)]
     results = run_chunks(executor, tasks, "analyze", quiet)
@@ -185,8 +182,8 @@ def _analyze(store: Store, specs: list[str], seed: int, executor, quiet: bool) -
         "tiers_analysed": len(ready),
         "missing_tiers": missing,
     }
-    if specs:
-        report.update(_trickiest(store, specs, results, order, seed, executor, quiet))
+    if agents:
+        report.update(_trickiest(store, agents, results, order, seed, executor, quiet))
     return report
 
 
@@ -213,10 +210,10 @@ def _start(store: Store) -> dict[str, Any] | None:
     return {"position": store.game.format(start), "value": value.name, "remoteness": value.remoteness}
 
 
-def _trickiest(store: Store, specs: list[str], results: list[dict[str, Any]], order: dict[str, int], seed: int,
-               executor, quiet: bool) -> dict[str, Any]:
+def _trickiest(store: Store, agents: list[ResolvedAgent], results: list[dict[str, Any]], order: dict[str, int],
+               seed: int, executor, quiet: bool) -> dict[str, Any]:
     """The sampled positions where the agents most often give the value away (TRICKIEST_METHOD)."""
-    game = store.game
+    game, specs = store.game, [agent.spec for agent in agents]
     parts = [result for result in results if result["sample"] is not None]
     sample = {key: np.concatenate([part["sample"][key] for part in parts] or [np.zeros(0)])
               for key in ("key", "index", "outcome", "remoteness", "moves", "kept")}
@@ -228,7 +225,7 @@ def _trickiest(store: Store, specs: list[str], results: list[dict[str, Any]], or
     tier_of, index = sample["tier"], sample["index"].astype(np.int64)
     tiers, n = tuple(order), index.size
     tasks = [Task(f"trickiest-{attempt}-{chunk}", choose_chunk,
-                  (store.location, tuple(specs), task_seed(seed, "analyze-trickiest", attempt), chunk, tiers,
+                  (store.location, tuple(agents), task_seed(seed, "analyze-trickiest", attempt), chunk, tiers,
                    tier_of[first:first + CHUNK], index[first:first + CHUNK]), cost=min(CHUNK, n - first))
              for attempt in range(TRIES) for chunk, first in enumerate(range(0, n, CHUNK))]
     lost = np.zeros((len(specs), n), dtype=np.int64)

@@ -19,11 +19,17 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent, parse_spec, parse_spec_list
+from retrograde.agents import parse_spec, resolve_agents
+from retrograde.agents.registry import playable_agents
 from retrograde.data.probing import Analysis, analyse
 from retrograde.errors import BadAgent, BadOption, MissingTierError, RetrogradeError
+from retrograde.games.capabilities import display_of
 
 STATIC = Path(__file__).with_name("static")
+
+
+#: The agents the page offers when none are named: those of these that can play the game.
+DEFAULT_AGENTS = ("lookup", "random", "greedy", "minimax:depth=2")
 
 
 class Explorer:
@@ -31,13 +37,14 @@ class Explorer:
     request can name neither a file nor a deeper search), and one lock, since the store's chunk
     cache and the agents' random generators are not shared between threads."""
 
-    def __init__(self, store, agent_specs: str):
+    def __init__(self, store, agent_specs: str | None):
         self.store = store
         self.game = store.game
         self.agents = {}
-        for spec in parse_spec_list(agent_specs):
-            agent = build_agent(spec, self.game, seed=0, store=store)
-            self.agents[agent.spec] = agent
+        chosen = (playable_agents(DEFAULT_AGENTS, self.game, store) if agent_specs is None
+                  else resolve_agents(agent_specs, self.game, store))
+        for resolved, agent in chosen:
+            self.agents[resolved.spec] = agent
         self.lock = threading.Lock()
 
     def position(self, text: str | None):
@@ -64,10 +71,10 @@ class Explorer:
         wins") and `over` (no moves left)."""
         position = self.position(text)
         analysis = self.analysis(position)
-        board = self.game.picture(position)
+        board = display_of(self.game).picture(position)
         answer = analysis.to_json(self.game)
         answer["board"] = board.to_json()
-        answer["changes"] = [_changes(board, self.game.picture(move.position)) for move in analysis.moves]
+        answer["changes"] = [_changes(board, display_of(self.game).picture(move.position)) for move in analysis.moves]
         answer["over"] = not analysis.moves
         answer["value_text"] = _result(analysis, board) if not analysis.moves else str(analysis.value)
         return answer
@@ -97,7 +104,7 @@ class Explorer:
     def _agent(self, text: str | None):
         if text is None or not text.strip():
             return next(iter(self.agents.values()))
-        try:
+        try:  # the grammar alone: a request names an agent offered, it resolves none (reads no file)
             spec = str(parse_spec(text))
         except BadAgent:
             spec = text

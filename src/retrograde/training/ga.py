@@ -26,11 +26,12 @@ import numpy as np
 
 from retrograde.agents.ga import GenomeAgent, genome_of
 from retrograde.agents.match import play_game
-from retrograde.agents.registry import build_agent
+from retrograde.agents.registry import resolve_agents
 from retrograde.data.artifact import save_json
 from retrograde.errors import BadAgent
+from retrograde.games.capabilities import course_of
 from retrograde.pipeline.progress import Progress
-from retrograde.spec import Option, parse_spec_list
+from retrograde.spec import Option
 from retrograde.training.learner import Learner
 from retrograde.training.measure import ValueKeptSample
 
@@ -83,11 +84,11 @@ class GaLearner(Learner):
 
     @classmethod
     def options_for(cls, game):
-        if not game.seed_genomes:
+        if not course_of(game).seed_genomes:
             return cls.options
         return cls.options + (Option("genome", "auto: the game's own (or feature weights); or the number of the "
                                                "course report whose genome to evolve", "auto", kind="choice",
-                                     choices=("auto", *game.seed_genomes)),)
+                                     choices=("auto", *course_of(game).seed_genomes)),)
 
     def __init__(self, game, settings: dict[str, Any], *, store=None, seed: int = 0):
         report = settings.get("genome", "auto")
@@ -96,10 +97,9 @@ class GaLearner(Learner):
         self.genome = genome_of(game, None if report == "auto" else report)
         if settings["opponents"] == "auto":
             settings["opponents"] = self.genome.opponents
-        self.opponents = parse_spec_list(settings["opponents"])
-        for spec in self.opponents:  # a bad opponent is refused before anything is written
-            build_agent(spec, game, seed=0, store=store)
-        settings["opponents"] = ",".join(map(str, self.opponents))
+        # a bad opponent is refused before anything is written
+        self.opponents = [opponent for opponent, _ in resolve_agents(settings["opponents"], game, store)]
+        settings["opponents"] = ",".join(opponent.spec for opponent in self.opponents)
         if settings["selection"] == "tournament" or settings["selection"] == "tournament-plus":
             if settings["tournament"] > settings["population"]:
                 raise BadAgent("ga: tournament must not exceed population")
@@ -139,10 +139,10 @@ class GaLearner(Learner):
         difficulty = generation / self.settings["generations"]
         for match in range(self.settings["games"]):
             if self.settings["schedule"] == "rising":
-                spec = self.opponents[-1] if rng.random() < difficulty else self.opponents[0]
+                resolved = self.opponents[-1] if rng.random() < difficulty else self.opponents[0]
             else:
-                spec = self.opponents[match % rounds]
-            opponent = build_agent(spec, self.game, seed=seed + 1 + match, store=self.store)
+                resolved = self.opponents[match % rounds]
+            opponent = resolved.build(self.game, seed=seed + 1 + match, store=self.store)
             if self.settings["seats"] == "first" or (match // rounds) % 2 == 0:
                 result = play_game(player, opponent, start, max_plies=plies).result
             else:

@@ -16,15 +16,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from retrograde.agents.base import Agent
-from retrograde.agents.registry import build_agent
+from retrograde.agents.registry import resolve_agents
+from retrograde.agents.resolved import ResolvedAgent
 from retrograde.data.artifact import UNITS
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
+from retrograde.games.capabilities import course_of
 from retrograde.pipeline.progress import Progress
 from retrograde.spec import AgentSpec, Option, parse_spec_list
 
 
-#: The option naming a course report whose training settings a learner takes (`Game.learner_presets`).
+#: The option naming a course report whose training settings a learner takes (`Course.learner_presets`).
 PRESET = "preset"
 
 
@@ -37,12 +39,13 @@ def typed_options(spec: AgentSpec, declared: tuple[Option, ...], game: Game | No
     preset = given.pop(PRESET, None)
     defaults: dict[str, str] = {}
     if preset is not None:
-        offered = {report for learner, report in (game.learner_presets if game else {}) if learner == spec.name}
-        if game is None or (spec.name, preset.lower()) not in game.learner_presets:
+        presets = course_of(game).learner_presets if game else {}
+        offered = {report for learner, report in presets if learner == spec.name}
+        if (spec.name, preset.lower()) not in presets:
             raise BadAgent(f"learner {spec.name!r} has no preset {preset!r} for {game.name if game else 'this game'}"
                            + (f": presets: {', '.join(sorted(offered))}" if offered else
                               ": it trains no course report's way here"))
-        defaults = game.learner_presets[(spec.name, preset.lower())]
+        defaults = presets[(spec.name, preset.lower())]
     values = {}
     for key, text in {**defaults, **given}.items():
         if key not in by_name:
@@ -58,24 +61,24 @@ def typed_options(spec: AgentSpec, declared: tuple[Option, ...], game: Game | No
 SELF, COPY = "self", "copy"
 
 
-def parse_phases(text: str, game: Game, store) -> list[list[AgentSpec | str]]:
+def parse_phases(text: str, game: Game, store) -> list[list[ResolvedAgent | str]]:
     """Training phases of opponents, as an option gives them: phases separated by ';', each a
-    comma-separated pool of agent specs, or SELF and COPY (as those words). Each spec is built
-    once for `game`, so that a bad opponent is refused before anything is written."""
+    comma-separated pool of agent specs, or SELF and COPY (as those words). Each spec is resolved
+    and built once for `game`, so that a bad opponent is refused before anything is written."""
     phases = []
     for phase in text.split(";"):
         if not phase.strip():
             raise BadAgent(f"opponents {text!r}: an empty phase (separate phases with ';', a phase's agents with ',')")
         phases.append([spec.name if spec.name in (SELF, COPY) and not spec.options else spec
                        for spec in parse_spec_list(phase)])
-    for spec in (spec for phase in phases for spec in phase if spec not in (SELF, COPY)):
-        build_agent(spec, game, seed=0, store=store)
-    return phases
+    resolved = (agent for agent, _ in resolve_agents([spec for phase in phases for spec in phase
+                                                      if spec not in (SELF, COPY)], game, store))
+    return [[spec if spec in (SELF, COPY) else next(resolved) for spec in phase] for phase in phases]
 
 
-def phase_text(phases: list[list[AgentSpec | str]]) -> str:
+def phase_text(phases: list[list[ResolvedAgent | str]]) -> str:
     """The canonical text of `parse_phases`'s result."""
-    return ";".join(",".join(map(str, phase)) for phase in phases)
+    return ";".join(",".join(spec if isinstance(spec, str) else spec.spec for spec in phase) for phase in phases)
 
 
 class Phases:
@@ -83,7 +86,7 @@ class Phases:
     episode); each phase is a training of its own for seed 001's GLIE exploration rate, which
     restarts with it."""
 
-    def __init__(self, phases: list[list[AgentSpec | str]], episodes: int, final_epsilon: float, decay: float = 0.0):
+    def __init__(self, phases: list[list[ResolvedAgent | str]], episodes: int, final_epsilon: float, decay: float = 0.0):
         self.specs, self.episodes, self.final, self.decay = phases, episodes, final_epsilon, decay
 
     def bounds(self, episode: int) -> tuple[int, int, int]:
@@ -104,11 +107,11 @@ class Phases:
     def build(self, game, rng: np.random.Generator, store, copy) -> list[list[Agent | None]]:
         """The phases' opponents as agents, seeded from `rng` (None: the learner itself; `copy(seed)`
         gives the learner's copy)."""
-        def agent(spec: AgentSpec | str) -> Agent | None:
+        def agent(spec: ResolvedAgent | str) -> Agent | None:
             if spec == SELF:
                 return None
             seed = int(rng.integers(2**62))
-            return copy(seed) if spec == COPY else build_agent(spec, game, seed=seed, store=store)
+            return copy(seed) if spec == COPY else spec.build(game, seed=seed, store=store)
 
         return [[agent(spec) for spec in phase] for phase in self.specs]
 

@@ -1,7 +1,7 @@
-"""Learning curves, and how each artifact was trained, from the training artifacts that agent
-specs name.
+"""Learning curves, and how each artifact was trained, from the training artifacts that agents
+read.
 
-An agent option of kind "file" names an artifact; the points of its learning curve that a store
+An agent option of kind "file" names an artifact (`ResolvedAgent.files`); the points of its learning curve that a store
 measured (`data.artifact.measured_curve`) give the report's {"step", "value_kept"} points, the
 step being the units trained (generations, episodes), and its settings say how it learnt
 (`training`: a GA's fitness, exact or from matches; a Q-learner's opponents and rates), and a GA's
@@ -16,10 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents import PRESET, agent_options, parse_spec
+from retrograde.agents import ResolvedAgent
 from retrograde.data.artifact import CURVE, measured_curve, read_metadata
-from retrograde.errors import BadAgent
-from retrograde.games import Game
 
 
 def read_curve(path: Path) -> list[dict[str, float]] | None:
@@ -30,16 +28,6 @@ def read_curve(path: Path) -> list[dict[str, float]] | None:
         return None
     kept = [{"step": step, "value_kept": value} for step, value in points if np.isfinite(step) and 0 <= value <= 1]
     return kept or None
-
-
-def artifact_files(spec: str, game: Game) -> list[Path]:
-    """The files the file options of `spec` (an agent of `game`) name, in its options' order."""
-    try:
-        parsed = parse_spec(spec)
-        kinds = {option.name: option.kind for option in agent_options(parsed.name, game, parsed.get(PRESET))}
-    except (BadAgent, ImportError):
-        return []
-    return [Path(value).expanduser() for key, value in parsed.options if kinds.get(key) == "file"]
 
 
 def read_fitness(path: Path) -> list[dict[str, float]] | None:
@@ -56,24 +44,24 @@ def read_fitness(path: Path) -> list[dict[str, float]] | None:
     return [point for point in points if all(np.isfinite(list(point.values())))] or None
 
 
-def _first_found(specs: list[str], game: Game, read) -> dict[str, Any]:
-    """What `read` finds (not None) in the first artifact of each spec (of an agent of `game`) that holds it."""
+def _first_found(agents: list[ResolvedAgent], read) -> dict[str, Any]:
+    """What `read` finds (not None) in the first artifact of each agent that holds it, by the agent's spec."""
     found = {}
-    for spec in specs:
-        value = next(filter(None, map(read, artifact_files(spec, game))), None)
+    for agent in agents:
+        value = next(filter(None, (read(path) for path, _ in agent.files)), None)
         if value:
-            found[spec] = value
+            found[agent.spec] = value
     return found
 
 
-def fitness_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
-    """The GA fitness by generation of each spec whose file options name a GA artifact."""
-    return _first_found(specs, game, read_fitness)
+def fitness_curves(agents: list[ResolvedAgent]) -> dict[str, list[dict[str, float]]]:
+    """The GA fitness by generation of each agent whose file options name a GA artifact."""
+    return _first_found(agents, read_fitness)
 
 
-def learning_curves(specs: list[str], game: Game) -> dict[str, list[dict[str, float]]]:
-    """The curve of each spec (of an agent of `game`) whose file options name an artifact holding one."""
-    return _first_found(specs, game, read_curve)
+def learning_curves(agents: list[ResolvedAgent]) -> dict[str, list[dict[str, float]]]:
+    """The curve of each agent whose file options name an artifact holding one."""
+    return _first_found(agents, read_curve)
 
 
 #: What a learner's training steps are, for the learning curves' x axes.
@@ -89,9 +77,9 @@ def _read_unit(path: Path) -> str | None:
         return None
 
 
-def step_units(specs: list[str], game: Game) -> dict[str, str]:
-    """What the steps of each spec's learning curve count (generations, episodes)."""
-    return _first_found(specs, game, _read_unit)
+def step_units(agents: list[ResolvedAgent]) -> dict[str, str]:
+    """What the steps of each agent's learning curve count (generations, episodes)."""
+    return _first_found(agents, _read_unit)
 
 
 def how_trained(metadata: Any) -> str:
@@ -120,6 +108,6 @@ def _read_training(path: Path) -> str | None:
         return None
 
 
-def training(specs: list[str], game: Game) -> dict[str, str]:
-    """How each spec's artifact (of an agent of `game`) was trained, where one names a training artifact."""
-    return _first_found(specs, game, _read_training)
+def training(agents: list[ResolvedAgent]) -> dict[str, str]:
+    """How each agent's artifact was trained, where one names a training artifact."""
+    return _first_found(agents, _read_training)

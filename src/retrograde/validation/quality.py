@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent, stream_name
+from retrograde.agents import ResolvedAgent
 from retrograde.data.probing import analyse
 from retrograde.data.store import Store
 from retrograde.pipeline.graph import Task
@@ -89,13 +89,14 @@ def select_positions(store: Store, limit: int, seed: int) -> Selection:
                      {name: len(candidates) for name, candidates in zip(tiers, found)})
 
 
-def choose_chunk(worker: WorkerState, location: str, specs: tuple[str, ...], seed: int, chunk: int,
+def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent, ...], seed: int, chunk: int,
                  tiers: tuple[str, ...], tier_of: np.ndarray, index: np.ndarray) -> dict[str, Any]:
     """One task: the value of each position and of the move each agent chooses there.
 
     Returns `playable` (False for terminal draws, which have no move), `outcome`/`remoteness`
     of each playable position, and per agent the chosen move's `chosen_outcome` and
-    `chosen_remoteness` (mover's view, plies from the position) and its `seconds` choosing."""
+    `chosen_remoteness` (mover's view, plies from the position) and its `seconds` choosing. Each
+    agent chooses from the analysis read here (`Agent.choose_analysed`): the lookup agent reads none again."""
     store = worker_store(worker, location)
     game = store.game
     positions = [game.position_at(game.tier(tiers[t]), i) for t, i in zip(tier_of.tolist(), index.tolist())]
@@ -104,17 +105,16 @@ def choose_chunk(worker: WorkerState, location: str, specs: tuple[str, ...], see
     outcome = np.array([a.value.outcome for a in analyses], dtype=np.int8)
     remoteness = np.array([a.value.remoteness or 0 for a in analyses], dtype=np.int64)
     per_agent = []
-    for spec in specs:
-        agent = build_agent(spec, game, seed=task_seed(seed, "move-quality", stream_name(spec, game), chunk),
-                            store=store)
+    for resolved in agents:
+        agent = resolved.build(game, seed=task_seed(seed, "move-quality", resolved.stream, chunk), store=store)
         chosen_outcome = np.empty(len(analyses), dtype=np.int8)
         chosen_remoteness = np.empty(len(analyses), dtype=np.int64)
         started = time.perf_counter()
         for k, analysis in enumerate(analyses):
-            move, _ = agent.choose(analysis.position)
+            move, _ = agent.choose_analysed(analysis)
             value = next((m.value for m in analysis.moves if m.move == move), None)
             if value is None:
-                raise RuntimeError(f"agent {spec} chose {move!r}, not a legal move in "
+                raise RuntimeError(f"agent {agent.spec} chose {move!r}, not a legal move in "
                                    f"{game.format(analysis.position)!r}")
             chosen_outcome[k], chosen_remoteness[k] = value.outcome, value.remoteness or 0
         per_agent.append({"chosen_outcome": chosen_outcome, "chosen_remoteness": chosen_remoteness,
@@ -122,10 +122,10 @@ def choose_chunk(worker: WorkerState, location: str, specs: tuple[str, ...], see
     return {"playable": playable, "outcome": outcome, "remoteness": remoteness, "agents": per_agent}
 
 
-def quality_tasks(store: Store, specs: tuple[str, ...], selection: Selection, seed: int) -> list[Task]:
+def quality_tasks(store: Store, agents: tuple[ResolvedAgent, ...], selection: Selection, seed: int) -> list[Task]:
     """The chunk tasks measuring every agent on the selection."""
     return [Task(f"quality-{chunk}", choose_chunk,
-                 (store.location, specs, seed, chunk, selection.tiers, selection.tier_of[start:start + CHUNK],
+                 (store.location, agents, seed, chunk, selection.tiers, selection.tier_of[start:start + CHUNK],
                   selection.index[start:start + CHUNK]), cost=min(CHUNK, len(selection) - start))
             for chunk, start in enumerate(range(0, len(selection), CHUNK))]
 
@@ -142,31 +142,31 @@ def run_chunks(executor, tasks: list[Task], label: str, quiet: bool) -> list[Any
     return [results[task.key] for task in tasks]
 
 
-def measure(store: Store, specs: list[str], *, positions: int, seed: int, executor,
+def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: int, executor,
             quiet: bool = False) -> dict[str, Any]:
-    """Move quality of every agent: the report's `agents[NAME]` entries and the sample's description."""
+    """Move quality of every agent: the report's `agents[SPEC]` entries and the sample's description."""
     selection = select_positions(store, positions, seed)
-    ordered = run_chunks(executor, quality_tasks(store, tuple(specs), selection, seed), "move quality", quiet)
+    ordered = run_chunks(executor, quality_tasks(store, tuple(agents), selection, seed), "move quality", quiet)
     playable = np.concatenate([r["playable"] for r in ordered]) if ordered else np.zeros(0, bool)
     outcome = np.concatenate([r["outcome"] for r in ordered]) if ordered else np.zeros(0, np.int8)
     remoteness = np.concatenate([r["remoteness"] for r in ordered]) if ordered else np.zeros(0, np.int64)
     tier_of = selection.tier_of[playable]
     weight = selection.weight[playable]
-    agents, chosen = {}, {}
-    for a, spec in enumerate(specs):
+    entries, chosen = {}, {}
+    for a, spec in enumerate(agent.spec for agent in agents):
         chosen[spec] = chosen_outcome = np.concatenate([r["agents"][a]["chosen_outcome"] for r in ordered]) if ordered \
             else np.zeros(0, np.int8)
         chosen_remoteness = np.concatenate([r["agents"][a]["chosen_remoteness"] for r in ordered]) if ordered \
             else np.zeros(0, np.int64)
-        agents[spec] = summarise(selection.tiers, tier_of, weight, outcome, remoteness, chosen_outcome,
+        entries[spec] = summarise(selection.tiers, tier_of, weight, outcome, remoteness, chosen_outcome,
                                  chosen_remoteness)
-        agents[spec]["move_quality"]["seconds"] = round(sum(r["agents"][a]["seconds"] for r in ordered), 3)
+        entries[spec]["move_quality"]["seconds"] = round(sum(r["agents"][a]["seconds"] for r in ordered), 3)
     sample = {"positions": int(playable.sum()), "exhaustive": selection.exhaustive,
               "limit": positions, "min_per_tier": MIN_PER_TIER,
               "non_terminal_positions": sum(selection.candidates.values()),
               "per_tier": {name: {"positions": int((tier_of == t).sum()), "stored": selection.candidates[name]}
                            for t, name in enumerate(selection.tiers)}}
-    return {"agents": agents, "sample": sample,
+    return {"agents": entries, "sample": sample,
             "trickiest": trickiest(store.game, selection, playable, outcome, chosen)}
 
 

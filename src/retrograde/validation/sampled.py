@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent, stream_name
+from retrograde.agents import ResolvedAgent, resolve_agent
 from retrograde.agents.match import play_game
 from retrograde.errors import BadOption
 from retrograde.games import Game, make_game
@@ -50,7 +50,7 @@ CHUNK = 5
 
 def check_tiers(game: Game, tiers: tuple[str, ...] | None) -> tuple[str, ...]:
     """The tiers to sample (the game's `sampling` tiers when None), checked against the game's."""
-    sampling = game.sampling()
+    sampling = game.sampling
     if sampling is None:
         raise BadOption(f"{game.describe()} is validated against a solved store: solve it, then "
                         "validate --store PATH")
@@ -71,16 +71,16 @@ def sample_positions(game: Game, tiers: tuple[str, ...], count: int, seed: int
     Each game gives at most one position, in the tier whose turn it is among those not full."""
     quota = [count // len(tiers) + (t < count % len(tiers)) for t in range(len(tiers))]
     kept: list[dict[Position, None]] = [{} for _ in tiers]
-    baselines = game.sampling().baselines
-    pairings = list(product(baselines, repeat=2))
+    baselines = game.sampling.baselines
+    pairings = list(product([resolve_agent(spec, game) for spec in baselines], repeat=2))
     played = 0
     while played < MAX_GAMES * count:
         wanted = [t for t in range(len(tiers)) if len(kept[t]) < quota[t]]
         if not wanted:
             break
         target = wanted[played % len(wanted)]
-        agents = [build_agent(spec, game, seed=task_seed(seed, "sample", played, seat))
-                  for seat, spec in enumerate(pairings[played % len(pairings)])]
+        agents = [resolved.build(game, seed=task_seed(seed, "sample", played, seat))
+                  for seat, resolved in enumerate(pairings[played % len(pairings)])]
         record = play_game(*agents, game.initial_position, max_plies=game.max_remoteness)
         played += 1
         for position in record.positions:
@@ -101,12 +101,12 @@ def _search(worker: WorkerState, game_name: str, rules: tuple):
     if (game_name, rules) not in searches:
         game = make_game(game_name, dict(rules))
         searches.clear()  # one game at a time
-        searches[(game_name, rules)] = game, game.search()
+        searches[(game_name, rules)] = game, game.search
     return searches[(game_name, rules)]
 
 
-def solve_chunk(worker: WorkerState, game_name: str, rules: tuple, specs: tuple[str, ...], seed: int, chunk: int,
-                positions: tuple[Position, ...]) -> dict[str, Any]:
+def solve_chunk(worker: WorkerState, game_name: str, rules: tuple, agents: tuple[ResolvedAgent, ...], seed: int,
+                chunk: int, positions: tuple[Position, ...]) -> dict[str, Any]:
     """One task: every move's exact score at each position ((WIN_SCORE - remoteness) for a win,
     its negative for a loss, 0 for a draw, mover's view) with the seconds its search took, and
     the move each agent chooses there (its index in `game.moves`) with the seconds it took."""
@@ -117,8 +117,8 @@ def solve_chunk(worker: WorkerState, game_name: str, rules: tuple, specs: tuple[
         scores.append(search.solve_scores(position, seed=task_seed(seed, "ruler", chunk, k), exact=True))
         seconds.append(time.perf_counter() - started)
     per_agent = []
-    for spec in specs:
-        agent = build_agent(spec, game, seed=task_seed(seed, "move-quality", stream_name(spec, game), chunk))
+    for resolved in agents:
+        agent = resolved.build(game, seed=task_seed(seed, "move-quality", resolved.stream, chunk))
         chosen = np.empty(len(positions), dtype=np.int64)
         started = time.perf_counter()
         for k, position in enumerate(positions):
@@ -143,8 +143,9 @@ def blunder_kinds(game: Game, position: Position, scores: np.ndarray, chosen: in
     if outcome[chosen] == best:
         return None
     moves = game.moves(position)
-    where = game.placement(moves[chosen][0])
-    here = [k for k, (move, _) in enumerate(moves) if game.placement(move) == where]
+    placement = game.sampling.placement or (lambda move: move)
+    where = placement(moves[chosen][0])
+    here = [k for k, (move, _) in enumerate(moves) if placement(move) == where]
     return "piece" if outcome[here].max() == best else "placement"
 
 
@@ -160,14 +161,14 @@ def blunder_figures(kinds: list[str | None], at_risk: np.ndarray) -> dict[str, A
             "piece": _rate(sum(kind == "piece" for kind in kinds), chances)}
 
 
-def perfect_play_checks(game: Game, specs: list[str], positions: list[Position], best: np.ndarray,
+def perfect_play_checks(game: Game, agents: list[ResolvedAgent], positions: list[Position], best: np.ndarray,
                         chosen_scores: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     """What must hold: an agent that plays some positions by exact search (`exact_at`, the
     endgame agent) chooses there a move of the position's exact score (its value, the fastest
     win, the slowest loss)."""
     checks = []
-    for spec in specs:
-        agent = build_agent(spec, game, seed=0)
+    for resolved in agents:
+        agent, spec = resolved.build(game, seed=0), resolved.spec
         if not agent.searches_to_end:
             continue
         rows = np.array([agent.exact_at(position) for position in positions], dtype=bool)
@@ -178,14 +179,14 @@ def perfect_play_checks(game: Game, specs: list[str], positions: list[Position],
     return checks
 
 
-def measure(game: Game, specs: list[str], *, tiers: tuple[str, ...], positions: int, seed: int, executor,
+def measure(game: Game, agents: list[ResolvedAgent], *, tiers: tuple[str, ...], positions: int, seed: int, executor,
             quiet: bool = False) -> dict[str, Any]:
     """Move quality of every agent on sampled positions: the report's `agents` entries (with
     `blunders` overall and by tier), the sample's description, its tiers' values and the checks."""
     sampled, sample = sample_positions(game, tiers, positions, seed)
     rules = tuple(sorted(game.params.items()))
     tasks = [Task(f"sampled-{chunk}", solve_chunk,
-                  (game.name, rules, tuple(specs), seed, chunk, tuple(p for _, p in sampled[start:start + CHUNK])),
+                  (game.name, rules, tuple(agents), seed, chunk, tuple(p for _, p in sampled[start:start + CHUNK])),
                   cost=min(CHUNK, len(sampled) - start))
              for chunk, start in enumerate(range(0, len(sampled), CHUNK))]
     ordered = quality.run_chunks(executor, tasks, "exact move quality", quiet)
@@ -196,8 +197,8 @@ def measure(game: Game, specs: list[str], *, tiers: tuple[str, ...], positions: 
     outcome, remoteness = values(best)
     weight = np.ones(len(sampled))
     at_risk = outcome != oc.LOSS
-    agents, chosen_scores = {}, {}
-    for a, spec in enumerate(specs):
+    entries, chosen_scores = {}, {}
+    for a, spec in enumerate(resolved.spec for resolved in agents):
         chosen = np.concatenate([r["agents"][a]["chosen"] for r in ordered]) if ordered else np.zeros(0, np.int64)
         chosen_scores[spec] = np.array([s[k] for s, k in zip(scores, chosen)], dtype=np.int64)
         chosen_outcome, chosen_remoteness = values(chosen_scores[spec])
@@ -208,16 +209,16 @@ def measure(game: Game, specs: list[str], *, tiers: tuple[str, ...], positions: 
         entry["blunders"]["by_tier"] = {
             name: blunder_figures([kind for kind, t in zip(kinds, tier_of) if t == n], at_risk[tier_of == n])
             for n, name in enumerate(tiers) if (tier_of == n).any()}
-        agents[spec] = entry
+        entries[spec] = entry
     values_by_tier = {name: {key: int((outcome[tier_of == t] == code).sum())
                              for key, code in (("win", oc.WIN), ("loss", oc.LOSS), ("draw", oc.DRAW))}
                       for t, name in enumerate(tiers)}
-    checks = perfect_play_checks(game, specs, position_list, best, chosen_scores)
+    checks = perfect_play_checks(game, agents, position_list, best, chosen_scores)
     ruler_seconds = np.array([t for r in ordered for t in r["ruler_seconds"]])
     for n, name in enumerate(tiers):
         here = ruler_seconds[tier_of == n]
         sample["per_tier"][name].update(ruler_seconds_mean=round(float(here.mean()), 3) if len(here) else None,
                                         ruler_seconds_max=round(float(here.max()), 3) if len(here) else None)
     sample["tiers"] = list(tiers)
-    return {"agents": agents, "sample": sample, "tiers": values_by_tier, "checks": checks,
+    return {"agents": entries, "sample": sample, "tiers": values_by_tier, "checks": checks,
             "positions": [game.format(p) for p in position_list]}

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from retrograde.agents import agent_claim, build_agent, parse_spec, parse_spec_list
+from retrograde.agents import ResolvedAgent, resolve_agents
+from retrograde.agents.registry import playable_agents
 from retrograde.data.durable import check_writable
 from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary, start_value
@@ -19,7 +21,7 @@ from retrograde.games import Game
 from retrograde.pipeline.executors import open_executor
 from retrograde.validation import published, quality, rating, sampled, summary, tournament
 from retrograde.validation import report as reports
-from retrograde.validation.artifacts import artifact_files, fitness_curves, learning_curves, step_units, training
+from retrograde.validation.artifacts import fitness_curves, learning_curves, step_units, training
 
 DEFAULT_GAMES = 100
 #: Agents validated when none are named, in this order: those that can play the game.
@@ -27,16 +29,9 @@ DEFAULT_AGENTS = ("lookup", "random", "greedy", "expert", "rules", "minimax:dept
                   "endgame")
 
 
-def default_agents(game: Game, store: Store | None) -> list[str]:
-    """The `DEFAULT_AGENTS` that can play `game`."""
-    specs = []
-    for spec in DEFAULT_AGENTS:
-        try:
-            build_agent(spec, game, seed=0, store=store)
-        except BadAgent:
-            continue
-        specs.append(spec)
-    return specs
+def default_agents(game: Game, store: Store | None) -> list[ResolvedAgent]:
+    """The `DEFAULT_AGENTS` that can play `game` (with `store`), resolved."""
+    return [resolved for resolved, _ in playable_agents(DEFAULT_AGENTS, game, store)]
 
 
 def check_out_dir(out_dir: Path) -> None:
@@ -49,28 +44,29 @@ def check_out_dir(out_dir: Path) -> None:
     check_writable(existing)
 
 
-def check_agents(specs: list[str], game: Game, store: Store | None) -> list[str]:
-    """Build each agent once (every spec error before any work); canonical specs, no duplicates."""
-    canonical = []
-    for spec in specs:
-        agent = build_agent(spec, game, seed=0, store=store)
-        if agent.spec in canonical:
+def check_agents(specs: str | Sequence[str], game: Game, store: Store | None) -> list[ResolvedAgent]:
+    """The agents of a comma-separated list of specs or a list of specs, resolved and each built
+    once (every spec error before any work), none named twice."""
+    agents: list[ResolvedAgent] = []
+    for agent, _ in resolve_agents(specs, game, store):
+        if agent.spec in (known.spec for known in agents):
             raise BadAgent(f"agent {agent.spec!r} is named twice")
-        canonical.append(agent.spec)
-    if not canonical:
+        agents.append(agent)
+    if not agents:
         raise BadAgent("no agents to validate")
-    return canonical
+    return agents
 
 
-def consistency_checks(game: Game, move_quality: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def consistency_checks(agents: Sequence[ResolvedAgent], move_quality: dict[str, dict[str, Any]]
+                       ) -> list[dict[str, Any]]:
     """What must hold whatever the run: the lookup agent keeps every value and plays perfect
     remoteness (by value alone with `remoteness=0`); an agent of the game's own that claims to
     never give a win away (`Policy.claim`: Nim's nim-sum expert) keeps every win. One entry per check."""
     checks = []
-    for spec, q in move_quality.items():
-        parsed = parse_spec(spec)
-        name = parsed.name
-        if name == "lookup" and parsed.get("remoteness") == "0":
+    for agent in agents:
+        spec, q = agent.spec, move_quality[agent.spec]
+        name = agent.name
+        if name == "lookup" and agent.written.get("remoteness") == "0":
             checks.append({"name": f"{spec} keeps every value", "ok": q["value_kept"] == 1.0,
                            "detail": f"value kept {q['value_kept']} (must be 1)"})
         elif name == "lookup":
@@ -79,7 +75,7 @@ def consistency_checks(game: Game, move_quality: dict[str, dict[str, Any]]) -> l
             checks.append({"name": f"{spec} plays perfectly", "ok": bool(ok),
                            "detail": f"value kept {q['value_kept']}, remoteness lost {q['mean_remoteness_lost']}, "
                                      f"loss shortfall {q['mean_loss_shortfall']} (must be 1, 0, 0)"})
-        claim = agent_claim(parsed, game)
+        claim = agent.claim
         if claim:
             ok = q["win_kept"] in (None, 1.0)
             checks.append({"name": f"{spec} {claim}", "ok": bool(ok), "detail": f"win kept {q['win_kept']} (must be 1)"})
@@ -120,8 +116,8 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
     `game` no store holds whole (Quarto), measured on positions sampled from baseline games in
     `tiers` (default: the game's `sampled_tiers`), each solved by exact search (`sampled`).
     `positions`: how many are measured (default: `quality.DEFAULT_POSITIONS` from a store,
-    `sampled.DEFAULT_POSITIONS` sampled). `agent_specs`: a comma-separated list
-    (`parse_spec_list`) or a list of specs; None: the default agents for the game. Tasks run on
+    `sampled.DEFAULT_POSITIONS` sampled). `agent_specs`: a comma-separated list of specs or a
+    list of specs, resolved here (`check_agents`); None: the default agents for the game. Tasks run on
     `executor`, else on the one `open_executor` gives for `workers`/`scheduler` (opened once the
     inputs are checked). Returns the report; its "checks" say whether the consistency checks
     passed ("ok" false in any: the CLI exits 1).
@@ -159,14 +155,12 @@ def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, ti
     if store is not None and not store.complete:
         raise StoreError(f"store {str(store.path)!r} is not completely solved: finish the solve first "
                          f"(retrograde status --store {store.path} shows what is left)")
-    if agent_specs is None:
-        specs = default_agents(game, store)
+    if agent_specs is None:  # where none of the defaults can play, check_agents refuses the empty list
+        agents = default_agents(game, store) or check_agents([], game, store)
     else:
-        texts = parse_spec_list(agent_specs) if isinstance(agent_specs, str) else agent_specs
-        specs = [str(spec) for spec in texts]
-    specs = check_agents(specs, game, store)
+        agents = check_agents(agent_specs, game, store)
     out_dir.parent.mkdir(parents=True, exist_ok=True)  # every input is good: the lock goes beside the report
-    work = dict(specs=specs, tiers=tiers, games=games, positions=positions, seed=seed, max_plies=max_plies,
+    work = dict(agents=agents, tiers=tiers, games=games, positions=positions, seed=seed, max_plies=max_plies,
                 openings=openings, quiet=quiet, started=started)
     with writer_lock(out_dir, "report folder"):
         if executor is None:  # sampled positions: exact searches of seconds each, worth a cluster
@@ -176,18 +170,19 @@ def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, ti
         return _run(game, store, out_dir, executor=executor, **work)
 
 
-def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], tiers: tuple[str, ...] | None,
+def _run(game: Game, store: Store | None, out_dir: Path, *, agents: list[ResolvedAgent], tiers: tuple[str, ...] | None,
          games: int, positions: int, seed: int, max_plies: int | None, openings: bool, executor, quiet: bool,
          started: float) -> dict[str, Any]:
     """The work, once every input is known good; writes the report at the end."""
     cap = max_plies if max_plies is not None else tournament.default_max_plies(game)
+    specs = [agent.spec for agent in agents]
     if store is not None:
-        measured = quality.measure(store, specs, positions=positions, seed=seed, executor=executor, quiet=quiet)
+        measured = quality.measure(store, agents, positions=positions, seed=seed, executor=executor, quiet=quiet)
         measured["tiers"] = _store_tiers(store)
         measured["sample"]["kind"] = "store"
         measured["checks"] = []
     else:
-        measured = sampled.measure(game, specs, tiers=tiers, positions=positions, seed=seed, executor=executor,
+        measured = sampled.measure(game, agents, tiers=tiers, positions=positions, seed=seed, executor=executor,
                                    quiet=quiet)
         measured["sample"]["kind"] = "sampled"
     quality_done = time.monotonic()
@@ -197,13 +192,13 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
     else:  # a --down-to store: games from positions it holds, none from the start
         opening_positions, openings = tournament.stored_openings(store, games, seed), True
     opening_texts: list[str] = []  # the openings the tournament draws, as the report lists them
-    entries = tournament.run_tournament(game, store, tournament.every_pairing(specs, games, openings=openings,
+    entries = tournament.run_tournament(game, store, tournament.every_pairing(agents, games, openings=openings,
                                                                               initial=start_stored),
                                         seed=seed, executor=executor, max_plies=cap, quiet=quiet,
                                         openings=tournament.written(game, opening_positions, opening_texts))
     games_done = time.monotonic()
     rated = rating.ratings(specs, entries, seed=seed)
-    short = summary.short_names(specs, {spec: artifact_files(spec, game) for spec in specs})
+    short = summary.short_names(agents)
     for spec in specs:
         measured["agents"][spec]["rating"] = rated["agents"][spec]
         measured["agents"][spec]["short"] = short[spec]
@@ -213,9 +208,9 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
         "game_description": game.describe(),
         "tier_legend": game.tier_legend,
         "ratings": rated,
-        "published": published.compare(game, specs, entries, {spec: entry["move_quality"]["value_kept"]
+        "published": published.compare(game, agents, entries, {spec: entry["move_quality"]["value_kept"]
                                                                for spec, entry in measured["agents"].items()}),
-        "checks": consistency_checks(game, {s: e["move_quality"] for s, e in measured["agents"].items()})
+        "checks": consistency_checks(agents, {s: e["move_quality"] for s, e in measured["agents"].items()})
         + measured["checks"],
         "max_plies": cap,
         "openings": opening_texts,
@@ -230,14 +225,15 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, specs: list[str], ti
                      "positions_per_task": quality.CHUNK if store is not None else sampled.CHUNK},
         "trickiest": measured.get("trickiest", []),
         "tier_groups": tier_groups(game, store),
-        "learning_curves": learning_curves(specs, game),
-        "learning_units": step_units(specs, game),
-        "fitness_curves": fitness_curves(specs, game),
-        "training": training(specs, game),
+        "learning_curves": learning_curves(agents),
+        "learning_units": step_units(agents),
+        "fitness_curves": fitness_curves(agents),
+        "training": training(agents),
     }
     if store is None:
         report["sampled_positions"] = measured["positions"]
-    report = {"summary": summary.summary(report, short, *_start(game, store)), **report}
+    names = {agent.spec: agent.name for agent in agents}
+    report = {"summary": summary.summary(report, short, names, *_start(game, store)), **report}
     finished = time.monotonic()
     timings = {"stages": {"move_quality_s": round(quality_done - started, 2),
                           "tournaments_s": round(games_done - quality_done, 2),

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from retrograde.agents import parse_spec
+from retrograde.agents import ResolvedAgent
 
 #: Positions a tier group needs in the move-quality sample before a finding names it.
 MIN_GROUP_POSITIONS = 30
@@ -24,18 +23,18 @@ MIN_GROUP_POSITIONS = 30
 SHORT_VALUE = re.compile(r"^[A-Za-z0-9.+-]{1,12}$")
 
 
-def short_names(specs: Sequence[str], files: dict[str, list[Path]] | None = None) -> dict[str, str]:
-    """A short name for each spec, unique within `specs`: the agent's name and its plain options as
-    `-{first letter}{value}` (`minimax:depth=2` -> `minimax-d2`); artifact files (`files[spec]`)
-    join by their stem only where two specs would otherwise share a name, and a number after that."""
-    files = files or {}
+def short_names(agents: Sequence[ResolvedAgent]) -> dict[str, str]:
+    """A short name for each agent's spec, unique among `agents`: the agent's name and its plain
+    options as written, `-{first letter}{value}` (`minimax:depth=2` -> `minimax-d2`); the files
+    it reads join by their stem only where two agents would otherwise share a name, and a number
+    after that."""
+    files = {agent.spec: [path for path, _ in agent.files] for agent in agents}
     names = {}
-    for spec in specs:
-        parsed = parse_spec(spec)
-        artifacts = {str(path) for path in files.get(spec, ())}
-        parts = [parsed.name] + [f"{key[0]}{value}" for key, value in parsed.options
-                                 if value not in artifacts and SHORT_VALUE.match(str(value))]
-        names[spec] = "-".join(parts)
+    for agent in agents:
+        artifacts = {str(path) for path in files[agent.spec]}
+        parts = [agent.name] + [f"{key[0]}{value}" for key, value in agent.written.options
+                                if value not in artifacts and SHORT_VALUE.match(str(value))]
+        names[agent.spec] = "-".join(parts)
     shared = [spec for spec, name in names.items() if list(names.values()).count(name) > 1]
     for spec in shared:
         names[spec] = "-".join([names[spec], *(path.stem for path in files.get(spec, ()))])
@@ -84,16 +83,17 @@ def ranking(report: dict[str, Any], short: dict[str, str]) -> list[dict[str, Any
     return sorted(rows, key=lambda row: (-(row["value_kept"] if row["value_kept"] is not None else -1), -row["elo"]))
 
 
-def _imperfect(report: dict[str, Any]) -> list[str]:
-    """Agents that give some value away, random left out where others remain."""
+def _imperfect(report: dict[str, Any], names: dict[str, str]) -> list[str]:
+    """Agents that give some value away, random left out where others remain (`names`: each
+    spec's agent name)."""
     flawed = [spec for spec, entry in report["agents"].items() if (entry["move_quality"]["value_kept"] or 0) < 1]
-    others = [spec for spec in flawed if parse_spec(spec).name != "random"]
+    others = [spec for spec in flawed if names[spec] != "random"]
     return others or flawed
 
 
-def _best(report: dict[str, Any], short: dict[str, str]) -> str | None:
+def _best(report: dict[str, Any], short: dict[str, str], names: dict[str, str]) -> str | None:
     quality = {spec: report["agents"][spec]["move_quality"] for spec in report["agents"]}
-    flawed = _imperfect(report)
+    flawed = _imperfect(report, names)
     if not flawed:
         perfect = [short[s] for s, q in quality.items() if q["value_kept"] == 1]
         return f"Every agent keeps every value ({', '.join(perfect)})." if perfect else None
@@ -102,10 +102,10 @@ def _best(report: dict[str, Any], short: dict[str, str]) -> str | None:
             f"rated {_elo(report['ratings']['agents'][best])}.")
 
 
-def _weakness(report: dict[str, Any], short: dict[str, str]) -> str | None:
+def _weakness(report: dict[str, Any], short: dict[str, str], names: dict[str, str]) -> str | None:
     """The lowest share of wins or draws any imperfect agent keeps."""
     found = []
-    for spec in _imperfect(report):
+    for spec in _imperfect(report, names):
         q = report["agents"][spec]["move_quality"]
         if q.get("win_kept") is not None:
             found.append((q["win_kept"], spec, "wins",
@@ -142,11 +142,11 @@ def group_quality(report: dict[str, Any], spec: str) -> dict[str, dict[str, floa
     return {group: {"positions": int(n), "value_kept": kept / n} for group, (n, kept) in sums.items()}
 
 
-def _where(report: dict[str, Any]) -> str | None:
+def _where(report: dict[str, Any], names: dict[str, str]) -> str | None:
     """The tier group where the imperfect agents together keep the value least often."""
     label, _, _ = tier_groups(report)
     totals: dict[str, list[float]] = {}
-    for spec in _imperfect(report):
+    for spec in _imperfect(report, names):
         for group, figures in group_quality(report, spec).items():
             total = totals.setdefault(group, [0.0, 0.0])
             total[0] += figures["positions"]
@@ -161,7 +161,7 @@ def _where(report: dict[str, Any]) -> str | None:
             f"positions, against {percent(overall)} overall.")
 
 
-def _trained(report: dict[str, Any], short: dict[str, str]) -> str | None:
+def _trained(report: dict[str, Any], short: dict[str, str], names: dict[str, str]) -> str | None:
     """The trained agents against the best untrained imperfect baseline (and random, the floor)."""
     trained = [spec for spec in report["agents"] if spec in report.get("training", {})]
     baselines = [spec for spec in report["agents"] if spec not in trained
@@ -174,7 +174,7 @@ def _trained(report: dict[str, Any], short: dict[str, str]) -> str | None:
     def figures(spec: str) -> str:
         return f"{short[spec]} {percent(quality[spec])}, {signed(rated[spec]['elo'])}"
 
-    named = [parse_spec(spec).name for spec in baselines]
+    named = [names[spec] for spec in baselines]
     best = max((spec for spec, name in zip(baselines, named) if name != "random"), key=quality.get, default=None)
     floor = baselines[named.index("random")] if "random" in named else None
     above = [spec for spec in trained if best is None or quality[spec] > quality[best]]
@@ -187,9 +187,11 @@ def _trained(report: dict[str, Any], short: dict[str, str]) -> str | None:
             f"({against}).")
 
 
-def findings(report: dict[str, Any], short: dict[str, str]) -> list[str]:
-    """3-5 sentences the numbers support (fewer when there is too little to say)."""
-    found = [_best(report, short), _weakness(report, short), _where(report), _trained(report, short)]
+def findings(report: dict[str, Any], short: dict[str, str], names: dict[str, str]) -> list[str]:
+    """3-5 sentences the numbers support (fewer when there is too little to say); `short` and
+    `names`: each spec's short name and agent name."""
+    found = [_best(report, short, names), _weakness(report, short, names), _where(report, names),
+             _trained(report, short, names)]
     capped = sum(entry.get("capped", 0) for entry in report["tournaments"])
     games = sum(entry["games"] for entry in report["tournaments"])
     if capped:
@@ -198,10 +200,10 @@ def findings(report: dict[str, Any], short: dict[str, str]) -> list[str]:
     return [line for line in found if line][:5]
 
 
-def summary(report: dict[str, Any], short: dict[str, str], value: str | None, remoteness: int | None,
-            why_unknown: str | None) -> dict[str, Any]:
+def summary(report: dict[str, Any], short: dict[str, str], names: dict[str, str], value: str | None,
+            remoteness: int | None, why_unknown: str | None) -> dict[str, Any]:
     """report.json's "summary": the start's value and remoteness (null, with "why", when the store
     does not hold it), the ranking and the findings."""
     return {"value": value, "remoteness": remoteness, "answer": start_value(value, remoteness, why_unknown),
             **({"why_unknown": why_unknown} if value is None else {}),
-            "ranking": ranking(report, short), "findings": findings(report, short)}
+            "ranking": ranking(report, short), "findings": findings(report, short, names)}

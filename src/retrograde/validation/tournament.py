@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.agents import build_agent, stream_name
+from retrograde.agents import ResolvedAgent, resolve_agent
 from retrograde.agents.match import play_game
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, BadPosition
@@ -145,14 +145,15 @@ def _drawn_again(openings: list[Position], count: int, rng: np.random.Generator)
             yield openings[int(i)]
 
 
-def play_batch(worker: WorkerState, game_name: str, params: dict[str, Any], location: str | None, first: str,
-               second: str, seed: int, starts: tuple[Position, ...], max_plies: int) -> list[tuple[str, int]]:
+def play_batch(worker: WorkerState, game_name: str, params: dict[str, Any], location: str | None,
+               first: ResolvedAgent, second: ResolvedAgent, seed: int, starts: tuple[Position, ...],
+               max_plies: int) -> list[tuple[str, int]]:
     """One task: games of `first` (moving first) against `second` from each start, as
     (result for first, plies). Both agents are built once for the batch, seeded from `seed`."""
     store = worker_store(worker, location) if location else None
     game = store.game if store is not None else make_game(game_name, params)
-    agents = [build_agent(spec, game, seed=task_seed(seed, seat), store=store)
-              for seat, spec in enumerate((first, second))]
+    agents = [resolved.build(game, seed=task_seed(seed, seat), store=store)
+              for seat, resolved in enumerate((first, second))]
     records = [play_game(*agents, start, max_plies=max_plies) for start in starts]
     return [(record.result, record.plies) for record in records]
 
@@ -163,18 +164,19 @@ class Pairing:
     apart pairings of the same agents that must not play the same games (a match of an agent
     against itself)."""
 
-    first: str
-    second: str
+    first: ResolvedAgent
+    second: ResolvedAgent
     start: str
     games: int
     label: str = ""
 
 
-def every_pairing(specs: Sequence[str], games: int, *, openings: bool, initial: bool = True) -> list[Pairing]:
+def every_pairing(agents: Sequence[ResolvedAgent], games: int, *, openings: bool, initial: bool = True
+                  ) -> list[Pairing]:
     """Every ordered pair of agents (an agent against itself too: the seat's advantage), from
     the start position (unless `initial` is False: a store without it) and, if asked, from the openings."""
     starts = (INITIAL,) * initial + (OPENINGS,) * openings
-    return [Pairing(first, second, start, games) for start in starts for first in specs for second in specs]
+    return [Pairing(first, second, start, games) for start in starts for first in agents for second in agents]
 
 
 def mirrors(pairings: Sequence[Pairing]) -> list[int | None]:
@@ -198,26 +200,20 @@ def batch_count(pairing: Pairing) -> int:
     return math.ceil(pairing.games / BATCH)
 
 
-def streams_of(pairings: Sequence[Pairing], game: Game) -> dict[str, str]:
-    """The stream name of every agent in the pairings (an artifact read once)."""
-    return {spec: stream_name(spec, game) for pairing in pairings for spec in (pairing.first, pairing.second)}
-
-
 def batch_games(pairing: Pairing, batch: int) -> int:
     """Games of batch `batch` of `pairing` (0 past its last)."""
     return max(0, min(BATCH, pairing.games - batch * BATCH))
 
 
 def batch_task(game: Game, store: Store | None, p: int, pairing: Pairing, batch: int, seed: int,
-               streams: dict[str, str], openings: Sequence[Position], max_plies: int,
-               start: Position | None = None) -> Task:
+               openings: Sequence[Position], max_plies: int, start: Position | None = None) -> Task:
     """Batch `batch` of pairing `p` (games BATCH*batch on): a task seeded by the run's seed,
-    the agents' `streams`, the start kind, the label and the batch; game i of an openings
+    the agents' stream names, the start kind, the label and the batch; game i of an openings
     pairing starts at opening i (`openings`: the batch's, from its first game on)."""
     count = batch_games(pairing, batch)
     starts = (tuple(openings[:count]) if pairing.start == OPENINGS
               else (game.initial_position if start is None else start,) * count)
-    seed_here = task_seed(seed, "games", streams[pairing.first], streams[pairing.second], pairing.start,
+    seed_here = task_seed(seed, "games", pairing.first.stream, pairing.second.stream, pairing.start,
                           pairing.label, batch)
     return Task(f"games-{p}-{batch}", play_batch,
                 (game.name, game.params, store.location if store is not None else None, pairing.first,
@@ -225,8 +221,7 @@ def batch_task(game: Game, store: Store | None, p: int, pairing: Pairing, batch:
 
 
 def tournament_tasks(game: Game, store: Store | None, pairings: Sequence[Pairing], seed: int,
-                     streams: dict[str, str], openings: Iterable[Position], max_plies: int,
-                     start: Position | None = None) -> Iterator[Task]:
+                     openings: Iterable[Position], max_plies: int, start: Position | None = None) -> Iterator[Task]:
     """Batches of `BATCH` games per pairing, made as they are asked for: batch b of every
     pairing, then batch b+1, so that a pairing's batch and its mirror's finish close together;
     each batch's openings are drawn from `openings` once, for every pairing that starts there."""
@@ -236,7 +231,7 @@ def tournament_tasks(game: Game, store: Store | None, pairings: Sequence[Pairing
                                           if pairing.start == OPENINGS), default=0)))
         for p, pairing in enumerate(pairings):
             if batch < batch_count(pairing):
-                yield batch_task(game, store, p, pairing, batch, seed, streams, starts, max_plies, start)
+                yield batch_task(game, store, p, pairing, batch, seed, starts, max_plies, start)
 
 
 @dataclass
@@ -276,7 +271,7 @@ class Tally:
         (counted among the draws) and the pair statistics from `first`'s view
         (`pairs.pair_figures`; None without a mirror)."""
         draws = self.games - self.wins - self.losses
-        return {"first": pairing.first, "second": pairing.second, "start": pairing.start, "games": self.games,
+        return {"first": pairing.first.spec, "second": pairing.second.spec, "start": pairing.start, "games": self.games,
                 "first_wins": self.wins, "draws": draws, "second_wins": self.losses,
                 "first_win_ci95": list(wilson(self.wins, self.games)), "draw_ci95": list(wilson(draws, self.games)),
                 "second_win_ci95": list(wilson(self.losses, self.games)), "capped": self.capped,
@@ -302,11 +297,11 @@ def run_tournament(game: Game, store: Store | None, pairings: Sequence[Pairing],
     mirror_of = mirrors(pairings)
     tallies = [Tally.of(max_plies, paired=q is not None) for q in mirror_of]
     waiting: dict[tuple[int, int], list[tuple[str, int]]] = {}  # (pairing, batch): its mirror's is still out
-    tasks = tournament_tasks(game, store, pairings, seed, streams_of(pairings, game), openings, max_plies, start)
+    tasks = tournament_tasks(game, store, pairings, seed, openings, max_plies, start)
     progress = Progress("tournament", sum(pairing.games for pairing in pairings), quiet=quiet, unit="games")
     for task, records in executor.run(tasks):
         p, batch = (int(part) for part in task.key.split("-")[1:])  # batch_task's key: games-P-BATCH
-        progress.advance(len(records), f"{task.args[3]} vs {task.args[4]}")
+        progress.advance(len(records), f"{task.args[3].spec} vs {task.args[4].spec}")
         tallies[p].add(records)
         q = mirror_of[p]
         if q is None or batch >= batch_count(pairings[q]):
@@ -331,14 +326,16 @@ def check_games(games: int) -> None:
 
 
 def _check_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, store: Store | None,
-                 max_plies: int | None) -> int:
-    """Every error of a match before any game; returns its ply cap."""
+                 max_plies: int | None) -> tuple[ResolvedAgent, ResolvedAgent, int]:
+    """Every error of a match before any game: its two agents resolved (each built once) and its ply cap."""
     check_games(games)
     if max_plies is not None and max_plies < 1:
         raise BadOption(f"--max-plies {max_plies}: must be at least 1")
+    agents = []
     for spec in (spec_a, spec_b):
-        build_agent(spec, game, seed=seed, store=store)
-    return max_plies if max_plies is not None else default_max_plies(game)
+        agents.append(resolve_agent(spec, game))
+        agents[-1].build(game, seed=seed, store=store)
+    return *agents, max_plies if max_plies is not None else default_max_plies(game)
 
 
 def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, store: Store | None = None,
@@ -354,8 +351,8 @@ def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, s
     """
     if start is not None and game.primitive(start):
         raise BadPosition(f"{game.format(start)!r}: the game is over there, no match can start from it")
-    cap = _check_match(spec_a, spec_b, game, games=games, seed=seed, store=store, max_plies=max_plies)
-    both = [Pairing(spec_a, spec_b, INITIAL, games, "A first"), Pairing(spec_b, spec_a, INITIAL, games, "B first")]
+    a, b, cap = _check_match(spec_a, spec_b, game, games=games, seed=seed, store=store, max_plies=max_plies)
+    both = [Pairing(a, b, INITIAL, games, "A first"), Pairing(b, a, INITIAL, games, "B first")]
     entries = run_tournament(game, store, both, seed=seed, executor=executor or InProcessExecutor(),
                              max_plies=cap, start=start, quiet=quiet)
     return {"game": game.name, "params": game.params, "seed": seed, "max_plies": cap,
@@ -375,10 +372,9 @@ def play_sprt(spec_a: str, spec_b: str, game: Game, test: Sprt, *, pairs: int, s
     :raises BadAgent: a spec is wrong, or an agent cannot play the game or needs a store.
     :raises BadOption: pairs or max_plies below 1, or a game too short for openings.
     """
-    cap = _check_match(spec_a, spec_b, game, games=pairs, seed=seed, store=store, max_plies=max_plies)
+    a, b, cap = _check_match(spec_a, spec_b, game, games=pairs, seed=seed, store=store, max_plies=max_plies)
     openings = random_openings(game, pairs, seed)
-    both = [Pairing(spec_a, spec_b, OPENINGS, pairs, "A first"), Pairing(spec_b, spec_a, OPENINGS, pairs, "B first")]
-    streams = streams_of(both, game)
+    both = [Pairing(a, b, OPENINGS, pairs, "A first"), Pairing(b, a, OPENINGS, pairs, "B first")]
     executor = executor or InProcessExecutor()
     progress = Progress("sprt", 2 * pairs, quiet=quiet, unit="games")
     tallies = (Tally.of(cap, paired=True), Tally.of(cap, paired=True))
@@ -387,12 +383,12 @@ def play_sprt(spec_a: str, spec_b: str, game: Game, test: Sprt, *, pairs: int, s
     while result == "inconclusive" and batch < batch_count(both[0]):
         batches = range(batch, min(batch + size, batch_count(both[0])))
         starts = {b: tuple(islice(openings, batch_games(both[0], b))) for b in batches}
-        tasks = [batch_task(game, store, p, pairing, b, seed, streams, starts[b], cap)
+        tasks = [batch_task(game, store, p, pairing, b, seed, starts[b], cap)
                  for b in batches for p, pairing in enumerate(both)]
         done = {}
         for task, played in executor.run(tasks):
             done[task.key] = played
-            progress.advance(len(played), f"{task.args[3]} vs {task.args[4]}")
+            progress.advance(len(played), f"{task.args[3].spec} vs {task.args[4].spec}")
         for b in batches:
             ours, theirs = done[f"games-0-{b}"], done[f"games-1-{b}"]
             for seat, records, mirror in ((tallies[0], ours, theirs), (tallies[1], theirs, ours)):
