@@ -1,4 +1,7 @@
-"""Shared fixtures: solved stores built once per test session, CLI runners."""
+"""Shared fixtures: solved stores built once per test session, CLI runners; and a game of the
+tests' own, registered for the whole suite, so that every test that goes through the registered
+games takes in a game with the required part alone (`minimal_game`) and a loopy one with the
+`loopy` capability alone (`loopy_game`)."""
 
 from __future__ import annotations
 
@@ -11,11 +14,17 @@ from pathlib import Path
 
 import pytest
 
+from loopy_game import Ring
+from minimal_game import Treblecross
 from retrograde.cli import main
 from retrograde.data.store import Store
-from retrograde.games import make_game
+from retrograde.games import make_game, register
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.stages import plan_stage, solve_stage
+
+
+register(Treblecross)
+register(Ring)
 
 
 def solve_in_process(game_name: str, params: dict | None, path: Path, *, chunk_size: int | None = None) -> Path:

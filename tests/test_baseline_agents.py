@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from retrograde import outcome as oc
-from retrograde.agents import agent_claim, build_agent, describe_agents
+from retrograde.agents import build_agent, describe_agents, resolve_agent
 from retrograde.agents.match import play_game
 from retrograde.search.playouts import playout, seed_rng
 from retrograde.data.probing import values
@@ -342,7 +342,7 @@ def random_positions(game, count, seed):
 @pytest.mark.parametrize("name,params", KERNEL_GAMES, ids=lambda x: str(x))
 def test_kernel_children_and_outcomes_match_the_rules_in_move_order(name, params):
     game = make_game(name, params)
-    rules = game.playouts()
+    rules = game.playouts
     arrays = (rules.params, rules.table, rules.lines)
     out_a = np.empty(game.max_moves, dtype=np.int64)
     out_b = np.empty(game.max_moves, dtype=np.int64)
@@ -360,7 +360,7 @@ def test_kernel_children_and_outcomes_match_the_rules_in_move_order(name, params
 @pytest.mark.parametrize("name,params", KERNEL_GAMES, ids=lambda x: str(x))
 def test_a_kernel_playout_replays_as_legal_moves_to_the_result_it_reports(name, params):
     game = make_game(name, params)
-    rules = game.playouts()
+    rules = game.playouts
     max_plies = 60
     trace = np.zeros((max_plies + 1, 2), dtype=np.int64)
     for k, position in enumerate(random_positions(game, 25, seed=2)):
@@ -382,7 +382,7 @@ def test_a_kernel_playout_replays_as_legal_moves_to_the_result_it_reports(name, 
                                               ("nim", {"heaps": [3, 5, 4], "max_take": 3}, "3,5,2")])
 def test_kernel_random_moves_are_uniform_over_the_legal_moves(name, params, text):
     game = make_game(name, params)
-    rules = game.playouts()
+    rules = game.playouts
     position = game.parse(text)
     a, b = reference_state(game, position)
     moves = [reference_state(game, child) for _, child in game.moves(position)]
@@ -459,6 +459,6 @@ def test_mcts_plays_whole_games_with_legal_moves(name, params):
 
 def test_a_reports_player_claims_only_what_its_own_policy_claims():
     game = make_game("nim", {"heaps": [1, 3, 5, 7], "max_take": 3})
-    assert agent_claim("expert", game) == "never gives a Nim win away"
-    assert agent_claim("expert:preset=003", game) is None  # it ignores the bound
-    assert agent_claim("random:preset=000", game) is None and agent_claim("random", game) is None
+    assert resolve_agent("expert", game).claim == "never gives a Nim win away"
+    assert resolve_agent("expert:preset=003", game).claim is None  # it ignores the bound
+    assert resolve_agent("random:preset=000", game).claim is None and resolve_agent("random", game).claim is None

@@ -45,7 +45,7 @@ def test_the_start_is_a_draw_with_four_and_a_win_in_9_with_three(open_solved):
 def test_a_board_and_its_mirror_image_share_one_index():
     game = make_game("connect4", FOUR)
     left, right = game.parse("..../..../..../x... o"), game.parse("..../..../..../...x o")
-    assert game.representative(left) == game.representative(right)
+    assert game.symmetry.representative(left) == game.symmetry.representative(right)
     assert game.locate(left) != game.locate(right)
 
 
@@ -76,8 +76,8 @@ def test_moves_are_column_letters_and_a_full_column_is_refused():
     game = make_game("connect4", FOUR)
     position = game.parse("o.../x.../o.../x... x")
     assert [text for text, _ in game.moves(position)] == ["b", "c", "d"]
-    assert game.why_illegal(position, "a") == "column a is full"
-    assert "not a move" in game.why_illegal(position, "a1")
+    assert game.display.why_illegal(position, "a") == "column a is full"
+    assert "not a move" in game.display.why_illegal(position, "a1")
     assert game.format(dict(game.moves(position))["b"]) == "o.../x.../o.../xx.. o"
 
 

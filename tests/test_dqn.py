@@ -40,7 +40,7 @@ def _random_positions(game, count: int, seed: int) -> list:
 @pytest.mark.parametrize("size", [3, 4, 5])
 def test_quixo_encoding_reads_the_board_from_the_mover_and_gives_every_move_its_own_output(size):
     game = make_game("quixo", {"size": size})
-    encoding = game.encoding()
+    encoding = game.network_input
     border = [cell for cell in range(size * size) if cell // size in (0, size - 1) or cell % size in (0, size - 1)]
     corners = {0, size - 1, size * size - size, size * size - 1}
     every_move = sum(2 if cell in corners else 3 for cell in border)  # corners push along two lines
@@ -60,7 +60,7 @@ def test_quixo_encoding_reads_the_board_from_the_mover_and_gives_every_move_its_
 def test_tictactoe_encoding_marks_the_movers_cells_and_outputs_by_cell():
     game = make_game("tictactoe")
     for position in _random_positions(game, 200, seed=1):
-        moves, board, actions = game.encoding()(position)
+        moves, board, actions = game.network_input(position)
         board_text, mover = game.format(position).split()
         cells = board_text.replace("/", "")
         assert board.tolist() == [1.0 if c == mover else 0.0 if c == "." else -1.0 for c in cells]

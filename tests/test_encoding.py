@@ -44,11 +44,11 @@ def test_one_ply_classes_of_every_3x3_index_follow_the_rules():
     for tier in game.tiers():
         expected = np.array([reference_class(qref.normalised(game.format(game.position_at(tier, i))))
                              for i in range(tier.size)], dtype=np.uint8)
-        kernel = game.one_ply_classes(tier, 0, tier.size, np.empty(tier.size, np.uint8))
+        kernel = game.one_ply.classes(tier, 0, tier.size, np.empty(tier.size, np.uint8))
         assert np.array_equal(kernel, expected), tier.name
-        assert np.array_equal(game.one_ply_batch(tier, np.arange(tier.size)), expected), tier.name
+        assert np.array_equal(game.one_ply.batch(tier, np.arange(tier.size)), expected), tier.name
         if tier.size > 7:  # a chunk that starts inside the tier
-            assert np.array_equal(game.one_ply_classes(tier, 5, tier.size - 2, np.empty(tier.size, np.uint8)),
+            assert np.array_equal(game.one_ply.classes(tier, 5, tier.size - 2, np.empty(tier.size, np.uint8)),
                                   expected[5:tier.size - 2]), tier.name
         seen.update(expected.tolist())
     assert seen == {HOLE, STORED, TERMINAL_WIN, TERMINAL_LOSS, WIN_IN_1, LOSS_IN_1}

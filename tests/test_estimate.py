@@ -10,8 +10,8 @@ import os
 import pytest
 
 from retrograde.errors import BadOption
-from retrograde.games import GAMES, make_game
-from retrograde.games.hooks import Costs
+from retrograde.games import example_games, make_game
+from retrograde.games.capabilities import Costs, costs_of
 from retrograde.pipeline import estimate as estimating
 from retrograde.pipeline.estimate import (Machine, check_fits, estimate, human_bytes, propagation_parts, task_peaks,
                                           this_machine, worker_processes)
@@ -87,7 +87,7 @@ def test_peak_names_the_largest_task():
     # `position_share`), beside the largest set a worker may have kept (k6's, 1,680 indices) and one
     # chunk of k7 read (1 + 1 bytes an index, and its outcome unpacked); k6's 1,680 rows expanded
     # (1 + 8 x 9 moves), with outcome, remoteness and fault outputs.
-    share = make_game("tictactoe", {}).costs().position_share
+    share = make_game("tictactoe", {}).costs.position_share
     k7, k6 = (size // 4 + 2 * math.ceil(size * share) for size in (1_260, 1_680))
     assert ttt.peak_bytes == estimating.PROCESS_BYTES + k7 + k6 + 1_260 * 3 + 1_680 * (1 + 8 * 9 + 3)
 
@@ -101,7 +101,7 @@ def test_time_and_scratch_scale_with_workers(monkeypatch):
     assert one.workers == 1 and two.workers == 2
     # One group in progress with one worker: the largest; its first pass (4 bytes an index) and
     # checkpoint (4 bytes a position).
-    share = make_game("quixo", {"size": 4}).costs().position_share
+    share = make_game("quixo", {"size": 4}).costs.position_share
     assert one.scratch_bytes == math.ceil((1 + share) * 4 * 2 * 2_018_016)  # m5o6 + m6o5
     assert one.scratch_bytes < two.scratch_bytes < 2 * one.scratch_bytes
     assert quixo(5, workers=1).scratch_bytes == math.ceil((1 + share) * 4 * 52_586_176_500)  # about 237 GB
@@ -180,17 +180,26 @@ def test_human_bytes():
         "0 B", "999 B", "1.0 kB", "8.0 MB", "100 MB", "157 GB", "2.5 PB"]
 
 
-def test_every_game_has_its_measured_rate():
-    games = [make_game("nim", {"heaps": [1, 3, 5, 7]}), make_game("tictactoe")] + [
-        make_game("quixo", {"size": size}) for size in (3, 4, 5)] + [make_game("quarto"),
-                                                                   make_game("connect4", {"width": 4, "height": 4})]
-    assert {game.name for game in games} == set(GAMES)
-    rates = [game.costs().solve_rate for game in games]
-    assert Costs().solve_rate not in rates  # each game measured, none left at the default
-    assert rates[3] == 1_266_000  # 4x4 Quixo, BENCHMARKS.md
-    assert "--down-to N" in make_game("quixo", {"size": 5}).costs().too_big_hint
-    assert "--from POSITION" in make_game("quarto").costs().too_big_hint
-    assert rates[-1] == 5_621_939 / 7.37 / 2  # 5x4 Connect Four, the measured board nearest 4x4
+def test_every_game_has_its_measured_rate_or_says_it_has_none():
+    """A game's costs are measured (not the defaults), or absent: every game of retrograde's own
+    gives them; one that gives none (the tests' minimal game) is estimated as unmeasured."""
+    for name, game in example_games().items():
+        costs = game.costs
+        assert costs is None or (costs.measured and costs.solve_rate != Costs().solve_rate), name
+        assert costs is not None or not type(game).__module__.startswith("retrograde."), name
+        assert costs_of(game).measured == (costs is not None)
+    assert make_game("quixo", {"size": 4}).costs.solve_rate == 1_266_000  # 4x4 Quixo, BENCHMARKS.md
+    assert "--down-to N" in make_game("quixo", {"size": 5}).costs.too_big_hint
+    assert "--from POSITION" in make_game("quarto").costs.too_big_hint
+    # 5x4 Connect Four, the measured board nearest 4x4
+    assert make_game("connect4", {"width": 4, "height": 4}).costs.solve_rate == 5_621_939 / 7.37 / 2
+
+
+def test_an_estimate_without_measured_costs_says_it_is_unmeasured():
+    unmeasured = estimate(make_plan(make_game("treblecross", {"cells": 7})), workers=0)
+    measured = estimate(make_plan(make_game("tictactoe")), workers=0)
+    assert "(unmeasured: the game gives no costs)" in unmeasured.describe()
+    assert "unmeasured" not in measured.describe()
 
 
 def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):

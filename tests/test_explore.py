@@ -240,7 +240,7 @@ def test_every_game_draws_boards_of_one_size(name, params):
     game = make_game(name, params)
     position, sizes = game.initial_position, set()
     for ply in range(6):
-        picture = game.picture(position)
+        picture = game.display.picture(position)
         assert len(picture.cells) == picture.rows * picture.cols
         assert not picture.row_labels or len(picture.row_labels) == picture.rows
         assert not picture.col_labels or len(picture.col_labels) == picture.cols
@@ -256,7 +256,7 @@ def test_a_quixo_picture_is_the_board():
     from retrograde.games import make_game
 
     game = make_game("quixo", {"size": 3})
-    picture = game.picture(game.parse("xo./.x./o.. o"))
+    picture = game.display.picture(game.parse("xo./.x./o.. o"))
     shapes = [None if cell is None else cell.shape for cell in picture.cells]
     assert shapes == ["cross", "ring", None, None, "cross", None, "ring", None, None]
     assert (picture.mover, picture.other, picture.style) == ("o", "x", "cubes")

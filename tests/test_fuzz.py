@@ -49,7 +49,9 @@ from retrograde.agents import agent_names, agent_options, build_agent, parse_spe
 from retrograde.spec import AgentSpec
 from retrograde.cli import OS_ERROR_EXIT, cli, main
 from retrograde.errors import BadAgent, BadOption, BadPosition
+from retrograde.data.plan import make_plan
 from retrograde.games import GAMES, make_game, parse_game
+from retrograde.games.capabilities import display_of
 from retrograde.games.nim.game import parse_heaps
 from retrograde.pipeline.executors import InProcessExecutor
 
@@ -633,35 +635,48 @@ def _harmless(argv: list[str]) -> bool:
     return not (set(argv) & {"run", "match", "validate", "train", "explore"}) and not ("solve" in argv and "--store" in argv)
 
 
+#: A fuzzed solve of more indices than tic-tac-toe's 6,046 goes into a store of another game
+#: (refused at once); one of at most `TINY_CHUNKS_LIMIT` may be cut into chunks under 256.
+SOLVE_LIMIT, TINY_CHUNKS_LIMIT = 6_046, 1_000
+
+
 def guard_solve(sandbox: Sandbox, argv: list[str]) -> list[str]:
-    """Keep a fuzzed solve tiny: an instance bigger than nim with 12 objects, tic-tac-toe or a
-    Quarto root with 5 empty cells may only be solved into a store of another game (refused at
-    once), and only nim is solved in chunks of fewer than 256 positions."""
+    """Keep a fuzzed solve tiny, whatever the game: an instance whose plan holds more indices
+    than `SOLVE_LIMIT` may only be solved into a store of another game (refused at once), and
+    only one of at most `TINY_CHUNKS_LIMIT` in chunks of fewer than 256 positions (tic-tac-toe in
+    chunks of 4: 1,512 chunks, a minute). An instance the options do not make is refused anyway."""
     name = argv[1]
     tokens = argv[2:]
-
-    def value(flag: str) -> str | None:  # the last one given counts
-        return next((tokens[k + 1] for k in reversed(range(len(tokens) - 1)) if tokens[k] == flag), None)
-
-    big = name == "quixo"
-    if name == "quarto":
-        try:
-            big = _quarto_empty(value("--from")) > 5
-        except BadPosition:
-            big = False
-    if name == "nim":
-        try:
-            big = sum(parse_heaps(value("--heaps") or "")) > 12
-        except BadOption:
-            big = False
-    if big:
+    indices = _planned_indices(name, tokens)
+    if indices > SOLVE_LIMIT:
         target = sandbox.nim if name != "nim" else sandbox.ttt
         tokens = [t for k, t in enumerate(tokens) if t != "--store" and (k == 0 or tokens[k - 1] != "--store")]
         tokens += ["--store", target]
-    if name != "nim":  # tic-tac-toe in chunks of 4 positions: 1,512 chunks, a minute
+    if indices > TINY_CHUNKS_LIMIT:
         tokens = [("256" if _tiny_chunks(t) else t) if k and tokens[k - 1] == "--chunk-size" else t
                   for k, t in enumerate(tokens)]
     return ["solve", name, *tokens]
+
+
+def _planned_indices(name: str, tokens: list[str]) -> int:
+    """The indices of the plan of the instance a solve's words name (by the game's own options,
+    the last one given counting); 0 where they make none."""
+    params: dict = {}
+    for param in GAMES[name].params_spec:
+        given = [k for k, token in enumerate(tokens) if token == param.option]
+        if not given:
+            continue
+        if param.kind is bool:
+            params[param.name] = True
+        elif given[-1] + 1 < len(tokens):
+            try:
+                params[param.name] = param.kind(tokens[given[-1] + 1])
+            except (ValueError, BadOption):
+                return 0
+    try:
+        return make_plan(make_game(name, params)).positions
+    except (BadOption, BadPosition):
+        return 0
 
 
 def _tiny_chunks(text: str) -> bool:
@@ -669,14 +684,6 @@ def _tiny_chunks(text: str) -> bool:
         return 0 < int(text) < 256
     except ValueError:
         return False
-
-
-def _quarto_empty(root: str | None) -> int:
-    """Empty cells of a Quarto root (16 for none); BadPosition for a bad one."""
-    if root is None:
-        return 16
-    position = game("quarto").parse(root)
-    return game("quarto").format(position).split(" ")[0].count(".")
 
 
 def fuzz_settings(max_examples: int, seed: int | None) -> settings:
@@ -749,7 +756,7 @@ def fuzz_parsers(max_examples: int, outcomes: Counter | None = None, seed: int |
             legal = dict(g.moves(position))
             move = data.draw(moves_for(key), label="move")
             if move.lower() not in legal:
-                reason = g.why_illegal(position, move.lower())
+                reason = display_of(g).why_illegal(position, move.lower())
                 assert isinstance(reason, str) and "\n" not in reason and reason, (text, move)
         for parse, errors in ((parse_heaps, BadOption), (parse_game, BadOption),
                               (lambda t: make_game("quarto", {"root": t}), BadOption)):

@@ -339,7 +339,7 @@ def test_a_chunks_first_pass_in_one_kernel_call_is_its_batches_in_turn(rows):
         faults += loopy.settle_from_outside(expansion.primitive, expansion.children, size, out_outcome,
                                             out_remoteness, first - start, *expected)
     got, buffers = fresh(), Expansion.buffers(min(rows, stop - start), game.max_moves)
-    assert loopy.first_pass_chunk(game.expand_kernel(tier, group), start, stop, offsets,
+    assert loopy.first_pass_chunk(game.loopy.expand_kernel(tier, group), start, stop, offsets,
                                   (buffers.primitive, buffers.children), members, size, out_outcome, out_remoteness,
                                   *got) == faults
     assert faults > 0 and (expected[2] > 0).any()

@@ -23,7 +23,7 @@ TTT_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (
 
 def probing(game, store):
     """The game's search, taking the exact values `store` holds."""
-    search = game.search()
+    search = game.search
     search.tablebase = StoreTablebase.for_search(search, store)
     return search
 
@@ -146,7 +146,7 @@ CASES = [  # game, params, evaluation, (depth, positions) pairs, random plies
 @pytest.mark.parametrize("name,params,evaluation,runs,plies", CASES, ids=lambda v: str(v))
 def test_root_scores_equal_plain_minimax(name, params, evaluation, runs, plies):
     game = make_game(name, params)
-    search = game.search()
+    search = game.search
     pruned = full = 0
     for depth, count in runs:
         for k, position in enumerate(random_positions(game, count, plies, seed=depth)):
@@ -163,7 +163,7 @@ def test_root_scores_equal_plain_minimax(name, params, evaluation, runs, plies):
 
 def test_a_push_completing_both_lines_loses_for_the_mover():
     game = make_game("quixo", {"size": 3})
-    search = game.search()
+    search = game.search
     position = game.parse("xxo/xxo/oo. x")
     moves = [text for text, _ in game.moves(position)]
     scores = search.root_scores(position, 1, "cmax", seed=0, exact=True)
@@ -186,7 +186,7 @@ def test_a_push_completing_both_lines_loses_for_the_mover():
 def test_full_depth_scores_every_move_as_the_store(open_solved, name, params, depth):
     store = open_solved(name, params)
     game = store.game
-    search = game.search()
+    search = game.search
     positions = every_position(game)
     for position, truth in zip(positions, stored_scores(store, positions)):
         scores = search.root_scores(position, depth, search.evals[0], seed=1, exact=True)
@@ -223,7 +223,7 @@ def test_only_stored_tiers_are_probed(open_solved):
     full = open_solved("quixo", {"size": 3})
     game = partial.game
     search = probing(game, partial)
-    plain = game.search()
+    plain = game.search
     positions = [p for p in every_position(full.game) if p[0].count(".") == 3][::5]  # 6 cubes
     assert len(positions) > 100
     for position, truth in zip(positions, stored_scores(full, positions)):

@@ -18,6 +18,7 @@ from retrograde.data.probing import values
 from retrograde.errors import StoreError
 from retrograde.games import make_game
 from retrograde.games.base import Game
+from retrograde.games.capabilities import Display
 from retrograde.outcome import DRAW, LOSS, WIN
 
 NIM = {"heaps": [1, 3, 5, 7]}
@@ -207,8 +208,8 @@ def test_every_illegal_move_gets_a_precise_reason(game, params, per_tier, texts)
         for text in texts:
             if text in legal:
                 continue
-            reason = game.why_illegal(position, text)
-            generic = Game.why_illegal(game, position, text)
+            reason = game.display.why_illegal(position, text)
+            generic = Display(game).why_illegal(position, text)
             assert reason and "\n" not in reason
             assert reason != generic or game.primitive(position), (game.format(position), text, reason)
 

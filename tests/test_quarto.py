@@ -157,7 +157,7 @@ def test_move_notation():
 ])
 def test_illegal_moves_say_why(position, text, reason):
     game = make_game("quarto")
-    assert reason in game.why_illegal(game.parse(position), text)
+    assert reason in game.display.why_illegal(game.parse(position), text)
 
 
 # --- tiers, ranking, kernels -----------------------------------------------------------------

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import quixo_reference as qref
 from conftest import run_cli
 from retrograde import outcome as oc
-from retrograde.agents import build_agent
+from retrograde.agents import build_agent, resolve_agent
 from retrograde.agents.lookup import LookupAgent
 from retrograde.agents.random_agent import RandomAgent
 from retrograde.agents.match import play_game
@@ -101,7 +101,7 @@ def test_kernels_match_the_rules_on_random_boards(case):
     assert Counter(row) == Counter(first_pass_references(game, tier, (name, partner), offsets, stored))
     # The parents kernel: every in-group parent with a move into the position's class, once,
     # weighed by its moves into the class.
-    refs, weights = game.parents(tier, np.array([index]), {name: 0, partner: 0} if partner != name else {name: 0})
+    refs, weights = game.loopy.parents(tier, np.array([index]), {name: 0, partner: 0} if partner != name else {name: 0})
     row = refs[0].tolist()
     row = row[:row.index(-1)] if -1 in row else row  # what follows a row's end is not set
     named = Counter(row)
@@ -385,5 +385,6 @@ def test_3x3_lookup_by_value_alone_keeps_values_but_not_the_fastest_win(open_sol
         assert after.outcome == oc.LOSS, store.game.format(start)
         slower += after.remoteness + 1 > value.remoteness
     assert slower > 0
-    checks = consistency_checks(store.game, {"lookup:remoteness=0": {"value_kept": 1.0}})
+    checks = consistency_checks([resolve_agent("lookup:remoteness=0", store.game)],
+                                {"lookup:remoteness=0": {"value_kept": 1.0}})
     assert [(c["name"], c["ok"]) for c in checks] == [("lookup:remoteness=0 keeps every value", True)]

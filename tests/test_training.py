@@ -21,7 +21,7 @@ import pytest
 from conftest import run_cli
 from processes import assert_one_error_line, kill_group, log_paths, run, start
 from retrograde import outcome as oc
-from retrograde.agents import build_agent
+from retrograde.agents import build_agent, resolve_agent
 from retrograde.games.quixo.features import QuixoFeatures
 from retrograde.agents.ga import GenomeAgent
 from retrograde.errors import BadAgent, BadOption
@@ -29,7 +29,6 @@ from retrograde.games import make_game
 from retrograde.training import train
 from retrograde.training.measure import ValueKeptSample
 from retrograde.training.stage import learner_for
-from retrograde.spec import parse_spec_list
 from retrograde.data.store import Store
 
 NIM = {"heaps": [1, 2, 3]}
@@ -449,7 +448,7 @@ def test_the_reports_nim_genomes_train_and_their_artifacts_play_the_reports_play
     probability = train("ga:preset=000,generations=1,offspring=4,population=4,games=4", nim, tmp_path / "p.json",
                         seed=2)
     assert json.loads(probability.read_text())["genome"]["kind"] == "nim-000-probability"
-    always, never = (GenomeAgent(nim, seed=1, weights=[p], genome=nim.seed_genome("000")) for p in (1.0, 0.0))
+    always, never = (GenomeAgent(nim, seed=1, weights=[p], genome=nim.course.seed_genomes["000"](nim)) for p in (1.0, 0.0))
     for position in _nim_positions(nim):
         heaps_after_all = always.choose(position)[1]
         emptied = [i for i, (a, b) in enumerate(zip(position, heaps_after_all)) if a != b]
@@ -493,7 +492,7 @@ def test_ga_operators_of_the_reports(tmp_path):
 def test_a_rising_schedule_meets_the_last_opponent_more_and_more():
     nim = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
     learner = learner_for("ga:preset=001,games=400,generations=10", nim, seed=1)
-    learner.opponents = parse_spec_list("random,expert")  # expert wins every match it can from the start
+    learner.opponents = [resolve_agent(spec, nim) for spec in ("random", "expert")]  # expert wins every match it can from the start
     rng = np.random.default_rng(0)
     genome = np.full(len(learner.names), 0.5)
     early, late = learner._fitness(genome, rng, 0), learner._fitness(genome, rng, 10)
@@ -510,7 +509,7 @@ def test_a_sparse_q_table_keeps_the_positions_met_and_plays_them_greedily(tmp_pa
         assert json.loads(str(data["metadata"]))["settings"]["model"] == "sparse"
     assert len(keys) == len(set(keys)) == len(q) > 300 and q.shape[1] == 16
     agent = build_agent(f"rl:params={out}", quarto, seed=0)
-    features = quarto.features(np.array([0.1, 0.3]))
+    features = quarto.features.with_genome(np.array([0.1, 0.3]))
     checked = 0
     for key, row in zip(keys, q):
         position = quarto.parse(key)

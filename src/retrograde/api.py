@@ -27,6 +27,7 @@ from retrograde.data import probing
 from retrograde.data import store as stores
 from retrograde.errors import BadOption, BadPosition, MissingTierError, StoreError
 from retrograde.games import Game
+from retrograde.games.capabilities import display_of
 
 __all__ = ["Agent", "MissingTierError", "MoveResult", "Position", "ProbeResult", "SolvedStore", "TierInfo",
            "TierValues", "ValueResult", "agent", "match", "open_store", "train", "validate"]
@@ -62,7 +63,7 @@ class Position:
 
     def render(self) -> str:
         """A picture of the board (or the notation, for games without one)."""
-        return self.game.render(self.state)
+        return display_of(self.game).render(self.state)
 
     @property
     def tier(self) -> str:

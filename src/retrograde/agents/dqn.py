@@ -24,7 +24,7 @@ class NetworkAgent(Agent):
 
     @classmethod
     def cannot_play(cls, game: Game) -> str | None:
-        if game.encoding() is None:
+        if game.network_input is None:
             return "the game gives no encoding of its positions for a Q network"
         return None
 
@@ -45,7 +45,7 @@ class DqnAgent(NetworkAgent):
         metadata, arrays = load_artifact(params, "dqn", game)
         jax_modules()
         try:
-            network = QNetwork(game.encoding(), arrays)
+            network = QNetwork(game.network_input, arrays)
         except ValueError as exc:
             raise BadAgent(f"dqn: params={params}: corrupt Q network artifact ({exc})") from None
         super().__init__(game, seed=seed, network=network, store=store)

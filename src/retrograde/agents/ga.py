@@ -20,7 +20,7 @@ from retrograde.agents.base import Agent, best_index
 from retrograde.data.artifact import load_artifact
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
-from retrograde.games.hooks import Genome, GenomePlayer
+from retrograde.games.capabilities import Genome, GenomePlayer, course_of
 from retrograde.spec import Option
 
 
@@ -29,7 +29,7 @@ class FeaturePlayer(GenomePlayer):
     avoids it, else the best weighted features."""
 
     def __init__(self, game: Game, weights: np.ndarray):
-        self.features = game.features()
+        self.features = game.features
         self.weights = weights
 
     def choose(self, position, rng):
@@ -47,7 +47,7 @@ class FeatureWeights(Genome):
 
     def __init__(self, game: Game):
         super().__init__(game)
-        self.names = tuple(game.features().names)
+        self.names = tuple(game.features.names)
         self.kind = f"{game.name}-features"
 
     def player(self, weights, **options):
@@ -58,16 +58,16 @@ def genome_of(game: Game, report: str | None = None) -> Genome | None:
     """The genome `ga` evolves for `game`: course report `report`'s (`Game.seed_genome`) if
     given, else the game's own, else feature weights, else None."""
     if report is not None:
-        return game.seed_genome(report)
-    own = game.genome()
+        return course_of(game).seed_genomes[report](game)
+    own = game.genome
     if own is not None:
         return own
-    return FeatureWeights(game) if game.features() is not None else None
+    return FeatureWeights(game) if game.features is not None else None
 
 
 def genome_of_kind(game: Game, kind: str) -> Genome | None:
     """The genome of `game` an artifact names by its kind (the default one, or a report's)."""
-    for genome in (genome_of(game), *(game.seed_genome(report) for report in game.seed_genomes)):
+    for genome in (genome_of(game), *(genome(game) for genome in course_of(game).seed_genomes.values())):
         if genome is not None and genome.kind == kind:
             return genome
     return None

@@ -1,7 +1,8 @@
 """The mcts agent: Monte Carlo tree search with UCT and uniformly random playouts.
 
 The whole search runs in one numba kernel over flat arrays (`uct_visits`), on the compact
-rules the game gives for playouts (its `playouts` hook, `search.playouts`). Each
+rules the game gives for playouts (its `playouts` capability, `search.playouts`), or on the
+generic rules built from its `moves` and `primitive` where it gives none. Each
 iteration walks down the tree choosing, at every expanded node, its decisive move if it
 has one (a move that wins at once is always taken: "decisive moves", Teytaud & Teytaud
 2010), else an unvisited child at random, else the child maximising
@@ -28,7 +29,7 @@ from retrograde.agents.base import Agent
 from retrograde.games.base import Game
 from retrograde.jit import njit
 from retrograde.outcome import LOSS, WIN
-from retrograde.search.playouts import CHILDREN_FN, RANDOM_CHILD_FN, TERMINAL_FN, playout, seed_rng
+from retrograde.search.playouts import CHILDREN_FN, RANDOM_CHILD_FN, TERMINAL_FN, playout, playouts_of, seed_rng
 from retrograde.spec import Option
 
 
@@ -128,11 +129,7 @@ class MctsAgent(Agent):
         self.iterations = int(iterations)
         self.c = float(c)
         self.max_playout = int(max_playout)
-        self.playouts = game.playouts()
-
-    @classmethod
-    def cannot_play(cls, game: Game) -> str | None:
-        return None if game.playouts() is not None else "the game gives no rules for random playouts"
+        self.playouts = playouts_of(game)
 
     def root_visits(self, position) -> np.ndarray:
         """Visit counts of the moves of `position` (in `game.moves` order) after one search."""

@@ -34,18 +34,18 @@ EVAL = Option("eval", "leaf evaluation: one of the game's own, its default first
 
 def make_search(agent: Agent, evaluation: str | None):
     """The game's search and the evaluation to use: `evaluation`, or the game's default when None."""
-    search = agent.game.search()
+    search = agent.game.search
     return search, evaluation or search.evals[0]
 
 
 def cannot_search(game) -> str | None:
     """Why no search plays `game`, or None."""
-    return None if game.search() is not None else "the game gives no search (its `search` hook)"
+    return None if game.search is not None else "the game gives no search (its `search` capability)"
 
 
 def with_game_evals(options: tuple[Option, ...], game) -> tuple[Option, ...]:
     """`options` with `eval` choosing among the game's own evaluations."""
-    evals = game.search().evals
+    evals = game.search.evals
     return tuple(replace(option, kind="choice", choices=evals,
                          help=f"leaf evaluation: {evals[0]} (default), {', '.join(evals[1:])}")
                  if option.name == "eval" else option for option in options)

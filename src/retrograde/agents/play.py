@@ -14,6 +14,7 @@ from retrograde.data.probing import Analysis, MoveValue, Value, analyse, values
 from retrograde.data.store import SOLVED, Store
 from retrograde.errors import StoreError
 from retrograde.games.base import Game, Position
+from retrograde.games.capabilities import display_of
 
 #: A `read` function: shows a prompt, returns the line typed (EOFError at the end of input).
 Read = Callable[[str], str]
@@ -141,7 +142,7 @@ def ask_move(game: Game, analysis: Analysis, read: Read) -> MoveValue | None:
         elif text == "hint":
             click.echo(hint(analysis))
         elif text:
-            click.echo(f"{game.why_illegal(position, text)}; 'moves' lists the legal moves")
+            click.echo(f"{display_of(game).why_illegal(position, text)}; 'moves' lists the legal moves")
 
 
 def play_in_terminal(store: Store, agent: Agent, position: Position, *, human_first: bool,
@@ -158,7 +159,7 @@ def play_in_terminal(store: Store, agent: Agent, position: Position, *, human_fi
     human_to_move = human_first
     click.echo(sides(agent, human_first=human_first))
     for ply in count():
-        click.echo(game.render(position))
+        click.echo(display_of(game).render(position))
         terminal = game.primitive(position)
         if terminal:
             result, line = result_line(terminal, human_to_move=human_to_move, agent=agent)

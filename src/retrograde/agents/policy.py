@@ -1,10 +1,10 @@
 """Agents a game offers of its own (`Game.policies`: its theory's expert, the course reports'
-fixed rules, players built on its own search), each a `games.hooks.Policy` played as an agent."""
+fixed rules, players built on its own search), each a `games.capabilities.Policy` played as an agent."""
 
 from __future__ import annotations
 
 from retrograde.agents.base import Agent
-from retrograde.games.hooks import Policy
+from retrograde.games.capabilities import Policy
 
 
 class PolicyAgent(Agent):

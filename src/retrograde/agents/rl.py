@@ -94,7 +94,7 @@ class LinearQ:
 
     def __init__(self, game: Game, weights: np.ndarray | None = None, genome: np.ndarray | None = None):
         self.game = game
-        self.features = game.features(genome)
+        self.features = game.features.with_genome(genome)
         self.kind = self.features.kind
         size = len(self.features.names) + 1
         if weights is not None and weights.shape != (size,):
@@ -104,7 +104,7 @@ class LinearQ:
     @classmethod
     def from_arrays(cls, game: Game, arrays: dict[str, np.ndarray]) -> LinearQ:
         """The model an artifact's (or checkpoint's) arrays hold: weights and the features' genome."""
-        option = game.features().genome_option
+        option = game.features.genome_option
         known = {"weights"} | ({option.name} if option is not None else set())
         if set(arrays) != known:
             raise ValueError(f"arrays {sorted(arrays)}, a linear Q model of {game.name} holds {sorted(known)}")
@@ -140,7 +140,7 @@ class SparseQ:
     def __init__(self, game: Game, keys: np.ndarray | None = None, q: np.ndarray | None = None,
                  genome: np.ndarray | None = None):
         self.game = game
-        self.features = game.features(genome) if game.features() is not None else None
+        self.features = game.features.with_genome(genome) if game.features is not None else None
         keys = [] if keys is None else np.asarray(keys, dtype=str).tolist()
         self.rows = {key: row for row, key in enumerate(keys)}
         width = (self.features.max_moves if self.features is not None else None) or game.max_moves
@@ -153,7 +153,7 @@ class SparseQ:
 
     @classmethod
     def from_arrays(cls, game: Game, arrays: dict[str, np.ndarray]) -> SparseQ:
-        option = game.features().genome_option if game.features() is not None else None
+        option = game.features.genome_option if game.features is not None else None
         known = {"keys", "q"} | ({option.name} if option is not None else set())
         if set(arrays) != known:
             raise ValueError(f"arrays {sorted(arrays)}, a sparse Q table of {game.name} holds {sorted(known)}")
@@ -186,12 +186,12 @@ def model_class(game: Game) -> type[TabularQ] | type[LinearQ] | None:
     features; None where neither does."""
     if TabularQ.refusal(game) is None:
         return TabularQ
-    return LinearQ if game.features() is not None else None
+    return LinearQ if game.features is not None else None
 
 
 def model_kind(game: Game) -> str:
     """What an `rl` artifact of `game` calls its model by default: "table", or the features' kind."""
-    return TabularQ.kind if model_class(game) is TabularQ else game.features().kind
+    return TabularQ.kind if model_class(game) is TabularQ else game.features.kind
 
 
 def load_model(game: Game, arrays: dict[str, np.ndarray]) -> TabularQ | LinearQ | SparseQ:

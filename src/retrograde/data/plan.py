@@ -128,5 +128,10 @@ def make_plan(game: Game, *, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Plan:
     """Plan a solve of `game`: tiers in dependency order, each cut into chunks."""
     validate_chunk_size(chunk_size)
     tiers = game.tiers()
-    return Plan(game.name, game.params, chunk_size, remoteness_dtype(game.max_remoteness), tiers, solve_steps(tiers),
+    steps = solve_steps(tiers)
+    loopy = next((step for step in steps if step.loopy), None)
+    if loopy is not None and game.loopy is None:
+        raise BadOption(f"{game.describe()}: tiers {', '.join(loopy.tiers)} lead into each other, and the game "
+                        "gives no `loopy` capability to solve them (docs/GAMES.md)")
+    return Plan(game.name, game.params, chunk_size, remoteness_dtype(game.max_remoteness), tiers, steps,
                 ONE_PLY if game.one_ply else PLAIN)

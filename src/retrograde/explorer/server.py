@@ -49,7 +49,7 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(store, *, host: str, port: int, agent_specs: str, say: Callable[[str], None]) -> None:
+def serve(store, *, host: str, port: int, agent_specs: str | None, say: Callable[[str], None]) -> None:
     """Serve the explorer of `store` (opened read-only) on host:port until Ctrl-C; `say` prints
     the URL (with the port the system chose for port 0)."""
     explorer = Explorer(store, agent_specs)

@@ -22,7 +22,22 @@ FOLDERS = (
 GAMES: dict[str, type[Game]] = {game.name: game for game in
                                 (import_module(f"{__name__}.{folder}").GAME for folder in FOLDERS)}
 
-__all__ = ["GAMES", "Game", "Param", "Tier", "make_game", "parse_game"]
+__all__ = ["GAMES", "Game", "Param", "Tier", "example_games", "make_game", "parse_game", "register"]
+
+
+def register(game: type[Game]) -> type[Game]:
+    """Add a game class to `GAMES` under its `name` (a game of the user's own, or a test's);
+    returns the class, so that it serves as a decorator."""
+    if game.name in GAMES and GAMES[game.name] is not game:
+        raise BadOption(f"a game called {game.name!r} is registered already")
+    GAMES[game.name] = game
+    return game
+
+
+def example_games() -> dict[str, Game]:
+    """The first example instance of every registered game, by name: what asks a question of the
+    game rather than of an instance (its own agents, its course presets) asks it of this one."""
+    return {name: game(**game.examples[0]) for name, game in GAMES.items()}
 
 
 def make_game(name: str, params: dict[str, Any] | None = None) -> Game:

@@ -1,24 +1,36 @@
-"""What a game folder declares beyond its rules, for the layers above: the types its hooks
-return (`games.base.HOOKS` lists the hooks, required or optional, with their contracts).
+"""What a game offers beyond its rules: its optional capabilities, and the types they hold.
 
+A game's required part (`games.base.Game`) holds the rules and the tiers. Everything else is a
+capability: one attribute of the game that returns an object, or None where the game lacks it
+(`games.base.CAPABILITIES` lists each with its contract and its fallback). The objects' types:
+
+* `Loopy`: solving tiers whose moves lead back into each other (the loopy solver's kernels);
+* `Symmetry`: symmetric positions folded together (a store keeps one position a class);
+* `OnePly`: the one-ply store format (values one ply of moves decides are left out);
+* `Display`: how a person sees positions and moves (a text board, a `Picture` of cells, why a
+  move is illegal); `Picture` and `Token`: a position drawn as a grid of cells;
 * `Costs`: what solving the game costs, for the estimate made before a solve;
 * `Policy`: a way of choosing moves the game offers as an agent of its own (its theory's
   strategy, the course reports' fixed rules, players built on its own search);
 * `Genome`: the game's own genetic-algorithm genome (the `ga` agent and trainer);
 * `Features`: board features after each move (the `ga` agent's weights where a game has no
   genome of its own, and the `rl` agent's linear Q where no table fits);
-* `Encoding`: a position as a Q network's input, and its moves as the network's outputs
+* `NetworkInput`: a position as a Q network's input, and its moves as the network's outputs
   (the `dqn` agent and trainer);
 * `Sampling`: how positions are sampled where no store holds the game whole;
-* `Picture` and `Token`: a position drawn as a grid of cells (the explorer's board);
-* `Workflow`, `Figure` and `AgentRef`: the course reports' presets (`retrograde run`, and the
-  published figures a validation report sets beside ours).
+* `Course`: the course reports' presets: `Workflow`s (`retrograde run`), published `Figure`s
+  with their agents as `AgentRef`s, the reports' players, training settings and genomes.
+
+The game's search (`search.base.Search`) and playout rules (`search.playouts.Playouts`) are
+capabilities too; their types live in `search`, beside the drivers that run them.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -41,6 +53,12 @@ class Costs:
     stored_bytes_per_position: float | None = None
     position_share: float = 1.0
     too_big_hint: str = ""
+    #: False for the defaults of a game that gives no costs: its estimates say they are unmeasured.
+    measured: bool = True
+
+
+#: What the estimate assumes of a game that gives no costs.
+UNMEASURED = Costs(measured=False)
 
 
 class Policy(ABC):
@@ -133,8 +151,13 @@ class Features(ABC):
         """What an `rl` artifact keeps of the features beside the weights."""
         return {}
 
+    def with_genome(self, genome: np.ndarray | None) -> Features:
+        """The features with the weights of their `genome_option` (None: its default preset);
+        features without a genome option are themselves."""
+        return self
 
-class Encoding(ABC):
+
+class NetworkInput(ABC):
     """A position as a Q network sees it (seed 001's deep Q-learning): `inputs` numbers
     describing the board from the mover's view, and one network output for each of a fixed
     set of `actions`, which every move of the game maps to."""
@@ -155,6 +178,10 @@ class Sampling:
 
     tiers: tuple[str, ...]
     baselines: tuple[str, ...]
+    #: The part of a move that says where to play (a module-level function), for the reports
+    #: that tell a bad placement from a bad choice of what to hand over (Quarto); None: the
+    #: whole move places.
+    placement: Callable[[str], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -269,3 +296,176 @@ class Picture:
         """The picture as the explorer's page reads it (tokens as objects, None as null)."""
         return asdict(self)
 
+
+
+class Loopy(ABC):
+    """Solving tiers whose moves lead back into each other (a loopy group: the tiers of a strongly
+    connected component of the tier graph, solved together), as Quixo's do. A loopy group's
+    first pass expands its chunks with `expand_kernel` and only counts the children inside the
+    group; propagation then walks `parents` from every decided position.
+
+    Absent: the game's tiers must not loop; `plan` and `solve` refuse one that does in one line."""
+
+    #: True if `game.expand`, given a `group`, gives every terminal child inside the group by
+    #: value (WINNING_CHILD, or LOSING_CHILD alone) instead of IN_GROUP: the solver then need
+    #: not propagate from terminal positions, whose parents took their values in the first pass.
+    group_terminals_by_value: ClassVar[bool] = False
+
+    def __init__(self, game):
+        self.game = game
+
+    @abstractmethod
+    def parents(self, tier, indices: np.ndarray, group_offsets: dict[str, int], *,
+                out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """For positions of `tier`, references to their parents inside the tier's loopy group,
+        each parent once, a row ending at its first -1; and each parent's weight: its moves into
+        the position (what a win of the position takes off the parent's count of children inside
+        the group, counted a move each by `expand`; more than 1 where several moves lead there,
+        or the parent stands for a class of positions).
+
+        `group_offsets[name]` is where each group tier starts in the group's concatenation;
+        `out` (from `buffers`) is filled instead of new arrays."""
+
+    @abstractmethod
+    def expand_kernel(self, tier, group: tuple[str, ...]) -> tuple:
+        """`game.expand` of `tier` with `group` as a numba kernel of the signature
+        `games.expand_kernel.EXPAND`, and the arrays it takes first: (kernel, params, table,
+        lines, symmetry). The first pass expands a whole chunk in one kernel call with it (a
+        call a batch of rows, each taking the interpreter's lock back, kept two worker threads
+        waiting on each other)."""
+
+    @staticmethod
+    def buffers(rows: int, width: int, out: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """(references, weights) arrays for `parents`: int64 and int8, `rows` x `width`, not
+        initialised (`parents` ends each row itself); views into `out` when given."""
+        if out is None:
+            return np.empty((rows, width), dtype=np.int64), np.empty((rows, width), dtype=np.int8)
+        return out[0][:rows], out[1][:rows]
+
+
+class Symmetry(ABC):
+    """Symmetric positions folded together: a store keeps one position a symmetry class, its
+    `representative` (the member at the least index of its tier), and the kernels refer to
+    children by their representatives' indices; every other index is a hole.
+
+    Absent: every position stands for itself (`Game.locate_stored` locates the position)."""
+
+    def __init__(self, game):
+        self.game = game
+
+    @abstractmethod
+    def representative(self, position):
+        """The member of the position's symmetry class that a store keeps."""
+
+    @abstractmethod
+    def orbit_sizes(self, tier, start: int, stop: int, outcome: np.ndarray) -> np.ndarray:
+        """How many positions each index start..stop-1 of `tier` stands for, given the chunk's
+        solved `outcome`s: its class's size at a representative, 0 at a hole."""
+
+    def locate_stored(self, positions) -> tuple[np.ndarray, np.ndarray]:
+        """Tier names (str array) and indices (int64 array) where a store keeps each position's
+        value: its representative's; games with large batches to probe override it with array code."""
+        return locate_each(self.game, [self.representative(position) for position in positions])
+
+
+def locate_each(game, positions) -> tuple[np.ndarray, np.ndarray]:
+    """`game.locate` of each position, as (tier names, indices) arrays."""
+    located = [game.locate(position) for position in positions]
+    return (np.array([name for name, _ in located], dtype=str),
+            np.array([index for _, index in located], dtype=np.int64))
+
+
+class OnePly(ABC):
+    """The one-ply store format (store format 4, docs/STORE.md): the store leaves out the values
+    one ply of moves decides. Each index has a one-ply class (`games.base.HOLE`, `STORED`,
+    `TERMINAL_WIN`, `TERMINAL_LOSS`, `WIN_IN_1`: a move completes only the mover's line,
+    `LOSS_IN_1`: every move completes the opponent's line); the store keeps values for STORED alone.
+
+    Absent: the store keeps every position's value."""
+
+    def __init__(self, game):
+        self.game = game
+
+    @abstractmethod
+    def classes(self, tier, start: int, stop: int, out: np.ndarray) -> np.ndarray:
+        """out[i] = the one-ply class of index start+i of `tier`, for a whole chunk (a numba
+        kernel); returns `out[:stop - start]`."""
+
+    @abstractmethod
+    def batch(self, tier, indices: np.ndarray) -> np.ndarray:
+        """The one-ply classes of a few indices of `tier` (uint8), with numpy alone (no numba:
+        what a probe needs); equal to `classes` there."""
+
+
+class Display:
+    """How a person sees positions and moves (`play`, the API, the explorer). This base class is
+    the fallback of a game without a display of its own (`display_of`): the notation as the
+    board, a picture of no cells with the notation as its caption, and a generic reason for an
+    illegal move. A game's display overrides what it draws better."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def render(self, position) -> str:
+        """A human-friendly text picture of a position."""
+        return self.game.format(position)
+
+    def picture(self, position) -> Picture:
+        """The position drawn as a grid of cells for the explorer's board: the same size for every
+        position of an instance, so that the cells a move changes are those that differ from its
+        child's picture."""
+        return Picture(1, 1, (None,), caption=self.game.format(position))
+
+    def why_illegal(self, position, text: str) -> str:
+        """Why `text` (lower case, as `moves` writes moves) is not a legal move from `position`,
+        in one line, for `play` to say before asking again (games give precise reasons and fall
+        back to this one)."""
+        if self.game.primitive(position):
+            return "the game is over: there are no moves"
+        return f"{text!r} is not a legal move here (notation: {self.game.notation})"
+
+
+def display_of(game) -> Display:
+    """The game's display, or the generic one (the notation as the board) where it has none."""
+    return game.display or Display(game)
+
+
+class Course(ABC):
+    """The course reports' presets for a game (../shared/seeds/): named `workflows` (`retrograde
+    run`), the match results they published (`figures`), their training settings
+    (`learner_presets`: (learner name, report number) -> the learner's option values as text),
+    and the classes behind their players and genomes, imported when first asked for.
+
+    Absent: the game has no workflow, no published figure and no report's player, setting or
+    genome (`AGENT:preset=NUMBER` and `train ga:genome=NUMBER` are refused in one line)."""
+
+    workflows: ClassVar[tuple[Workflow, ...]] = ()
+    figures: ClassVar[tuple[Figure, ...]] = ()
+    learner_presets: ClassVar[Mapping[tuple[str, str], Mapping[str, str]]] = {}
+
+    @cached_property
+    def seed_players(self) -> Mapping[tuple[str, str], type[Policy]]:
+        """The reports' players as their code played them, by (agent name, report number): the
+        spec `AGENT:preset=NUMBER` plays them; each summary says how it differs from AGENT."""
+        return {}
+
+    @cached_property
+    def seed_genomes(self) -> Mapping[str, type[Genome]]:
+        """The genomes the reports evolved, by report number (`train ga:genome=NUMBER`, and the
+        `ga` agent of such an artifact)."""
+        return {}
+
+    def presets(self, name: str) -> tuple[str, ...]:
+        """The reports whose players agent `name` can play as."""
+        return tuple(sorted(preset for agent, preset in self.seed_players if agent == name))
+
+
+def course_of(game) -> Course:
+    """The game's course presets, or none (an empty `Course`) where it has none."""
+    return game.course or Course()
+
+
+def costs_of(game) -> Costs:
+    """The game's measured costs, or the low defaults of an unmeasured game (`Costs.measured`)."""
+    return game.costs or UNMEASURED

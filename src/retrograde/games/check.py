@@ -1,13 +1,14 @@
-"""`check_game` and `check_hooks`: the self-tests every game must pass (like GamesmanOne's game
-tests): its rules and kernels agree, and its hooks keep their contracts (`base.HOOKS`).
+"""`check_game` and `check_capabilities`: the self-tests every game must pass (like GamesmanOne's
+game tests): its rules and kernels agree (`base.REQUIRED`), and its capabilities keep their
+contracts (`base.CAPABILITIES`).
 
 On sampled positions of every tier it checks that indices round-trip, that the
 notation round-trips, that every move lands in a declared child tier on a legal
-position, that terminal positions have no moves, that `locate_many` agrees with
-`locate`, and that the numba expand kernel agrees with the plain-Python rules.
+position, that terminal positions have no moves, that `locate_stored` agrees with
+the rules, and that the numba expand kernel agrees with the plain-Python rules.
 A game that folds symmetric positions together must refer to children by their
-representatives and treat every other index as a hole. For loopy games it also checks
-the parents kernel: it names each parent with a move into the position's class once,
+representatives and treat every other index as a hole. For loopy games (a game whose tiers loop
+must give the `loopy` capability) it also checks the parents kernel: it names each parent with a move into the position's class once,
 weighed by its moves into the class, and every move inside a loopy group is found again
 from the child's side; and the expand kernel in a group's first pass, where children
 inside the group are only counted, once a move (or given by value, if the game says so),
@@ -22,7 +23,7 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.games.base import IN_GROUP, LOSING_CHILD, WINNING_CHILD, Expansion, Game
-from retrograde.games.hooks import Costs, Encoding, Features, Genome, Policy, Sampling
+from retrograde.games.capabilities import Costs, Features, Genome, Loopy, NetworkInput, Policy, Sampling, course_of
 from retrograde.games.tiers import Tier, solve_steps
 
 
@@ -53,8 +54,8 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
     """Return a list of problems found (empty when the game is consistent)."""
     rng = np.random.default_rng(seed)
     problems: list[str] = []
-    located: dict = {}  # position -> locate(position), for the locate_many check
     stored: dict = {}  # position -> where a store keeps it, for the locate_stored check
+    representative = game.symmetry.representative if game.symmetry is not None else (lambda position: position)
     tiers = {tier.name: tier for tier in game.tiers()}
     for tier in tiers.values():
         offsets = _child_offsets(tiers, tier)
@@ -67,12 +68,11 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
                     problems.append(f"{where}: kernel treats a hole as a position")
                 continue
             text = game.format(position)
-            located[position] = game.locate(position)
-            if located[position] != (tier.name, index):
+            if game.locate(position) != (tier.name, index):
                 problems.append(f"{where}: locate({text!r}) = {game.locate(position)}")
             if game.parse(text) != position:
                 problems.append(f"{where}: parse(format(p)) != p for {text!r}")
-            stored[position] = game.locate(game.representative(position))
+            stored[position] = game.locate(representative(position))
             if stored[position][0] != tier.name:
                 problems.append(f"{where}: the representative of {text!r} is in tier {stored[position][0]}")
             if stored[position] != (tier.name, index):  # a symmetric position's hole
@@ -86,8 +86,7 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
                 problems.append(f"{where}: {text!r} terminal={primitive} but has {len(moves)} moves")
             expected = []
             for move, child in moves:
-                located[child] = game.locate(child)
-                child_tier, child_index = stored[child] = game.locate(game.representative(child))
+                child_tier, child_index = stored[child] = game.locate(representative(child))
                 if child_tier not in tier.children:
                     problems.append(f"{where}: move {move} leads to tier {child_tier}, not a declared child")
                     continue
@@ -98,12 +97,11 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
             if int(expansion.primitive[0]) != primitive or sorted(got) != sorted(expected):
                 problems.append(f"{where}: kernel gives primitive {int(expansion.primitive[0])}, "
                                 f"children {sorted(got)}; rules give {primitive}, {sorted(expected)}")
-    for method, expected in (("locate_many", located), ("locate_stored", stored)):
-        names, indices = getattr(game, method)(list(expected))
-        for position, name, index in zip(expected, names.tolist(), indices.tolist()):
-            if (name, index) != expected[position]:
-                problems.append(f"{game.name}: {method} gives {name}[{index}] for {game.format(position)!r}, "
-                                f"the rules give {expected[position]}")
+    names, indices = game.locate_stored(list(stored))
+    for position, name, index in zip(stored, names.tolist(), indices.tolist()):
+        if (name, index) != stored[position]:
+            problems.append(f"{game.name}: locate_stored gives {name}[{index}] for {game.format(position)!r}, "
+                            f"the rules give {stored[position]}")
     return problems + _check_loopy(game, tiers, samples, rng)
 
 
@@ -114,7 +112,7 @@ def _parents_of(game: Game, tiers: dict[str, Tier], offsets: dict[str, int], nam
     starts = sorted(offsets.items(), key=lambda item: item[1])
     named: Counter = Counter()
     weights: Counter = Counter()
-    refs, given = game.parents(tiers[name], np.array([index]), offsets)
+    refs, given = game.loopy.parents(tiers[name], np.array([index]), offsets)
     for ref, weight in zip(_references(refs[0]), given[0].tolist()):
         tier = [n for n, start in starts if start <= ref][-1]
         named[(tier, ref - offsets[tier])] += 1
@@ -127,7 +125,7 @@ def first_pass_references(game: Game, tier: Tier, group: tuple[str, ...], child_
     """The references the expand kernel must give, by the rules, for a position of `tier` in
     the first pass of loopy group `group`: children inside the group counted once a move (or
     by value if terminal), the others by reference."""
-    by_value = {oc.WIN: WINNING_CHILD, oc.LOSS: LOSING_CHILD} if game.group_terminals_by_value else {}
+    by_value = {oc.WIN: WINNING_CHILD, oc.LOSS: LOSING_CHILD} if game.loopy.group_terminals_by_value else {}
     expected = []
     for _, child in game.moves(position):
         name, index = _stored_at(game, child)
@@ -149,6 +147,9 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
     for step in solve_steps(tuple(tiers.values())):
         if not step.loopy:
             continue
+        if not isinstance(game.loopy, Loopy):
+            problems.append(f"{game.name}: tiers {', '.join(step.tiers)} loop, and the game gives no `loopy` capability")
+            break
         offsets, total = {}, 0
         for name in step.tiers:
             offsets[name], total = total, total + tiers[name].size
@@ -157,7 +158,7 @@ def _check_loopy(game: Game, tiers: dict[str, Tier], samples: int, rng: np.rando
             child_offsets = _child_offsets(tiers, tier)
             in_group = [(start, start + tiers[c].size) for c, start in zip(tier.children, child_offsets)
                         if c in step.tiers]
-            kernel, *arrays = game.expand_kernel(tier, step.tiers)
+            kernel, *arrays = game.loopy.expand_kernel(tier, step.tiers)
             for index in _sample(tier, max(1, samples // 4), rng):
                 where = f"{game.name} {name}[{index}]"
                 expected = game.expand(tier, index, index + 1, child_offsets, group=step.tiers)
@@ -212,30 +213,31 @@ def sample_positions(game: Game, count: int, rng: np.random.Generator) -> list:
     return found
 
 
-def check_hooks(game: Game, *, samples: int = 40, seed: int = 0) -> list[str]:
-    """Return a list of broken hook contracts (`base.HOOKS`), checked on sampled positions:
-    required class texts and examples; `costs`; the search's scores one ply deep against the
-    rules; the playout kernels against `moves` and `primitive`; the game's own agents, genome
-    and features choosing legal moves; features in [0, 1] with exact values where a move ends
-    the game; the Q network's encoding; sampling tiers that the game of its default options has."""
+def check_capabilities(game: Game, *, samples: int = 40, seed: int = 0) -> list[str]:
+    """Return a list of broken contracts of the game's capabilities (`base.CAPABILITIES`) and
+    class texts, checked on sampled positions: required class texts and examples; `costs`; the
+    search's scores one ply deep against the rules; the playout kernels against `moves` and
+    `primitive`; the game's own agents, genome and features choosing legal moves; features in
+    [0, 1] with exact values where a move ends the game; the Q network's input; sampling tiers
+    that the game of its default options has."""
     cls = type(game)
-    problems = [f"{game.name}: the required hook {name} is missing" for name in ("name", "summary", "notation",
-                                                                                 "tier_legend")
+    problems = [f"{game.name}: the required {name} is missing" for name in ("name", "summary", "notation",
+                                                                            "tier_legend")
                 if not isinstance(getattr(cls, name, None), str) or not getattr(cls, name)]
     if not cls.examples:
-        problems.append(f"{game.name}: the required hook `examples` names no instance")
+        problems.append(f"{game.name}: the required `examples` names no instance")
     rng = np.random.default_rng(seed)
     positions = sample_positions(game, samples, rng)
-    costs = game.costs()
-    if not (isinstance(costs, Costs) and costs.solve_rate > 0 and 0 < costs.position_share <= 1):
-        problems.append(f"{game.name}: costs() is not a Costs of a positive rate and a share in (0, 1]")
-    for check in (_check_search, _check_playouts, _check_players, _check_features, _check_encoding):
+    costs = game.costs
+    if costs is not None and not (isinstance(costs, Costs) and costs.solve_rate > 0 and 0 < costs.position_share <= 1):
+        problems.append(f"{game.name}: costs is not a Costs of a positive rate and a share in (0, 1]")
+    for check in (_check_search, _check_playouts, _check_players, _check_features, _check_network_input):
         problems.extend(check(game, positions, rng))
-    sampling = game.sampling()
+    sampling = game.sampling
     if sampling is not None:  # validated as `validate --game NAME`: the instance of the default options
         names = {tier.name for tier in cls().tiers()}
         if not isinstance(sampling, Sampling) or not set(sampling.tiers) <= names or not sampling.baselines:
-            problems.append(f"{game.name}: sampling() names tiers the game lacks, or no baselines")
+            problems.append(f"{game.name}: sampling names tiers the game lacks, or no baselines")
     return problems
 
 
@@ -251,7 +253,7 @@ def _moved_value(game: Game, child) -> int:
 
 
 def _check_search(game: Game, positions: list, rng) -> list[str]:
-    search = game.search()
+    search = game.search
     if search is None:
         return []
     if not search.evals or "zero" not in search.evals:
@@ -269,7 +271,7 @@ def _check_search(game: Game, positions: list, rng) -> list[str]:
 
 
 def _check_playouts(game: Game, positions: list, rng) -> list[str]:
-    rules = game.playouts()
+    rules = game.playouts
     if rules is None:
         return []
     problems = []
@@ -296,13 +298,12 @@ def _legal(game: Game, position, move) -> bool:
 def _check_players(game: Game, positions: list, rng) -> list[str]:
     """The game's own agents and its genome's player choose legal moves."""
     players = []
-    for name in game.policies:
-        policy = game.policy(name)
+    for name, policy in (game.policies or {}).items():
         if not (isinstance(policy, type) and issubclass(policy, Policy) and policy.name == name):
             return [f"{game.name}: policies[{name!r}] is not a Policy class named {name!r}"]
         players.append((f"agent {name}", policy(game, np.random.default_rng(0)).choose))
-    genomes = [("its genome", game.genome())] + [(f"report {report}'s genome", game.seed_genome(report))
-                                                 for report in game.seed_genomes]
+    genomes = [("its genome", game.genome)] + [(f"report {report}'s genome", genome(game))
+                                               for report, genome in course_of(game).seed_genomes.items()]
     for who, genome in genomes:
         if genome is None:
             continue
@@ -315,11 +316,11 @@ def _check_players(game: Game, positions: list, rng) -> list[str]:
 
 
 def _check_features(game: Game, positions: list, rng) -> list[str]:
-    features = game.features()
+    features = game.features
     if features is None:
         return []
     if not isinstance(features, Features):
-        return [f"{game.name}: features() is not a Features"]
+        return [f"{game.name}: features is not a Features"]
     problems = []
     for position in positions:
         moves, values, exact = features(position, rng)
@@ -336,18 +337,18 @@ def _check_features(game: Game, positions: list, rng) -> list[str]:
     return problems
 
 
-def _check_encoding(game: Game, positions: list, rng) -> list[str]:
+def _check_network_input(game: Game, positions: list, rng) -> list[str]:
     """The Q network's view: `inputs` numbers, the moves of `game.moves` in its order, each its own
     output in range, and a move always the same output."""
-    encoding = game.encoding()
+    encoding = game.network_input
     if encoding is None:
         return []
-    if not isinstance(encoding, Encoding):
-        return [f"{game.name}: encoding() is not an Encoding"]
+    if not isinstance(encoding, NetworkInput):
+        return [f"{game.name}: network_input is not a NetworkInput"]
     problems, output_of = [], {}
     for position in positions:
         moves, board, actions = encoding(position)
-        where = f"{game.name}: encoding at {game.format(position)!r}"
+        where = f"{game.name}: network input at {game.format(position)!r}"
         if board.shape != (encoding.inputs,) or [m for m, _ in moves] != [m for m, _ in game.moves(position)]:
             problems.append(f"{where}: {board.shape} inputs, or moves other than game.moves")
             continue

@@ -14,6 +14,10 @@ functions and still come from numba's cache:
 * `random_child(params, table, lines, a, b)`: a uniformly random child of a non-terminal state,
   drawn from numba's generator.
 
+A game that gives no playout rules plays out with the generic ones (`playouts_of`), built from its
+`moves` and `primitive`: a state is the number of a position met since the search began, and
+the kernels ask the plain-Python rules for it (slow, but any game plays `mcts`).
+
 Randomness: the kernels draw from numba's generator, which is per thread and separate from
 numpy's; a caller seeds it inside a kernel with `np.random.seed(seed)` (`seed_rng`) from a
 seed drawn from its agent's `rng`, so that the same agent seed gives the same playouts.
@@ -21,11 +25,14 @@ seed drawn from its agent's `rng`, so that the same agent seed gives the same pl
 
 from __future__ import annotations
 
+import functools
+import itertools
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import types
+from numba import objmode, types
 from numba.core.types import FunctionType
 
 from retrograde.jit import njit
@@ -97,3 +104,79 @@ def playout(terminal, random_child, params, table, lines, a, b, max_plies, trace
         if trace.shape[0] > ply + 1:
             trace[ply + 1, 0], trace[ply + 1, 1] = a, b
     return np.int64(DRAW), np.int64(max_plies)
+
+
+class _Met:
+    """The positions a generic playout search has met, numbered in the order met: state (n, 0)
+    is the n-th. `encode` starts a new search (a root's number is 0), so the table holds one
+    search's positions at a time."""
+
+    def __init__(self, game):
+        self.game = game
+        self.positions: list = []
+        self.numbers: dict = {}
+
+    def number(self, position) -> int:
+        found = self.numbers.get(position)
+        if found is None:
+            found = self.numbers[position] = len(self.positions)
+            self.positions.append(position)
+        return found
+
+    def encode(self, position) -> tuple[int, int]:
+        self.positions.clear()
+        self.numbers.clear()
+        return self.number(position), 0
+
+    def terminal(self, a: int) -> int:
+        return self.game.primitive(self.positions[a])
+
+    def children(self, a: int, out_a: np.ndarray, out_b: np.ndarray) -> int:
+        moves = self.game.moves(self.positions[a])
+        for j, (_, child) in enumerate(moves):
+            out_a[j], out_b[j] = self.number(child), 0
+        return len(moves)
+
+
+#: The tables of the generic playouts alive, by the key their `params[0]` holds.
+_MET: weakref.WeakValueDictionary[int, _Met] = weakref.WeakValueDictionary()
+_KEYS = itertools.count()
+
+
+@functools.cache
+def _generic_kernels() -> tuple:
+    """The generic playout kernels, compiled when a game first needs them (they call back into
+    Python, so numba can neither cache them on disk nor release the interpreter's lock)."""
+
+    @njit(TERMINAL, nogil=False, cache=False)
+    def terminal(params, table, lines, a, b):
+        with objmode(result="int64"):
+            result = _MET[params[0]].terminal(a)
+        return result
+
+    @njit(CHILDREN, nogil=False, cache=False)
+    def children(params, table, lines, a, b, out_a, out_b):
+        with objmode(count="int64"):
+            count = _MET[params[0]].children(a, out_a, out_b)
+        return count
+
+    @njit(RANDOM_CHILD, nogil=False, cache=False)
+    def random_child(params, table, lines, a, b):
+        out_a = np.empty(params[1], dtype=np.int64)
+        out_b = np.empty(params[1], dtype=np.int64)
+        count = children(params, table, lines, a, b, out_a, out_b)
+        pick = np.random.randint(count)
+        return out_a[pick], out_b[pick]
+
+    return terminal, children, random_child
+
+
+def playouts_of(game) -> Playouts:
+    """The game's playout rules (its `playouts` capability), or the generic ones built from its
+    `moves` and `primitive` where it gives none."""
+    rules = game.playouts
+    if rules is not None:
+        return rules
+    met, key = _Met(game), next(_KEYS)
+    _MET[key] = met
+    return Playouts.of(*_generic_kernels(), met.encode, params=(key, game.max_moves))

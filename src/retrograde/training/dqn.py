@@ -92,7 +92,7 @@ class DqnLearner(Learner):
     )
 
     def __init__(self, game, settings: dict[str, Any], *, store=None, seed: int = 0):
-        self.encoding = game.encoding()
+        self.encoding = game.network_input
         if self.encoding is None:
             raise BadAgent(f"dqn cannot learn {game.describe()}: {NetworkAgent.cannot_play(game)}")
         jax_modules()

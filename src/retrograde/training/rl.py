@@ -74,7 +74,7 @@ class RlLearner(Learner):
 
     @classmethod
     def options_for(cls, game):
-        features = game.features() if model_class(game) is LinearQ else None
+        features = game.features if model_class(game) is LinearQ else None
         option = features.genome_option if features is not None else None
         return cls.options + ((option,) if option is not None else ())
 
@@ -191,7 +191,7 @@ def _genome_of_features(game, settings: dict[str, Any]) -> dict[str, Any]:
     """The `genome` of a model playing by the features (linear, sparse), from the setting of their
     genome option: a preset of the features, or a ga artifact of the game ({} where the learner
     takes no such option)."""
-    features = game.features()
+    features = game.features
     option = features.genome_option if features is not None else None
     if option is None or option.name not in settings:
         return {}

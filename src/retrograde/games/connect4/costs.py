@@ -2,7 +2,7 @@
 
 import math
 
-from retrograde.games.hooks import Costs
+from retrograde.games.capabilities import Costs
 
 #: Measured solves with 4 in a row on 2 workers (`benchmarks/bench_connect4.py`, 2026-11-25):
 #: board -> (indexed positions, seconds, store bytes). Indices that no play reaches cost little

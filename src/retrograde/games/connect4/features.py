@@ -21,7 +21,7 @@ import numpy as np
 
 from retrograde.games.connect4.kernels import CONNECT, HEIGHT, STRIDE, WIDTH, has_line
 from retrograde.games.connect4.search import completing
-from retrograde.games.hooks import Features
+from retrograde.games.capabilities import Features
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
 

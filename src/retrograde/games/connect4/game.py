@@ -27,14 +27,11 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
-from retrograde.games.hooks import Picture, Token
-from retrograde.games.connect4 import presets
 
 SIZES = range(4, 8)
 CONNECTS = (3, 4)
 COLUMNS = "abcdefg"
 #: The two sides' discs, drawn (`picture`).
-DISCS = {"x": Token("disc", "x", size=0.8), "o": Token("disc", "o", size=0.8)}
 
 
 class Connect4(Game):
@@ -45,7 +42,6 @@ class Connect4(Game):
     tier_legend = ("p{n} holds the boards with n pieces (every board gravity allows with those pieces is indexed; "
                    "those no game reaches and mirror images are holes)")
     examples = ({"width": 4, "height": 4, "connect": 3},)
-    workflows = presets.WORKFLOWS
     params_spec = (
         Param("width", "columns: 4 to 7", kind=int, required=True, metavar="W"),
         Param("height", "rows: 4 to 7", kind=int, required=True, metavar="H"),
@@ -148,16 +144,6 @@ class Connect4(Game):
                         for c in range(self.width)) for r in range(self.height - 1, -1, -1)]
         return "/".join(rows) + " " + self._to_move(position)
 
-    def render(self, position):
-        board, mover = self.format(position).split()
-        rows = [" ".join(row) for row in board.split("/")]
-        return "\n".join([*rows, " ".join(COLUMNS[:self.width]), f"{mover} to move"])
-
-    def picture(self, position):
-        board, mover = self.format(position).split()
-        return Picture.of_marks(board.split("/"), mover, tokens=DISCS, style="slots",
-                                col_labels=tuple(COLUMNS[:self.width]))
-
     # --- rules (plain Python reference) ---------------------------------------------------
     @cached_property
     def lines(self) -> tuple[tuple[tuple[int, int], ...], ...]:
@@ -197,17 +183,6 @@ class Connect4(Game):
                 bit = self.bit(c, height)
                 result.append((COLUMNS[c], (xs | bit, os) if x_to_move else (xs, os | bit)))
         return result
-
-    def why_illegal(self, position, text):
-        """Not a column letter, a column off the board, or a full column."""
-        if len(text) != 1 or text not in COLUMNS:
-            return f"{text!r} is not a move: connect4 moves are column letters a..{COLUMNS[self.width - 1]}"
-        c = COLUMNS.index(text)
-        if c >= self.width:
-            return f"there is no column {text} on a board of {self.width} columns (a..{COLUMNS[self.width - 1]})"
-        if not self.primitive(position) and self.heights(position)[c] == self.height:
-            return f"column {text} is full"
-        return super().why_illegal(position, text)
 
     def unreachable(self, position) -> str | None:
         """Why no game from the empty board reaches `position` (in words), or None if one does.
@@ -293,14 +268,6 @@ class Connect4(Game):
         return tuple(sum(((mask >> (c * self.stride)) & column) << ((self.width - 1 - c) * self.stride)
                          for c in range(self.width)) for mask in position)
 
-    def representative(self, position):
-        return min(position, self.mirror(position), key=lambda board: self.locate(board)[1])
-
-    def orbit_sizes(self, tier, start, stop, outcome):
-        from retrograde.games.connect4 import kernels
-
-        return kernels.orbit_sizes(self.kernel_tables, tier.key[0], start, stop, outcome)
-
     # --- kernels ------------------------------------------------------------------------
     @cached_property
     def kernel_tables(self):
@@ -317,23 +284,45 @@ class Connect4(Game):
                        result.children)
         return result
 
-    # --- hooks ----------------------------------------------------------------------
+    # --- capabilities ----------------------------------------------------------------
+    @property
+    def symmetry(self):
+        from retrograde.games.connect4.symmetry import Connect4Symmetry
+
+        return Connect4Symmetry(self)
+
+    @property
+    def display(self):
+        from retrograde.games.connect4.display import Connect4Display
+
+        return Connect4Display(self)
+
+    @property
     def costs(self):
         from retrograde.games.connect4.costs import costs
 
         return costs(self)
 
+    @property
     def search(self):
         from retrograde.games.connect4.search import Connect4Search
 
         return Connect4Search(self)
 
+    @property
     def playouts(self):
         from retrograde.games.connect4.playouts import playouts
 
         return playouts(self)
 
-    def features(self, genome=None):
+    @property
+    def features(self):
         from retrograde.games.connect4.features import Connect4Features
 
         return Connect4Features(self)
+
+    @property
+    def course(self):
+        from retrograde.games.connect4.presets import Connect4Course
+
+        return Connect4Course()

@@ -1,7 +1,7 @@
 """Presets for Connect Four: the workflow `retrograde run connect4`. No course report played it,
 so it has no published figures."""
 
-from retrograde.games.hooks import Workflow
+from retrograde.games.capabilities import Course, Workflow
 
 WORKFLOWS = (
     Workflow("connect4", "solve and verify 4x4 Connect Four (161,029 reachable positions), train a GA and a "
@@ -11,3 +11,9 @@ WORKFLOWS = (
                      "rl:params={folder}/rl.npz"),
              games=20),
 )
+
+
+class Connect4Course(Course):
+    """The workflow alone: no course report played Connect Four."""
+
+    workflows = WORKFLOWS

@@ -13,17 +13,21 @@ lost for the side to move, a full board without one is a draw, as in `Connect4.p
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from retrograde.games.connect4.kernels import (CONNECT, HEIGHT, STRIDE, WIDTH, board_index, has_line, mirror_index,
                                                pattern_of)
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
-from retrograde.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_search, order_moves,
-                                    start_node, take_child)
+from retrograde.search.base import EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug, start_node
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 THREATS, ZERO = range(2)
+#: What the kernels read: the game's `kernel_tables` (dims, ways), the mask of every cell, the
+#: leaf evaluation, the tablebase's arrays, and two rows of scratch (column heights, mirrored).
+Context = namedtuple("Context", "dims ways board evaluation packed remoteness start heights mirrored")
 
 
 @njit
@@ -57,11 +61,11 @@ def evaluate(evaluation, mover, opponent, dims, board):
 
 
 @njit
-def enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, heights,
-          mirrored, ply, depth):
+def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the board states[ply] if it is decided, stored or a leaf (`depth` 0); else expand it
     into kids[ply] (the column of each move, in game.moves order; ordered in order[ply]) and
-    return EXPANDED. `board` is the mask of every cell."""
+    return EXPANDED."""
+    dims, ways, board, evaluation, packed, remoteness, start, heights, mirrored = context
     mover = states[ply, 0]
     opponent = states[ply, 1]
     filled = mover | opponent
@@ -94,36 +98,31 @@ def enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids
 
 
 @njit
+def descend(context, states, kids, ply, child):
+    """The board after a piece dropped in the column kids[ply, child], from its own side to
+    move's view."""
+    dims = context.dims
+    filled = states[ply, 0] | states[ply, 1]
+    column = kids[ply, child]
+    cells = (filled >> (column * dims[STRIDE])) & ((np.int64(1) << dims[HEIGHT]) - 1)
+    states[ply + 1, 0] = states[ply, 1]
+    states[ply + 1, 1] = states[ply, 0] | (np.int64(1) << (column * dims[STRIDE] + popcount(cells)))
+
+
+plug(Context, enter=enter, descend=descend)
+
+
+@njit
 def search(dims, ways, board, evaluation, packed, remoteness, start, mover, opponent, depth, exact, seed, root):
-    """Alpha-beta (negamax) `depth` plies deep: root[j] gets the score of the j-th move of
-    game.moves (see `next_child`); returns the number of nodes visited."""
+    """`alpha_beta` from (mover, opponent), `depth` plies deep; `board` is the mask of every cell."""
     width = dims[WIDTH]
-    keys, order, frames, rng = open_search(depth, width, seed)
     states = np.empty((depth + 1, 2), dtype=np.int64)
     kids = np.empty((depth + 1, width), dtype=np.int64)
-    heights = np.empty(width, dtype=np.int64)
-    mirrored = np.empty(width, dtype=np.int64)
     states[0, 0] = mover
     states[0, 1] = opponent
-    enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, heights,
-          mirrored, 0, depth)
-    nodes = 1
-    ply = 0
-    while ply >= 0:
-        child = next_child(frames, order, ply, exact)
-        if child < 0:
-            ply = back_up(frames, ply, root)
-            continue
-        filled = states[ply, 0] | states[ply, 1]
-        column = kids[ply, child]
-        cells = (filled >> (column * dims[STRIDE])) & ((np.int64(1) << dims[HEIGHT]) - 1)
-        states[ply + 1, 0] = states[ply, 1]
-        states[ply + 1, 1] = states[ply, 0] | (np.int64(1) << (column * dims[STRIDE] + popcount(cells)))
-        nodes += 1
-        value = enter(dims, ways, board, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng,
-                      heights, mirrored, ply + 1, depth - ply - 1)
-        ply = take_child(frames, ply, value, root)
-    return nodes
+    context = Context(dims, ways, board, evaluation, packed, remoteness, start, np.empty(width, dtype=np.int64),
+                      np.empty(width, dtype=np.int64))
+    return alpha_beta(context, states, kids, depth, exact, seed, root)
 
 
 class Connect4Search(Search):

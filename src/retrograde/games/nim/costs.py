@@ -1,6 +1,6 @@
 """What solving Nim costs, measured (BENCHMARKS.md), for the estimate before a solve."""
 
-from retrograde.games.hooks import Costs
+from retrograde.games.capabilities import Costs
 
 #: Solving is per-tier overhead bound (one tier after another): 1,3,5,7,9,11,13 --max-take 4
 #: (645,120 positions) ran at 76,900 positions/s on 2 workers (BENCHMARKS.md, issue 2), so

@@ -16,8 +16,6 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
-from retrograde.games.hooks import Picture, Token
-from retrograde.games.nim import presets
 
 #: Instances above this many positions are refused (they would not fit a store sanely).
 MAX_POSITIONS = 2**40
@@ -41,19 +39,6 @@ class Nim(Game):
     notation = "heap sizes, comma-separated: 1,3,5,7; moves are HEAP-COUNT (1-based heap)"
     tier_legend = "s{n} holds the positions with n objects left"
     examples = ({"heaps": [1, 2, 3]}, {"heaps": [2, 3, 4], "max_take": 2, "misere": True})
-    workflows = presets.WORKFLOWS
-    figures = presets.FIGURES
-    policies = {"expert": "retrograde.games.nim.players:NimExpert",
-                "rules": "retrograde.games.nim.players:FixedRules"}
-    seed_players = {("random", "000"): "retrograde.games.nim.reports:RowFirstRandom",
-                    ("rules", "000"): "retrograde.games.nim.reports:Report000Rules",
-                    ("random", "003"): "retrograde.games.nim.reports:RowFirstRandom",
-                    ("rules", "003"): "retrograde.games.nim.reports:Report003Fixed",
-                    ("expert", "003"): "retrograde.games.nim.reports:Report003Optimal",
-                    ("ga", "003"): "retrograde.games.nim.reports:Report003Formula"}
-    seed_genomes = {"000": "retrograde.games.nim.reports:Report000Genome",
-                    "003": "retrograde.games.nim.reports:Report003Genome"}
-    learner_presets = presets.LEARNER_PRESETS
     params_spec = (
         Param("heaps", "heap sizes of the start position, comma-separated (e.g. 1,3,5,7)",
               kind=parse_heaps, required=True, metavar="LIST"),
@@ -128,16 +113,6 @@ class Nim(Game):
     def format(self, position):
         return ",".join(map(str, position))
 
-    def picture(self, position):
-        """Each heap a row of counters, as long as its start (row labels: the heap numbers moves name)."""
-        width = max(self.heaps)
-        counter = Token("disc", "token")
-        take = "any number of objects" if self.max_take is None else f"1 to {self.max_take} objects"
-        last = "loses" if self.misere else "wins"
-        return Picture(len(position), width, tuple(counter if c < h else None for h in position for c in range(width)),
-                       style="rows", row_labels=tuple(str(i) for i in range(1, len(position) + 1)),
-                       caption=f"take {take} from one heap; taking the last object {last}")
-
     def locate(self, position):
         return f"s{sum(position)}", ranking.rank_composition(position, self._ways)
 
@@ -157,26 +132,6 @@ class Nim(Game):
             return outcome.WIN if self.misere else outcome.LOSS
         return 0
 
-    def why_illegal(self, position, text):
-        """Not HEAP-COUNT, no such heap, nothing taken, an empty heap, more than the heap holds,
-        or more than --max-take allows."""
-        heap, dash, take = text.partition("-")
-        if not (dash and heap.isdigit() and take.isdigit()):
-            return f"{text!r} is not a move: nim moves are HEAP-COUNT, e.g. 2-3 takes 3 objects from heap 2"
-        heap, take = int(heap), int(take)
-        if not 1 <= heap <= len(position):
-            return f"there is no heap {heap}: the heaps are 1 to {len(position)}"
-        size = position[heap - 1]
-        if take == 0:
-            return "take at least 1 object"
-        if size == 0:
-            return f"heap {heap} is empty"
-        if take > size:
-            return f"heap {heap} holds only {size}"
-        if self.max_take is not None and take > self.max_take:
-            return f"at most {self.max_take} may be taken per turn (--max-take {self.max_take})"
-        return super().why_illegal(position, text)
-
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games.nim import kernels
 
@@ -186,23 +141,45 @@ class Nim(Game):
                            terminal, tier.key[0], start, stop, child_offsets, result.primitive, result.children)
         return result
 
-    # --- hooks ----------------------------------------------------------------------
+    # --- capabilities ----------------------------------------------------------------
+    @property
+    def display(self):
+        from retrograde.games.nim.display import NimDisplay
+
+        return NimDisplay(self)
+
+    @property
     def costs(self):
         from retrograde.games.nim.costs import COSTS
 
         return COSTS
 
+    @property
     def search(self):
         from retrograde.games.nim.search import NimSearch
 
         return NimSearch(self)
 
+    @property
     def playouts(self):
         from retrograde.games.nim.playouts import playouts
 
         return playouts(self)
 
+    @property
     def genome(self):
         from retrograde.games.nim.genome import NimRules
 
         return NimRules(self)
+
+    @property
+    def policies(self):
+        from retrograde.games.nim.players import FixedRules, NimExpert
+
+        return {"expert": NimExpert, "rules": FixedRules}
+
+    @property
+    def course(self):
+        from retrograde.games.nim.presets import NimCourse
+
+        return NimCourse()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.hooks import Genome, GenomePlayer
+from retrograde.games.capabilities import Genome, GenomePlayer
 
 
 def _draw(weights: np.ndarray, rng: np.random.Generator) -> int:

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from functools import reduce
 from operator import xor
 
-from retrograde.games.hooks import Policy
+from retrograde.games.capabilities import Policy
 from retrograde.spec import Option
 
 

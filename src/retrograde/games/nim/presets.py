@@ -1,9 +1,11 @@
 """The course reports' presets for Nim: the workflows `retrograde run` offers and the match
 results the reports published (set beside ours by `validate`)."""
 
+from functools import cached_property
+
 import numpy as np
 
-from retrograde.games.hooks import AgentRef, Figure, Workflow
+from retrograde.games.capabilities import AgentRef, Course, Figure, Workflow
 
 WORKFLOWS = (
     Workflow("nim", "solve and verify Nim 1,3,5,7 (normal play)", {"heaps": [1, 3, 5, 7]}),
@@ -113,3 +115,26 @@ FIGURES += tuple(
         (EVOLVED_003, OPTIMAL_003, 0.23, "'Evolved strategy win rate against optimal strategy was 23.0 % (46.0/200)'"),
     ))
 
+
+
+class NimCourse(Course):
+    """Reports 000, 001 and 003 on Nim: their workflows, figures, GA settings, players and genomes."""
+
+    workflows = WORKFLOWS
+    figures = FIGURES
+    learner_presets = LEARNER_PRESETS
+
+    @cached_property
+    def seed_players(self):
+        from retrograde.games.nim.reports import (Report000Rules, Report003Fixed, Report003Formula,
+                                                  Report003Optimal, RowFirstRandom)
+
+        return {("random", "000"): RowFirstRandom, ("rules", "000"): Report000Rules,
+                ("random", "003"): RowFirstRandom, ("rules", "003"): Report003Fixed,
+                ("expert", "003"): Report003Optimal, ("ga", "003"): Report003Formula}
+
+    @cached_property
+    def seed_genomes(self):
+        from retrograde.games.nim.reports import Report000Genome, Report003Genome
+
+        return {"000": Report000Genome, "003": Report003Genome}

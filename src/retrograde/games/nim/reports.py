@@ -40,7 +40,7 @@ from functools import reduce
 from operator import xor
 
 from retrograde.errors import BadAgent
-from retrograde.games.hooks import Genome, GenomePlayer, Policy
+from retrograde.games.capabilities import Genome, GenomePlayer, Policy
 from retrograde.games.nim.players import take
 from retrograde.spec import Option
 

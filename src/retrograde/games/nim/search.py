@@ -13,17 +13,21 @@ Moves are searched in random order: Nim has no move-ordering heuristic short of 
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from retrograde.games.ranking_kernels import rank_composition
 from retrograde.jit import njit
-from retrograde.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_search, order_moves,
-                                    start_node, take_child)
+from retrograde.search.base import EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug, start_node
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 ZERO, PARITY = range(2)
 #: Columns of the per-ply move buffer.
 HEAP, TAKE = range(2)
+#: What the kernels read: the rules (take at most `limit`, `misere` play), the ranking's
+#: `ways`, the leaf evaluation and the tablebase's arrays.
+Context = namedtuple("Context", "limit misere ways evaluation packed remoteness start")
 
 
 @njit
@@ -36,11 +40,11 @@ def evaluate(evaluation, heaps, misere):
 
 
 @njit
-def enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply,
-          depth):
+def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the heaps states[ply] if decided, stored or a leaf (`depth` 0); else expand them
     into kids[ply] (heap, take of each move, in game.moves order; shuffled in order[ply]) and
     return EXPANDED."""
+    limit, misere, ways, evaluation, packed, remoteness, start = context
     heaps = states[ply]
     total = heaps.sum()
     if total == 0:  # the previous player took the last object
@@ -64,28 +68,23 @@ def enter(limit, misere, ways, evaluation, packed, remoteness, start, states, ki
 
 
 @njit
+def descend(context, states, kids, ply, child):
+    """The heaps after the move kids[ply, child]."""
+    states[ply + 1] = states[ply]
+    states[ply + 1, kids[ply, child, HEAP]] -= kids[ply, child, TAKE]
+
+
+plug(Context, enter=enter, descend=descend)
+
+
+@njit
 def search(limit, misere, ways, evaluation, packed, remoteness, start, heaps, depth, exact, seed, root):
-    """Alpha-beta (negamax) `depth` plies deep: root[j] gets the score of the j-th move of
-    game.moves (see `next_child`); returns the number of nodes visited."""
-    keys, order, frames, rng = open_search(depth, root.shape[0], seed)
+    """`alpha_beta` from `heaps`, `depth` plies deep."""
     states = np.empty((depth + 1, heaps.shape[0]), dtype=np.int64)
     kids = np.empty((depth + 1, root.shape[0], 2), dtype=np.int64)
     states[0] = heaps
-    enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0, depth)
-    nodes = 1
-    ply = 0
-    while ply >= 0:
-        child = next_child(frames, order, ply, exact)
-        if child < 0:
-            ply = back_up(frames, ply, root)
-            continue
-        states[ply + 1] = states[ply]
-        states[ply + 1, kids[ply, child, HEAP]] -= kids[ply, child, TAKE]
-        nodes += 1
-        value = enter(limit, misere, ways, evaluation, packed, remoteness, start, states, kids, keys, order,
-                      frames, rng, ply + 1, depth - ply - 1)
-        ply = take_child(frames, ply, value, root)
-    return nodes
+    return alpha_beta(Context(limit, misere, ways, evaluation, packed, remoteness, start), states, kids, depth, exact,
+                      seed, root)
 
 
 class NimSearch(Search):

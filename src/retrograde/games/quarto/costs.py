@@ -1,6 +1,6 @@
 """What solving Quarto costs, measured (BENCHMARKS.md), for the estimate before a solve."""
 
-from retrograde.games.hooks import Costs
+from retrograde.games.capabilities import Costs
 
 #: Roots with 9 empty cells (28,756,297 indexed positions) solved in 17-21 s on 2 workers,
 #: 1.36-1.69 million a second, on a machine shared with other work (benchmarks/bench_quarto.py);

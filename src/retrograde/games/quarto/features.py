@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.hooks import Features
+from retrograde.games.capabilities import Features
 from retrograde.games.quarto.board import (FULL, completes, deadly, encode, line_summary, line_tables, line_threat,
                                            move_of, place)
 from retrograde.games.quarto.heuristics import choose_piece
@@ -100,6 +100,7 @@ class QuartoPlacements(Features):
     genome_presets = {"seed002": (0.1, 0.3)}
 
     def __init__(self, game, pieces=None):
+        self.game = game
         self.names = NAMES
         self.pieces = np.asarray(self.genome_presets["seed002"] if pieces is None else pieces, dtype=np.float64)
         if self.pieces.shape != (2,) or not np.all((self.pieces >= 0) & (self.pieces <= 1)):
@@ -125,3 +126,6 @@ class QuartoPlacements(Features):
 
     def arrays(self):
         return {"pieces": self.pieces}
+
+    def with_genome(self, genome):
+        return QuartoPlacements(self.game, genome)

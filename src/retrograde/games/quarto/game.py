@@ -36,17 +36,8 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
-from retrograde.games.hooks import Picture, Token
-from retrograde.games.quarto import presets
 from retrograde.games.quarto.cells import (CELL_NAMES, CELLS, EMPTY, EMPTY_BOARD, HEX, NO_PIECE, OPENING, PIECES,
                                            board_lines, cell_name, is_line)
-
-
-def piece_token(piece: int) -> Token:
-    """A piece drawn by its attributes: bit 0 dark or light, bit 1 tall (large) or short, bit 2
-    square or round, bit 3 hollow or solid; labelled with its number."""
-    return Token("square" if piece & 4 else "disc", "dark" if piece & 1 else "light",
-                 size=0.8 if piece & 2 else 0.5, hollow=bool(piece & 8), label=HEX[piece])
 
 
 def order_rank(order: list[int]) -> int:
@@ -95,13 +86,6 @@ class Quarto(Game):
     tier_legend = ("p{n} holds the positions below the root with n pieces on the board; start: the empty "
                    "board before the first piece is handed over")
     examples = ({"root": "9..0/f.1e/8..b/42.c 5"},)
-    workflows = presets.WORKFLOWS
-    figures = presets.FIGURES
-    learner_presets = presets.LEARNER_PRESETS
-    seed_players = {("ga", "002"): "retrograde.games.quarto.genome:Report002Ga"}
-    seed_genomes = {"002": "retrograde.games.quarto.genome:Report002Rule"}
-    policies = {"endgame": "retrograde.games.quarto.players:Endgame",
-                "lookahead": "retrograde.games.quarto.players:Lookahead"}
     params_spec = (
         Param("root", "the position to solve below (default: the empty board, the whole game)",
               kind=str, metavar="POSITION", flag="--from", rule=False),
@@ -191,27 +175,6 @@ class Quarto(Game):
         rows = "/".join(cells[r * 4:r * 4 + 4] for r in range(4))
         return f"{rows} {'-' if hand == NO_PIECE else HEX[hand]}"
 
-    def render(self, position):
-        board, hand = position
-        rows = [f"{r + 1} " + " ".join("." if piece == EMPTY else HEX[piece] for piece in board[r * 4:r * 4 + 4])
-                for r in range(4)]
-        if self.primitive(position):
-            footer = "game over"
-        elif hand == NO_PIECE:
-            footer = "hand a piece over to start"
-        else:
-            footer = f"piece to place: {HEX[hand]} ({hand:04b} in attribute bits 3..0)"
-        return "\n".join(["  a b c d", *rows, footer])
-
-    def picture(self, position):
-        """The board and the piece in hand, each piece drawn by its attributes (`piece_token`)."""
-        board, hand = position
-        caption = ("game over" if self.primitive(position) else "hand a piece over to start" if hand == NO_PIECE
-                   else f"place piece {HEX[hand]}, then hand one over")
-        return Picture(4, 4, tuple(None if piece == EMPTY else piece_token(piece) for piece in board),
-                       row_labels=tuple("1234"), col_labels=tuple("abcd"), caption=caption,
-                       aside=() if hand == NO_PIECE else (piece_token(hand),), aside_label="to place")
-
     # --- rules (plain Python reference) -----------------------------------------------
     @cached_property
     def lines(self) -> tuple[tuple[int, ...], ...]:
@@ -246,45 +209,6 @@ class Quarto(Game):
             else:
                 result.extend((f"{cell_name(cell)}:{HEX[piece]}", (child, piece)) for piece in left)
         return result
-
-    def why_illegal(self, position, text):
-        """Not CELL:PIECE, a cell off the board or taken, a piece that is not free to hand over,
-        a handover after a placement that ends the game, or none after one that does not."""
-        if self.primitive(position):
-            return super().why_illegal(position, text)
-        board, hand = position
-        cell_text, colon, piece_text = text.partition(":")
-        left = [piece for piece in range(PIECES) if piece not in board and piece != hand]
-        choices = " ".join(HEX[piece] for piece in left)
-        if hand == NO_PIECE:
-            if cell_text or not colon:
-                return f"{text!r}: first hand a piece over, written :PIECE (one of {choices}), e.g. :{HEX[left[0]]}"
-        elif cell_text not in CELL_NAMES:
-            return (f"{text!r} is not a move: quarto moves are CELL:PIECE, e.g. b3:{HEX[left[0]] if left else 0}: "
-                    f"place piece {HEX[hand]} at CELL (a1..d4, column letter, row from the top), "
-                    "then hand PIECE over")
-        else:
-            cell = CELL_NAMES[cell_text]
-            if board[cell] != EMPTY:
-                return f"{cell_text} holds piece {HEX[board[cell]]}: place piece {HEX[hand]} on an empty cell"
-            child = board[:cell] + (hand,) + board[cell + 1:]
-            if self.has_line(child) or not left:
-                if colon:
-                    return f"placing at {cell_text} ends the game, so nothing is handed over: write {cell_text}"
-                return super().why_illegal(position, text)
-            if not colon:
-                return f"after placing at {cell_text}, hand a piece over: {cell_text}:PIECE, PIECE one of {choices}"
-        if len(piece_text) != 1 or piece_text not in HEX:
-            return f"{piece_text!r} is not a piece: hand over one of {choices} (hex digits)"
-        piece = HEX.index(piece_text)
-        if piece == hand:
-            return f"piece {piece_text} is the one you are placing: hand over one of {choices}"
-        if piece in board:
-            return f"piece {piece_text} is already on the board: hand over one of {choices}"
-        return super().why_illegal(position, text)
-
-    def placement(self, move):
-        return move.partition(":")[0]  # b3:7 -> b3; b3 -> b3; the opening's :7 -> ''
 
     # --- tiers and ranking --------------------------------------------------------------
     def tier_counts(self, k: int) -> tuple[int, int, int, int]:
@@ -409,31 +333,54 @@ class Quarto(Game):
         return result
 
 
-    # --- hooks ----------------------------------------------------------------------
+    # --- capabilities ----------------------------------------------------------------
+    @property
+    def display(self):
+        from retrograde.games.quarto.display import QuartoDisplay
+
+        return QuartoDisplay(self)
+
+    @property
     def costs(self):
         from retrograde.games.quarto.costs import COSTS
 
         return COSTS
 
+    @property
     def search(self):
         from retrograde.games.quarto.search import QuartoSearch
 
         return QuartoSearch(self)
 
+    @property
     def genome(self):
         from retrograde.games.quarto.genome import PieceAndCellRule
 
         return PieceAndCellRule(self)
 
-    def features(self, genome=None):
+    @property
+    def features(self):
         from retrograde.games.quarto.features import QuartoPlacements
 
-        return QuartoPlacements(self, genome)
+        return QuartoPlacements(self)
 
+    @property
     def sampling(self):
         from retrograde.games.quarto.presets import SAMPLING
 
         return SAMPLING
+
+    @property
+    def policies(self):
+        from retrograde.games.quarto.players import Endgame, Lookahead
+
+        return {"endgame": Endgame, "lookahead": Lookahead}
+
+    @property
+    def course(self):
+        from retrograde.games.quarto.presets import QuartoCourse
+
+        return QuartoCourse()
 
 
 def _bits(mask: int) -> list[int]:

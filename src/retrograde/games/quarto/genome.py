@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.hooks import Genome, GenomePlayer, Policy
+from retrograde.games.capabilities import Genome, GenomePlayer, Policy
 from retrograde.games.quarto.board import encode, line_tables, move_of
 from retrograde.games.quarto.heuristics import ga_move
 from retrograde.games.quarto.search import DECIDED, QuartoSearch

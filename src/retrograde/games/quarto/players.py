@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.hooks import Policy
+from retrograde.games.capabilities import Policy
 from retrograde.games.quarto.board import encode, line_tables, move_of
 from retrograde.games.quarto.heuristics import lookahead_move
 from retrograde.games.quarto.search import QuartoSearch

@@ -1,12 +1,20 @@
 """The course reports' presets for Quarto: the workflow `retrograde run quarto` and the match
 results reports 000 and 002 published (set beside ours by `validate`)."""
 
-from retrograde.games.hooks import AgentRef, Figure, Sampling, Workflow
+from functools import cached_property
+
+from retrograde.games.capabilities import AgentRef, Course, Figure, Sampling, Workflow
+
+def placement(move: str) -> str:
+    """The cell a move places at: b3:7 -> b3; b3 -> b3; the opening's :7 -> ''."""
+    return move.partition(":")[0]
+
 
 #: `validate --game quarto`: positions with 10, 9 and 8 empty cells (the exact search of a drawn
 #: position from a real game takes seconds with 10 empty cells, under one with 9: BENCHMARKS.md),
 #: met in games between seed 002's opponents and its GA.
-SAMPLING = Sampling(("p6", "p7", "p8"), ("random", "greedy", "minimax:depth=2", "ga:alpha=0.1,beta=0.2"))
+SAMPLING = Sampling(("p6", "p7", "p8"), ("random", "greedy", "minimax:depth=2", "ga:alpha=0.1,beta=0.2"),
+                    placement=placement)
 
 WORKFLOWS = (
     Workflow("quarto", "train a GA and a Q-learning placer, validate 9 agents of the seeds on Quarto: "
@@ -75,3 +83,24 @@ FIGURES = (
     Figure({}, AgentRef("the wandering GA (evolved each move)", "lookahead"), RANDOM, "either", 0.995, None, None,
            300, S000_QUARTO, ("who started is not stated",)),
 )
+
+
+class QuartoCourse(Course):
+    """Reports 000 and 002 on Quarto: the workflow, figures, training settings, report 002's GA
+    player and its genome."""
+
+    workflows = WORKFLOWS
+    figures = FIGURES
+    learner_presets = LEARNER_PRESETS
+
+    @cached_property
+    def seed_players(self):
+        from retrograde.games.quarto.genome import Report002Ga
+
+        return {("ga", "002"): Report002Ga}
+
+    @cached_property
+    def seed_genomes(self):
+        from retrograde.games.quarto.genome import Report002Rule
+
+        return {"002": Report002Rule}

@@ -29,19 +29,22 @@ not depend on the root, so the table is kept from move to move.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from retrograde.games.quarto.board import FULL, completes, deadly, encode, line_tables, place
 from retrograde.games.quarto.cells import MAX_MOVES
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
-from retrograde.search.base import (ALPHA, BEST, BETA, EXPANDED, WIN_SCORE, Search, next_child, open_frames,
-                                    order_moves, settle, start_node)
+from retrograde.search.base import (ALPHA, BEST, BETA, EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug,
+                                    start_node)
 from retrograde.search.tablebase import UNKNOWN
 
 THREATS, PARITY, ZERO = range(3)
-#: Columns of a node's state: board nibbles, occupied cells, piece in hand (-1 none), pieces used.
-BOARD, OCCUPIED, HAND, USED = range(4)
+#: Columns of a node's state: board nibbles, occupied cells, piece in hand (-1 none), pieces used,
+#: and the kind of move that made it (below).
+BOARD, OCCUPIED, HAND, USED, MADE = range(5)
 #: Columns of a child: the cell placed on (-1 at the opening), the piece handed over (-1 none), its kind.
 CELL, PIECE, KIND = range(3)
 #: Kinds of child: the game goes on, the placement completes a line, it fills the board.
@@ -50,6 +53,9 @@ ON, WINS, FILLS = range(3)
 EXACT, LOWER, UPPER = 1, 2, 3
 #: Scores beyond this are decided (a win or loss some plies away).
 DECIDED = WIN_SCORE // 2
+#: What the kernels read: the line tables, the leaf evaluation, the transposition table (keys,
+#: values: one row each for none) and each node's alpha when it was entered.
+Context = namedtuple("Context", "lines through evaluation table_keys table_values window")
 
 
 @njit
@@ -111,10 +117,15 @@ def store(table_keys, table_values, board, rest, ply, value, alpha, beta):
 
 
 @njit
-def enter(lines, through, evaluation, states, kids, keys, order, frames, rng, table_keys, table_values, ply,
-          depth):
+def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the node states[ply] if its value is known, stored or it is a leaf (`depth` 0);
     else expand it into kids[ply] (ordered in order[ply]) and return EXPANDED."""
+    lines, through, evaluation, table_keys, table_values, window = context
+    if states[ply, MADE] == WINS:
+        return ply - WIN_SCORE  # the mover has lost
+    if states[ply, MADE] == FILLS:
+        return np.int64(0)
+    window[ply] = frames[ply, ALPHA]
     board = states[ply, BOARD]
     occupied = states[ply, OCCUPIED]
     hand = states[ply, HAND]
@@ -187,65 +198,51 @@ def enter(lines, through, evaluation, states, kids, keys, order, frames, rng, ta
 
 
 @njit
+def descend(context, states, kids, ply, child):
+    """The node after the move kids[ply, child]; only its kind where the placement ends the game."""
+    kind = kids[ply, child, KIND]
+    states[ply + 1, MADE] = kind
+    if kind != ON:
+        return
+    cell = kids[ply, child, CELL]
+    piece = kids[ply, child, PIECE]
+    if cell >= 0:
+        states[ply + 1, BOARD], states[ply + 1, OCCUPIED] = place(states[ply, BOARD], states[ply, OCCUPIED], cell,
+                                                                  states[ply, HAND])
+    else:
+        states[ply + 1, BOARD] = states[ply, BOARD]
+        states[ply + 1, OCCUPIED] = states[ply, OCCUPIED]
+    states[ply + 1, HAND] = piece
+    states[ply + 1, USED] = states[ply, USED] | (np.int64(1) << piece)
+
+
+@njit
+def leave(context, states, frames, ply):
+    """Record the searched node in the transposition table, if there is one (the opening is never
+    looked up)."""
+    if context.table_values.shape[0] > 1 and states[ply, HAND] >= 0:
+        store(context.table_keys, context.table_values, states[ply, BOARD],
+              table_key(states[ply, OCCUPIED], states[ply, HAND]), ply, frames[ply, BEST], context.window[ply],
+              frames[ply, BETA])
+
+
+plug(Context, enter=enter, descend=descend, leave=leave)
+
+
+@njit
 def search(lines, through, evaluation, board, occupied, hand, used, depth, exact, seed, table_keys, table_values,
            root):
-    """Alpha-beta (negamax) `depth` plies deep: root[j] gets the score of the j-th move of
-    Quarto.moves (see `next_child`); returns the number of nodes visited. With a table
+    """`alpha_beta` from the node (board, occupied, hand, used), `depth` plies deep. With a table
     (table_values of more than one row) nodes are looked up and recorded in it: only for
     searches to the end of the game, whose values do not depend on the depth left."""
-    states = np.empty((depth + 1, 4), dtype=np.int64)
-    kids = np.empty((depth + 1, MAX_MOVES, 3), dtype=np.int64)
-    keys = np.empty((depth + 1, MAX_MOVES), dtype=np.int64)
-    order = np.empty((depth + 1, MAX_MOVES), dtype=np.int64)
-    window = np.empty(depth + 1, dtype=np.int64)  # each node's alpha when it was entered
-    recording = table_values.shape[0] > 1
-    frames = open_frames(depth)
-    rng = np.full(1, seed, dtype=np.uint64)
+    states = np.empty((depth + 1, 5), dtype=np.int64)
     states[0, BOARD] = board
     states[0, OCCUPIED] = occupied
     states[0, HAND] = hand
     states[0, USED] = used
-    nodes = 1
-    if enter(lines, through, evaluation, states, kids, keys, order, frames, rng, table_keys, table_values, 0,
-             depth) != EXPANDED:
-        return nodes
-    ply = 0
-    while True:
-        child = next_child(frames, order, ply, exact)
-        if child >= 0:
-            nodes += 1
-            kind = kids[ply, child, KIND]
-            if kind == WINS:
-                value = ply + 1 - WIN_SCORE  # the child's side to move has lost
-            elif kind == FILLS:
-                value = np.int64(0)
-            else:
-                cell = kids[ply, child, CELL]
-                piece = kids[ply, child, PIECE]
-                if cell >= 0:
-                    states[ply + 1, BOARD], states[ply + 1, OCCUPIED] = place(
-                        states[ply, BOARD], states[ply, OCCUPIED], cell, states[ply, HAND])
-                else:
-                    states[ply + 1, BOARD] = states[ply, BOARD]
-                    states[ply + 1, OCCUPIED] = states[ply, OCCUPIED]
-                states[ply + 1, HAND] = piece
-                states[ply + 1, USED] = states[ply, USED] | (np.int64(1) << piece)
-                window[ply + 1] = frames[ply + 1, ALPHA]
-                value = enter(lines, through, evaluation, states, kids, keys, order, frames, rng, table_keys,
-                              table_values, ply + 1, depth - ply - 1)
-                if value == EXPANDED:
-                    ply += 1
-                    continue
-            settle(frames, ply, -value, root)
-        elif ply == 0:
-            return nodes
-        else:
-            value = frames[ply, BEST]
-            if recording and states[ply, HAND] >= 0:  # (the opening is never looked up)
-                store(table_keys, table_values, states[ply, BOARD], table_key(states[ply, OCCUPIED], states[ply, HAND]),
-                      ply, value, window[ply], frames[ply, BETA])
-            ply -= 1
-            settle(frames, ply, -value, root)
+    states[0, MADE] = ON
+    context = Context(lines, through, evaluation, table_keys, table_values, np.empty(depth + 1, dtype=np.int64))
+    return alpha_beta(context, states, np.empty((depth + 1, MAX_MOVES, 3), dtype=np.int64), depth, exact, seed, root)
 
 
 class QuartoSearch(Search):

@@ -1,6 +1,6 @@
 """What solving Quixo costs, measured (BENCHMARKS.md), for the estimate before a solve."""
 
-from retrograde.games.hooks import Costs
+from retrograde.games.capabilities import Costs
 
 #: Indexed positions solved per second per core on 2 workers, by board size (BENCHMARKS.md, issue
 #: 12, store format 3): 4x4 43,046,721 in 17.0 s (median of 3); 5x5 from --down-to 23,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.hooks import Features
+from retrograde.games.capabilities import Features
 from retrograde.games.quixo.kernels import SOURCE, has_line, play
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit

@@ -25,8 +25,6 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking, symmetry
 from retrograde.games.base import Expansion, Game, Param, Tier
-from retrograde.games.hooks import Picture
-from retrograde.games.quixo import presets
 
 SIZES = (3, 4, 5)
 _ONLY_X = str.maketrans("xo.", "100")
@@ -40,12 +38,7 @@ class Quixo(Game):
                 "moves SOURCE-DEST cells, e.g. a1-d1 (column letter, row number from the top)")
     tier_legend = "m{a}o{b} holds the boards with a cubes of the side to move and b of the opponent"
     tier_group = "cubes on the board"
-    group_terminals_by_value = True
-    one_ply = True
     examples = ({"size": 3},)
-    workflows = presets.WORKFLOWS
-    figures = presets.FIGURES
-    learner_presets = presets.LEARNER_PRESETS
     params_spec = (
         Param("size", "board size: 3, 4 or 5", kind=int, required=True, metavar="N"),
         Param("down_to", "solve only the tiers with at least N cubes on the board (default: all)",
@@ -111,19 +104,6 @@ class Quixo(Game):
     def _rows(self) -> itemgetter:
         """cells -> the board's rows (a C-level gather: probes format many boards)."""
         return itemgetter(*(slice(r * self.size, (r + 1) * self.size) for r in range(self.size)))
-
-    def render(self, position):
-        cells, side = position
-        n = self.size
-        header = "  " + " ".join("abcde"[:n])
-        rows = [f"{r + 1} " + " ".join(cells[r * n:(r + 1) * n]) for r in range(n)]
-        return "\n".join([header, *rows, f"{side} to move"])
-
-    def picture(self, position):
-        cells, side = position
-        n = self.size
-        return Picture.of_marks(self._rows(cells), side, style="cubes", row_labels=tuple(str(r + 1) for r in range(n)),
-                                col_labels=tuple("abcde"[:n]))
 
     def cell_name(self, cell: int) -> str:
         return "abcde"[cell % self.size] + str(cell // self.size + 1)
@@ -198,32 +178,6 @@ class Quixo(Game):
         return [(text, ("".join(gather(board)), other))
                 for source, text, gather in self._all_moves if cells[source] != other]
 
-    def why_illegal(self, position, text):
-        """Not SOURCE-DEST, a cell off the board, a source inside the board or holding the
-        opponent's cube, or a destination that is not another end of the source's row or column."""
-        names = {self.cell_name(cell): cell for cell in range(self.cells)}
-        last = self.cell_name(self.cells - 1)
-        ends = text.split("-")
-        if len(ends) != 2 or not all(end[:1].isalpha() and end[1:].isdigit() for end in ends):
-            example = f"a1-{self.cell_name(self.size - 1)}"
-            return (f"{text!r} is not a move: quixo moves are SOURCE-DEST, e.g. {example}: take the cube "
-                    f"at SOURCE, push it back in at DEST (cells a1..{last})")
-        off_board = [end for end in ends if end not in names]
-        if off_board:
-            return f"there is no cell {off_board[0]} on the {self.size}x{self.size} board (a1..{last})"
-        (source, dest), (cells, side) = ends, position
-        other = "o" if side == "x" else "x"
-        destinations = self.destinations(names[source])
-        if not destinations:
-            return f"{source} is not on the border: take a cube from the border"
-        if cells[names[source]] == other:
-            return f"{source} holds {other}'s cube: take a blank or your own ({side}) cube"
-        if names[dest] not in destinations:
-            where = ("the cube cannot go back in where it came from" if dest == source
-                     else f"{dest} is not an end of {source}'s row or column")
-            return f"{where}: push it in at {' or '.join(map(self.cell_name, destinations))}"
-        return super().why_illegal(position, text)
-
     def _masks(self, position) -> tuple[int, int]:
         """(mover mask, opponent mask): bit i set where cell i holds that side's cube."""
         cells, side = position
@@ -236,29 +190,6 @@ class Quixo(Game):
         mover, opponent = self._masks(position)
         name = f"m{mover.bit_count()}o{opponent.bit_count()}"
         return name, ranking.rank_pair(mover, opponent, self.cells)
-
-    def locate_many(self, positions):
-        return self._locate_many(positions, stored=False)
-
-    def locate_stored(self, positions):
-        return self._locate_many(positions, stored=True)
-
-    def _locate_many(self, positions, *, stored: bool):
-        """`locate_many`, or with `stored` `locate_stored`, on arrays (the rules for a few positions)."""
-        if len(positions) < 16:  # array set-up costs more than the rules for a few positions
-            located = super().locate_stored if stored else super().locate_many
-            return located(positions)
-        from retrograde.games.ranking_arrays import popcounts, rank_pairs
-
-        boards = np.frombuffer("".join(cells for cells, _ in positions).encode("ascii"), dtype=np.uint8)
-        boards = boards.reshape(len(positions), self.cells)
-        weights = np.int64(1) << np.arange(self.cells, dtype=np.int64)
-        xs, os = ((boards == ord(symbol)).astype(np.int64) @ weights for symbol in "xo")
-        o_to_move = np.fromiter((side == "o" for _, side in positions), dtype=bool, count=len(positions))
-        mover, opponent = np.where(o_to_move, os, xs), np.where(o_to_move, xs, os)
-        if stored:
-            mover, opponent = symmetry.representatives(self.size, mover, opponent)
-        return self._tier_names[popcounts(mover), popcounts(opponent)], rank_pairs(mover, opponent, self.cells)
 
     @cached_property
     def _tier_names(self) -> np.ndarray:
@@ -276,9 +207,6 @@ class Quixo(Game):
         other = "o" if side == "x" else "x"
         return ("".join(side if mover >> i & 1 else other if opponent >> i & 1 else "." for i in range(self.cells)),
                 side)
-
-    def representative(self, position):
-        return self._board(*symmetry.representative(self.size, *self._masks(position)), position[1])
 
     # --- kernels ------------------------------------------------------------------
     @cached_property
@@ -299,9 +227,6 @@ class Quixo(Game):
 
         return line_masks(self.size)
 
-    def orbit_sizes(self, tier, start, stop, outcome):
-        return symmetry.class_sizes(self.size, *tier.key, start, stop, outcome)
-
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games.quixo import kernels
 
@@ -312,60 +237,63 @@ class Quixo(Game):
                        child_offsets, count_only, result.primitive, result.children)
         return result
 
-    def expand_kernel(self, tier, group):
-        from retrograde.games.quixo import kernels
+    # --- capabilities ----------------------------------------------------------------
+    @property
+    def loopy(self):
+        from retrograde.games.quixo.loopy import QuixoLoopy
 
-        params = np.array([self.size, *tier.key, tier.children[0] in group], dtype=np.int64)
-        table = symmetry.tables(self.size)
-        kernel = kernels.expand_in_group if table.ndim == 3 else kernels.expand_in_group_narrow
-        return kernel, params, self.move_table, self.line_masks, table.reshape(table.shape[0], -1, 256)
+        return QuixoLoopy(self)
 
-    def one_ply_classes(self, tier, start, stop, out):
-        from retrograde.games.quixo import kernels
+    @property
+    def symmetry(self):
+        from retrograde.games.quixo.symmetry import QuixoSymmetry
 
-        kernels.one_ply(self.size, self.move_table, self.line_masks, self.every_line, symmetry.tables(self.size),
-                        *tier.key, start, stop, out)
-        return out[:stop - start]
+        return QuixoSymmetry(self)
 
-    def one_ply_batch(self, tier, indices):
-        from retrograde.games.quixo.one_ply import batch
+    @property
+    def one_ply(self):
+        from retrograde.games.quixo.one_ply import QuixoOnePly
 
-        return batch(self.size, self.move_table, self.every_line, *tier.key, indices)
+        return QuixoOnePly(self)
 
-    def parents(self, tier, indices, group_offsets, *, out=None):
-        """In-group parents of representatives of `tier`: the representatives in the partner tier
-        m{b}o{a} with a move that took an own cube into the position's class, each once (each row
-        ending at -1), and the weight of each: how many such moves it has."""
-        from retrograde.games.quixo import kernels
+    @property
+    def display(self):
+        from retrograde.games.quixo.display import QuixoDisplay
 
-        refs, weights = Game.parents_buffers(len(indices), self.max_moves, out)
-        a, b = tier.key
-        kernels.parents(self.size, self.move_table, symmetry.tables(self.size), a, b,
-                        np.asarray(indices, dtype=np.int64), group_offsets[f"m{b}o{a}"], refs, weights)
-        return refs, weights
+        return QuixoDisplay(self)
 
-    # --- hooks ----------------------------------------------------------------------
+    @property
     def costs(self):
         from retrograde.games.quixo.costs import costs
 
         return costs(self.size)
 
+    @property
     def search(self):
         from retrograde.games.quixo.search import QuixoSearch
 
         return QuixoSearch(self)
 
+    @property
     def playouts(self):
         from retrograde.games.quixo.playouts import playouts
 
         return playouts(self)
 
-    def features(self, genome=None):
+    @property
+    def features(self):
         from retrograde.games.quixo.features import QuixoFeatures
 
         return QuixoFeatures(self)
 
-    def encoding(self):
-        from retrograde.games.quixo.encoding import QuixoEncoding
+    @property
+    def network_input(self):
+        from retrograde.games.quixo.network_input import QuixoNetworkInput
 
-        return QuixoEncoding(self)
+        return QuixoNetworkInput(self)
+
+    @property
+    def course(self):
+        from retrograde.games.quixo.presets import QuixoCourse
+
+        return QuixoCourse()

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.hooks import Encoding
+from retrograde.games.capabilities import NetworkInput
 
 _VIEW = {"x": {"x": 1.0, "o": -1.0, ".": 0.0}, "o": {"x": -1.0, "o": 1.0, ".": 0.0}}
 
 
-class QuixoEncoding(Encoding):
+class QuixoNetworkInput(NetworkInput):
     def __init__(self, game):
         self.game = game
         self.inputs = game.cells

@@ -1,6 +1,7 @@
-"""The one-ply classes of a few Quixo positions with numpy alone (`Game.one_ply_batch`): what a
-probe of a format-4 store needs to decode a value without numba (the kernel, `kernels.one_ply`,
-classifies whole chunks). Every position and move are handled in a few array operations."""
+"""Quixo's one-ply store format (`QuixoOnePly`): the one-ply classes of a whole chunk by the kernel
+(`kernels.one_ply`), and of a few positions with numpy alone (`batch`): what a probe of a
+format-4 store needs to decode a value without numba. Every position and move are handled in a
+few array operations."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 
 from retrograde.games import ranking, symmetry
 from retrograde.games.base import HOLE, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN, WIN_IN_1
+from retrograde.games.capabilities import OnePly
 from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE
 
 
@@ -47,3 +49,17 @@ def batch(n: int, moves: np.ndarray, every_line: np.ndarray, a: int, b: int, ind
     least_mover, least_opponent = symmetry.representatives(n, mover, opponent)
     out[(least_mover != mover) | (least_opponent != opponent)] = HOLE
     return out
+
+
+class QuixoOnePly(OnePly):
+    def classes(self, tier, start, stop, out):
+        from retrograde.games.quixo import kernels
+
+        game = self.game
+        kernels.one_ply(game.size, game.move_table, game.line_masks, game.every_line, symmetry.tables(game.size),
+                        *tier.key, start, stop, out)
+        return out[:stop - start]
+
+    def batch(self, tier, indices):
+        game = self.game
+        return batch(game.size, game.move_table, game.every_line, *tier.key, indices)

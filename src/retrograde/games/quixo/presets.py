@@ -1,7 +1,7 @@
 """The course reports' presets for Quixo: the workflows `retrograde run` offers and the match
 results reports 001 and 004 published (set beside ours by `validate`)."""
 
-from retrograde.games.hooks import AgentRef, Figure, Workflow
+from retrograde.games.capabilities import AgentRef, Course, Figure, Workflow
 from retrograde.spec import AgentSpec
 
 WORKFLOWS = (
@@ -82,3 +82,11 @@ FIGURES = (
             "their MCTS was a colleague's and is not printed: ours (UCT, 1,000 iterations of random playouts) plays "
             "in its place")),
 )
+
+
+class QuixoCourse(Course):
+    """Reports 000, 001 and 004 on Quixo: the workflows, figures and training settings."""
+
+    workflows = WORKFLOWS
+    figures = FIGURES
+    learner_presets = LEARNER_PRESETS

@@ -15,6 +15,8 @@ A move is applied as in `games.quixo.kernels`: with the move table's segment and
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from retrograde.games import symmetry
@@ -22,13 +24,16 @@ from retrograde.games.quixo.kernels import SOURCE, has_line, longest_line, play
 from retrograde.games.ranking_kernels import popcount, rank_counted
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.jit import njit
-from retrograde.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_search, order_moves,
-                                    start_node, take_child)
+from retrograde.search.base import EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug, start_node
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 CMAX, INLINE, ZERO = range(3)
 #: Columns of the per-ply child buffer: the child's side to move, its opponent, took a blank.
 NEXT_MOVER, NEXT_OPPONENT, BLANK = range(3)
+#: What the kernels read: the board size, the move table, `kernels.line_masks` (for `has_line`),
+#: every line's mask (for evaluations), the symmetry tables (a stored value is read at the
+#: position's representative), the leaf evaluation and the tablebase's arrays.
+Context = namedtuple("Context", "n moves ends lines symmetries evaluation packed remoteness start")
 
 
 @njit
@@ -59,12 +64,10 @@ def children(moves, mover, opponent, out):
 
 
 @njit
-def enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys, order, frames,
-          rng, ply, depth):
+def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the position states[ply] if it is decided, stored or a leaf (`depth` 0); else expand
-    it into kids[ply] (ordered in order[ply]) and return EXPANDED. `ends` are
-    `kernels.line_masks` (for `has_line`), `lines` every line's mask (for evaluations), `symmetries`
-    the symmetry tables (a stored value is read at the position's representative)."""
+    it into kids[ply] (ordered in order[ply]) and return EXPANDED."""
+    n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start = context
     mover = states[ply, 0]
     opponent = states[ply, 1]
     if has_line(mover, n, ends):
@@ -96,31 +99,25 @@ def enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, sta
 
 
 @njit
+def descend(context, states, kids, ply, child):
+    """The position after the move kids[ply, child], from its own side to move's view."""
+    states[ply + 1, 0] = kids[ply, child, NEXT_MOVER]
+    states[ply + 1, 1] = kids[ply, child, NEXT_OPPONENT]
+
+
+plug(Context, enter=enter, descend=descend)
+
+
+@njit
 def search(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, mover, opponent, depth, exact,
            seed, root):
-    """Alpha-beta (negamax) `depth` plies deep from (mover, opponent): root[j] gets the score of
-    the j-th move of game.moves (see `next_child`); returns the number of nodes visited."""
-    keys, order, frames, rng = open_search(depth, moves.shape[0], seed)
+    """`alpha_beta` from (mover, opponent), `depth` plies deep."""
     states = np.empty((depth + 1, 2), dtype=np.int64)
     kids = np.empty((depth + 1, moves.shape[0], 3), dtype=np.int64)
     states[0, 0] = mover
     states[0, 1] = opponent
-    enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys, order, frames,
-          rng, 0, depth)
-    nodes = 1
-    ply = 0
-    while ply >= 0:
-        child = next_child(frames, order, ply, exact)
-        if child < 0:
-            ply = back_up(frames, ply, root)
-            continue
-        states[ply + 1, 0] = kids[ply, child, NEXT_MOVER]
-        states[ply + 1, 1] = kids[ply, child, NEXT_OPPONENT]
-        nodes += 1
-        value = enter(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, states, kids, keys,
-                      order, frames, rng, ply + 1, depth - ply - 1)
-        ply = take_child(frames, ply, value, root)
-    return nodes
+    return alpha_beta(Context(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start), states, kids,
+                      depth, exact, seed, root)
 
 
 class QuixoSearch(Search):

@@ -14,24 +14,9 @@ from __future__ import annotations
 
 from retrograde import outcome
 from retrograde.errors import BadPosition
-from retrograde.games import ranking, symmetry
+from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Tier
-from retrograde.games.hooks import Picture
-from retrograde.games.tictactoe import presets
-
-CELLS = 9
-LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100,
-         0b100010001, 0b001010100)
-
-
-def has_line(mask: int) -> bool:
-    return any(mask & line == line for line in LINES)
-
-
-def cell_name(cell: int) -> str:
-    """`a1` is the top-left cell: column letter, then row number from the top."""
-    return "abc"[cell % 3] + str(cell // 3 + 1)
-
+from retrograde.games.tictactoe.cells import CELLS, cell_name, has_line
 
 class TicTacToe(Game):
     name = "tictactoe"
@@ -39,10 +24,7 @@ class TicTacToe(Game):
     notation = "rows joined by '/', cells x o .; optional side to move: x../.o./... x; moves a1..c3"
     tier_legend = "k{n} holds the boards with n marks (every such board is indexed, the unreachable ones are holes)"
     examples = ({},)
-    workflows = presets.WORKFLOWS
-    figures = presets.FIGURES
-    learner_presets = presets.LEARNER_PRESETS
-    policies = {"expert": "retrograde.games.tictactoe.players:MagicSquare"}
+    max_remoteness = CELLS
 
     @property
     def params(self):
@@ -50,10 +32,6 @@ class TicTacToe(Game):
 
     @property
     def max_moves(self):
-        return CELLS
-
-    @property
-    def max_remoteness(self):
         return CELLS
 
     def tiers(self):
@@ -107,26 +85,10 @@ class TicTacToe(Game):
         mover = "x" if xs.bit_count() == os.bit_count() else "o"
         return f"{board} {mover}"
 
-    def render(self, position):
-        board, mover = self.format(position).split()
-        rows = [f"{r + 1} " + " ".join(row) for r, row in enumerate(board.split("/"))]
-        return "\n".join(["  a b c", *rows, f"{mover} to move"])
-
-    def picture(self, position):
-        board, mover = self.format(position).split()
-        return Picture.of_marks(board.split("/"), mover, row_labels=tuple("123"), col_labels=tuple("abc"))
-
     # --- rules ----------------------------------------------------------------------
     def locate(self, position):
         xs, os = position
         return f"k{xs.bit_count() + os.bit_count()}", ranking.rank_pair(xs, os, CELLS)
-
-    def representative(self, position):
-        return symmetry.representative(3, *position)
-
-    def orbit_sizes(self, tier, start, stop, outcome):
-        (k,) = tier.key
-        return symmetry.class_sizes(3, (k + 1) // 2, k // 2, start, stop, outcome)
 
     def position_at(self, tier, index):
         (k,) = tier.key
@@ -156,18 +118,6 @@ class TicTacToe(Game):
                 result.append((cell_name(cell), child))
         return result
 
-    def why_illegal(self, position, text):
-        """Not a cell, or a cell already taken."""
-        cells = {cell_name(cell): cell for cell in range(CELLS)}
-        if text not in cells:
-            return (f"{text!r} is not a move: tic-tac-toe moves are cells a1..c3 "
-                    "(column letter, row number from the top)")
-        xs, os = position
-        cell = cells[text]
-        if (xs | os) >> cell & 1:
-            return f"{text} is taken by {'x' if xs >> cell & 1 else 'o'}"
-        return super().why_illegal(position, text)
-
     def expand(self, tier, start, stop, child_offsets, *, group=(), out=None):
         from retrograde.games.tictactoe import kernels
 
@@ -175,23 +125,51 @@ class TicTacToe(Game):
         kernels.expand(tier.key[0], start, stop, child_offsets, result.primitive, result.children)
         return result
 
-    # --- hooks ----------------------------------------------------------------------
+    # --- capabilities ----------------------------------------------------------------
+    @property
+    def symmetry(self):
+        from retrograde.games.tictactoe.symmetry import TicTacToeSymmetry
+
+        return TicTacToeSymmetry(self)
+
+    @property
+    def display(self):
+        from retrograde.games.tictactoe.display import TicTacToeDisplay
+
+        return TicTacToeDisplay(self)
+
+    @property
     def costs(self):
         from retrograde.games.tictactoe.costs import COSTS
 
         return COSTS
 
+    @property
     def search(self):
         from retrograde.games.tictactoe.search import TicTacToeSearch
 
         return TicTacToeSearch(self)
 
+    @property
     def playouts(self):
         from retrograde.games.tictactoe.playouts import playouts
 
         return playouts(self)
 
-    def encoding(self):
-        from retrograde.games.tictactoe.encoding import TicTacToeEncoding
+    @property
+    def policies(self):
+        from retrograde.games.tictactoe.players import MagicSquare
 
-        return TicTacToeEncoding(self)
+        return {"expert": MagicSquare}
+
+    @property
+    def network_input(self):
+        from retrograde.games.tictactoe.network_input import TicTacToeNetworkInput
+
+        return TicTacToeNetworkInput(self)
+
+    @property
+    def course(self):
+        from retrograde.games.tictactoe.presets import TicTacToeCourse
+
+        return TicTacToeCourse()

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games.hooks import Encoding
-from retrograde.games.tictactoe.game import CELLS
+from retrograde.games.capabilities import NetworkInput
+from retrograde.games.tictactoe.cells import CELLS
 
 
-class TicTacToeEncoding(Encoding):
+class TicTacToeNetworkInput(NetworkInput):
     inputs = CELLS
     actions = CELLS
 

@@ -8,8 +8,8 @@ lose to forks, and with one cell it does not stop a line of two.
 
 from __future__ import annotations
 
-from retrograde.games.hooks import Policy
-from retrograde.games.tictactoe.game import cell_name
+from retrograde.games.capabilities import Policy
+from retrograde.games.tictactoe.cells import cell_name
 
 #: The magic square (rows of the board): every row, column and diagonal sums to 15,
 #: and no other three distinct numbers 1..9 do.

@@ -1,7 +1,7 @@
 """The course reports' presets for tic-tac-toe: the workflow `retrograde run tictactoe` and the
 match results report 001 published for its Q-learner (set beside ours by `validate`)."""
 
-from retrograde.games.hooks import AgentRef, Figure, Workflow
+from retrograde.games.capabilities import AgentRef, Course, Figure, Workflow
 
 WORKFLOWS = (
     Workflow("tictactoe", "solve, verify, train Q-learning, validate 7 agents on tic-tac-toe "
@@ -34,3 +34,11 @@ FIGURES = (
     Figure({}, Q_LEARNER, MAGIC, "first", 0.7515, 0.00, 0.2485, 10000, S001_TTT),
     Figure({}, Q_LEARNER, MAGIC, "second", 0.0602, 0.00, 0.9398, 10000, S001_TTT),
 )
+
+
+class TicTacToeCourse(Course):
+    """Report 001's workflow, figures and Q-learning settings."""
+
+    workflows = WORKFLOWS
+    figures = FIGURES
+    learner_presets = LEARNER_PRESETS

@@ -13,14 +13,15 @@ without one is a draw, as in `TicTacToe.primitive`.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from retrograde.games.ranking_kernels import popcount, rank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, SYMMETRIES, has_line
 from retrograde.jit import njit
-from retrograde.search.base import (EXPANDED, WIN_SCORE, Search, back_up, next_child, open_search, order_moves,
-                                    start_node, take_child)
+from retrograde.search.base import EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug, start_node
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 LINES_EVAL, ZERO = range(2)
@@ -28,6 +29,8 @@ LINES_EVAL, ZERO = range(2)
 WEIGHTS = np.array([0, 1, 10, 100], dtype=np.int64)
 #: Added to ordering keys so that they are never negative.
 KEY_OFFSET = 1 << 10
+#: What the kernels read: the leaf evaluation and the tablebase's arrays.
+Context = namedtuple("Context", "evaluation packed remoteness start")
 
 
 @njit
@@ -45,10 +48,11 @@ def open_lines(mover, opponent):
 
 
 @njit
-def enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply, depth):
+def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the board states[ply] if it is decided, stored or a leaf (`depth` 0); else expand it
     into kids[ply] (the cell bit of each move, in game.moves order; ordered in order[ply]) and
     return EXPANDED."""
+    evaluation, packed, remoteness, start = context
     mover = states[ply, 0]
     opponent = states[ply, 1]
     if has_line(mover) or has_line(opponent):
@@ -79,29 +83,23 @@ def enter(evaluation, packed, remoteness, start, states, kids, keys, order, fram
 
 
 @njit
+def descend(context, states, kids, ply, child):
+    """The board after the move kids[ply, child], from its own side to move's view."""
+    states[ply + 1, 0] = states[ply, 1]
+    states[ply + 1, 1] = states[ply, 0] | kids[ply, child]
+
+
+plug(Context, enter=enter, descend=descend)
+
+
+@njit
 def search(evaluation, packed, remoteness, start, mover, opponent, depth, exact, seed, root):
-    """Alpha-beta (negamax) `depth` plies deep: root[j] gets the score of the j-th move of
-    game.moves (see `next_child`); returns the number of nodes visited."""
-    keys, order, frames, rng = open_search(depth, CELLS, seed)
+    """`alpha_beta` from (mover, opponent), `depth` plies deep."""
     states = np.empty((depth + 1, 2), dtype=np.int64)
     kids = np.empty((depth + 1, CELLS), dtype=np.int64)
     states[0, 0] = mover
     states[0, 1] = opponent
-    enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, 0, depth)
-    nodes = 1
-    ply = 0
-    while ply >= 0:
-        child = next_child(frames, order, ply, exact)
-        if child < 0:
-            ply = back_up(frames, ply, root)
-            continue
-        states[ply + 1, 0] = states[ply, 1]
-        states[ply + 1, 1] = states[ply, 0] | kids[ply, child]
-        nodes += 1
-        value = enter(evaluation, packed, remoteness, start, states, kids, keys, order, frames, rng, ply + 1,
-                      depth - ply - 1)
-        ply = take_child(frames, ply, value, root)
-    return nodes
+    return alpha_beta(Context(evaluation, packed, remoteness, start), states, kids, depth, exact, seed, root)
 
 
 class TicTacToeSearch(Search):
