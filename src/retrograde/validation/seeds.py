@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from retrograde.games.hooks import AgentRef, Figure
+from retrograde.games.capabilities import AgentRef, Figure
 from retrograde.spec import AgentSpec
 from retrograde.validation.rating import wilson
 
