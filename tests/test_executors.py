@@ -224,14 +224,14 @@ def test_a_chunk_task_leaves_other_writers_temporary_files_alone(tmp_path):
     path = tmp_path / "store.zarr"
     game = make_game("nim", {"heaps": [2, 3, 5, 7], "max_take": 3})
     with plan_stage(game, path, chunk_size=8) as store:
-        attempt = store.begin_attempt()
-        first, other = store.plan.tiers[0].name, store.plan.tiers[-1].name
+        store.begin_attempt()
+        ref, first, other = store.ref, store.plan.tiers[0].name, store.plan.tiers[-1].name
     # Another worker is writing chunk 0 of the last tier's remoteness right now (zarr's naming):
     in_flight = path / "tiers" / other / "remoteness" / "c" / "0.0123456789abcdef0123456789abcdef.partial"
     in_flight.parent.mkdir(parents=True, exist_ok=True)
     with open(in_flight, "wb") as writing:
         writing.write(b"\0" * 16)
-        solve_chunk(WorkerState(), str(path), attempt, first, 0)
+        solve_chunk(WorkerState(), ref, first, 0)
         assert any((path / "tiers" / first / "outcome" / "c").iterdir()), "the chunk task wrote nothing"
         assert in_flight.exists(), (
             "solve_chunk deleted a temporary file that another writer still has open "

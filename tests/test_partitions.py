@@ -160,9 +160,9 @@ def test_an_in_process_solve_splits_by_worker_memory(tmp_path, reference, cli, m
 
     split, run_round = set(), propagation.propagation_round
 
-    def counted(worker, store_path, attempt, tier_names, parts, *args):
+    def counted(worker, ref, tier_names, parts, *args):
         split.add((tier_names, parts))
-        return run_round(worker, store_path, attempt, tier_names, parts, *args)
+        return run_round(worker, ref, tier_names, parts, *args)
 
     monkeypatch.setattr(propagation, "propagation_round", counted)
     store = tmp_path / "q.zarr"

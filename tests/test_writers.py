@@ -50,7 +50,7 @@ def test_tasks_of_an_earlier_attempt_write_nothing(tmp_path, monkeypatch, game, 
         store.begin_attempt()  # a rerun's driver takes over
         before = store_bytes(path)
         for fn in kinds:
-            assert first[fn].args[1] == stale
+            assert first[fn].args[0].attempt == stale
             with pytest.raises(Superseded, match="another solve took over"):
                 fn(WorkerState(), *first[fn].args)
         assert store_bytes(path) == before, "a stale task wrote into the store"

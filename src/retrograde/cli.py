@@ -178,12 +178,10 @@ def _split(partitions: int, worker_memory: str | None) -> tuple[int, int | None]
 
 def _solve_command(cls) -> click.Command:
     def callback(store_path, workers, scheduler, quiet, chunk_size, force, partitions, worker_memory, **options):
-        from retrograde.data.lock import writer_lock
         from retrograde.data.plan import validate_chunk_size
         from retrograde.data.probing import start_summary
-        from retrograde.pipeline.executors import open_executor
         from retrograde.pipeline.progress import clock
-        from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage
+        from retrograde.pipeline.solve import SolveOptions, solve
 
         game = _game(cls, options)
         if chunk_size is not None:
@@ -191,20 +189,16 @@ def _solve_command(cls) -> click.Command:
         if workers is not None and workers < 0:
             raise BadOption(f"--workers {workers}: must be >= 0")
         partitions, worker_memory = _split(partitions, worker_memory)
-        with writer_lock(store_path):
-            found = check_solve(game, store_path, chunk_size=chunk_size, workers=workers, scheduler=scheduler,
-                                force=force, partitions=partitions, worker_memory=worker_memory)
-            if not quiet and found.to_solve:
-                click.echo(f"plan: {found.describe()}", err=True)
-            started = time.monotonic()
-            with open_executor(workers=workers, scheduler=scheduler, positions=found.positions,
-                               kernels=True) as executor, \
-                    plan_stage(game, store_path, chunk_size=chunk_size) as store:
-                done = "already solved" if store.complete else None
-                if not done:
-                    solve_stage(store, executor, quiet=quiet, partitions=partitions, worker_memory=worker_memory)
-                    done = f"solved in {clock(time.monotonic() - started)}"
-                click.echo(f"{game.describe()}: {start_summary(store)}; {done}, store {store_path}")
+        settings = SolveOptions(chunk_size=chunk_size, workers=workers, scheduler=scheduler, partitions=partitions,
+                                worker_memory=worker_memory, force=force, quiet=quiet)
+
+        def planned(solving) -> None:
+            if not quiet and solving.estimate.to_solve:
+                click.echo(f"plan: {solving.estimate.describe()}", err=True)
+
+        with solve(game, store_path, settings, planned=planned) as solved:
+            done = "already solved" if solved.seconds is None else f"solved in {clock(solved.seconds)}"
+            click.echo(f"{game.describe()}: {start_summary(solved.store)}; {done}, store {store_path}")
 
     command = click.Command(cls.name, callback=callback, params=_game_params(cls), help=cls.summary)
     for decorate in (store_option, cluster_options, _chunk_size_option, _split_options,

@@ -25,6 +25,7 @@ import os
 import shutil
 import socket
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -122,6 +123,30 @@ class TierRecord:
         return data
 
 
+@dataclass(frozen=True)
+class StoreRef:
+    """A store as a solve's tasks open it, wherever they run: its absolute `location`, the solve
+    `attempt` they write for (None: tasks that only read, verify's) and `plan`, the digest of the
+    plan their driver solves (its root document). A task opens that plan from what its process
+    holds (`Store.open`) or is refused: the store was planned again since."""
+
+    location: str
+    attempt: str | None
+    plan: str
+
+    def open(self) -> Store:
+        """The store, for writing if this ref writes for an attempt.
+
+        :raises Superseded: the store no longer holds this ref's plan."""
+        return Store.open(self.location, mode="r" if self.attempt is None else "r+", attempt=self.attempt,
+                          plan=self.plan)
+
+    @property
+    def read_only(self) -> StoreRef:
+        """The same store for tasks that only read it."""
+        return replace(self, attempt=None)
+
+
 class Store:
     """An opened store. Use `Store.open` / `Store.create`; close it (or use `with`)."""
 
@@ -132,8 +157,11 @@ class Store:
     #: (4x4 Quixo in-process: 1.2 s of a solve without this, 0.6 s with it).
     classes_cache_bytes = 64 * 2**20
 
-    def __init__(self, path: Path, plan: Plan, game: Game, *, writable: bool, attempt: str | None = None):
+    def __init__(self, path: Path, plan: Plan, game: Game, plan_digest: str, *, writable: bool,
+                 attempt: str | None = None):
         self.path = path
+        #: The digest of the store's root document, which holds its plan (`StoreRef.plan`).
+        self.plan_digest = plan_digest
         self.writable = writable
         #: The solve attempt this store writes for (see `begin_attempt`); None: no fence.
         self.attempt = attempt
@@ -152,19 +180,27 @@ class Store:
 
     # --- lifecycle ------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike, *, mode: str = "r", attempt: str | None = None) -> Store:
+    def open(cls, path: str | os.PathLike, *, mode: str = "r", attempt: str | None = None,
+             plan: str | None = None) -> Store:
         """Open an existing store, read-only ("r") or for solving ("r+"); a solve task passes
-        its driver's `attempt` (see `begin_attempt`).
+        its driver's `attempt` (see `begin_attempt`) and the digest of its `plan` (`StoreRef`).
 
         :raises StoreError: no store, not a retrograde store, or another format; DamagedStore: its
-            root documents are not byte for byte those of the plan they name.
+            root documents are not byte for byte those of the plan they name; Superseded: the
+            store holds another plan than `plan`.
         """
         path = Path(path)
-        return cls(path, *_plan_and_game(path, _root_document(path)), writable=mode == "r+", attempt=attempt)
+        held_plan, game, digest = _plan_and_game(path, _root_document(path))
+        if plan is not None and digest != plan:
+            raise Superseded(f"store {str(path)!r}: it was planned again since this task's solve began; "
+                             "its results are dropped")
+        return cls(path, held_plan, game, digest, writable=mode == "r+", attempt=attempt)
 
     @classmethod
-    def create(cls, path: str | os.PathLike, plan: Plan) -> Store:
-        """Create an empty store for `plan` at `path` (which must not exist or be an empty folder).
+    def create(cls, path: str | os.PathLike, plan: Plan, game: Game | None = None) -> Store:
+        """Create an empty store for `plan` at `path` (which must not exist or be an empty folder);
+        `game`, where given, is the game `plan` was made from (`make_plan(game)`): the process then
+        holds the plan as the store's, and opening the store never builds it again.
 
         Built in a temporary sibling folder and renamed into place, so an
         interrupted creation leaves no store behind (rerunning creates it again).
@@ -188,6 +224,8 @@ class Store:
             path.rmdir()
         os.rename(staging, path)
         durable.sync_folder(path.parent)
+        if game is not None:
+            _hold_plan(_plan_digest(_plan_document(plan)), plan, game)
         return cls.open(path, mode="r+")
 
     def close(self) -> None:
@@ -349,6 +387,11 @@ class Store:
     def location(self) -> str:
         """The absolute path, as tasks on other processes (or machines) must open it."""
         return str(self.path.absolute())
+
+    @property
+    def ref(self) -> StoreRef:
+        """How this store's tasks open it: its location, its solve attempt and its plan's digest."""
+        return StoreRef(self.location, self.attempt, self.plan_digest)
 
     @property
     def complete(self) -> bool:
@@ -544,12 +587,40 @@ class Store:
         return data
 
 
-@lru_cache(maxsize=8)
-def _plan_and_game(path: Path, document: bytes) -> tuple[Plan, Game]:
+#: Plans (with their games) this process holds, by the digest of their root document: the last
+#: `PLANS_HELD` read or created (`_plan_and_game`).
+_PLANS: OrderedDict[str, tuple[Plan, Game]] = OrderedDict()
+PLANS_HELD = 8
+
+
+def _plan_digest(document: bytes) -> str:
+    """The digest of a store's root document: its plan's, for `StoreRef.plan`."""
+    return hashlib.blake2b(document, digest_size=16).hexdigest()
+
+
+def _hold_plan(digest: str, plan: Plan, game: Game) -> None:
+    _PLANS[digest] = plan, game
+    while len(_PLANS) > PLANS_HELD:
+        _PLANS.popitem(last=False)
+
+
+def _plan_and_game(path: Path, document: bytes) -> tuple[Plan, Game, str]:
     """The plan and game of the store at `path` whose root document (zarr.json) holds `document`,
-    held to it: the plan must be the one its game makes, and the document byte for byte what zarr
-    writes for it. Built once per process and document (every task opens its store, and a game
-    lists its tiers anew when built; neither is ever changed)."""
+    and the document's digest. Held to the document once per process (`_checked_plan`) and kept
+    (every task opens its store, and a game lists its tiers anew when built; neither is ever
+    changed)."""
+    digest = _plan_digest(document)
+    held = _PLANS.get(digest)
+    if held is None:
+        held = _checked_plan(path, document)
+        _hold_plan(digest, *held)
+    return *held, digest
+
+
+def _checked_plan(path: Path, document: bytes) -> tuple[Plan, Game]:
+    """The plan and game of the store at `path` whose root document holds `document`, held to
+    it: the plan must be the one its game makes, and the document byte for byte what zarr writes
+    for it."""
     meta = _attributes(path, document)
     if not isinstance(meta, dict) or "plan" not in meta:
         raise StoreError(f"{str(path)!r} is not a retrograde store")

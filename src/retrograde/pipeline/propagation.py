@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.data.store import Store
+from retrograde.data.store import Store, StoreRef
 from retrograde.errors import DamagedStore, StoreError
 from retrograde.jit import njit
 from retrograde.outcome import LOSS
@@ -243,8 +243,7 @@ def _route(parents, weights, settled, lo, hi, outbox):
     return n
 
 
-def propagate_group(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...],
-                    checkpoint_every: float) -> list[dict[str, Any]]:
+def propagate_group(worker: WorkerState, ref: StoreRef, tier_names: tuple[str, ...], checkpoint_every: float) -> list[dict[str, Any]]:
     """The whole propagation of a loopy group in one task, after every chunk's first pass:
     settle positions level by level (increasing remoteness); what is left is a draw. Writes
     every chunk of the group's tiers and returns their summaries.
@@ -253,7 +252,7 @@ def propagate_group(worker: WorkerState, store_path: str, attempt: str, tier_nam
     levels is saved to scratch; a rerun after a kill goes on from there (same bytes: the levels
     after a checkpoint depend on nothing else). A damaged checkpoint is dropped: the
     propagation starts again."""
-    with Store.open(store_path, mode="r+", attempt=attempt) as store:
+    with ref.open() as store:
         scratch = Scratch(store)
         bounds, saved = group_bounds(store, tier_names, 1), scratch.checkpoint_level(tier_names)
         resumable = saved is not None and saved[0] == 1
@@ -273,12 +272,12 @@ def propagate_group(worker: WorkerState, store_path: str, attempt: str, tier_nam
         return partition.finish(store)
 
 
-def solve_group(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
+def solve_group(worker: WorkerState, ref: StoreRef, tier_names: tuple[str, ...]) -> list[dict[str, Any]]:
     """A small loopy group whole in one task: each chunk's first pass, in memory, then the
     propagation; writes every chunk of the group's tiers and returns their summaries. No scratch
     file and no checkpoint: a rerun after a kill does it all again (a small group's work is a
     task's round trip or two, which its three or more tasks and their scratch files cost)."""
-    with Store.open(store_path, mode="r+", attempt=attempt) as store:
+    with ref.open() as store:
         partition = Partition(store, tier_names, group_bounds(store, tier_names, 1), 0)
         partition.load(store, values=True, first_passes=lambda name, chunks: (
             (store.plan.chunking(name).bounds(chunk)[0], *first_pass(worker, store, tier_names, name, chunk))
@@ -305,13 +304,13 @@ def _partition(worker: WorkerState, store: Store, tier_names: tuple[str, ...], p
     return held[key]
 
 
-def propagation_round(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int,
-                      part: int, level: int, start: str, save: bool) -> dict[str, Any]:
+def propagation_round(worker: WorkerState, ref: StoreRef, tier_names: tuple[str, ...], parts: int, part: int,
+                      level: int, start: str, save: bool) -> dict[str, Any]:
     """One level of one partition: its state from the last level ("held"), or built from the
     first passes ("first pass") or its checkpoint at `level` ("checkpoint"); apply the last
     level's messages to it, save it if `save`, settle its positions at `level`. Reports its
     highest level set, the messages it sent, and (a checkpoint it could not use) `damaged`."""
-    with Store.open(store_path, mode="r+", attempt=attempt) as store:
+    with ref.open() as store:
         held = _held(worker)
         for key in [key for key, partition in held.items() if partition.attempt != store.attempt]:
             del held[key]  # an earlier solve attempt's
@@ -331,10 +330,10 @@ def propagation_round(worker: WorkerState, store_path: str, attempt: str, tier_n
         return {"highest": partition.highest, "sent": sent, "saved": save}
 
 
-def finish_partition(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int,
-                     part: int, level: int) -> list[dict[str, Any]]:
+def finish_partition(worker: WorkerState, ref: StoreRef, tier_names: tuple[str, ...], parts: int, part: int,
+                     level: int) -> list[dict[str, Any]]:
     """After the last level: apply its messages, write the partition's chunks; their summaries."""
-    with Store.open(store_path, mode="r+", attempt=attempt) as store:
+    with ref.open() as store:
         partition = _partition(worker, store, tier_names, parts, part, level)
         partition.receive(store)
         summaries = partition.finish(store)
@@ -342,8 +341,8 @@ def finish_partition(worker: WorkerState, store_path: str, attempt: str, tier_na
         return summaries
 
 
-def next_level(store_path: str, attempt: str, tier_names: tuple[str, ...], parts: int, level: int, start: str,
-               saved_at: float, checkpoint_every: float, serial: int, reports: list[Any]) -> list[Task]:
+def next_level(ref: StoreRef, tier_names: tuple[str, ...], parts: int, level: int, start: str, saved_at: float,
+               checkpoint_every: float, serial: int, reports: list[Any]) -> list[Task]:
     """In the driver, once the partitions' last level is done (`reports`; those of the first
     passes before the first level): the tasks of level `level` of every partition and the next
     call of this, or (no position left to settle, no message left to apply) the tasks writing
@@ -351,7 +350,7 @@ def next_level(store_path: str, attempt: str, tier_names: tuple[str, ...], parts
     `serial` counts the calls of a propagation, so that task keys stay unique where a damaged
     checkpoint made levels run again."""
     group = "-".join(tier_names)
-    with Store.open(store_path, mode="r+") as store:
+    with ref.open() as store:
         scratch = Scratch(store)
         if any("damaged" in report for report in reports if isinstance(report, dict)):
             scratch.drop_checkpoints(tier_names)
@@ -364,13 +363,13 @@ def next_level(store_path: str, attempt: str, tier_names: tuple[str, ...], parts
                 scratch.drop_checkpoints(tier_names, keep=(parts, level - 1))
             if level > max(report["highest"] for report in reports) and not sum(report["sent"] for report in reports):
                 return [Task(f"finish-{group}-{part}-{serial}", finish_partition,
-                             (store_path, attempt, tier_names, parts, part, level), affinity=f"{group}-{part}")
+                             (ref, tier_names, parts, part, level), affinity=f"{group}-{part}")
                         for part in range(parts)]
     save = start == "held" and time.monotonic() - saved_at >= checkpoint_every
     rounds = [Task(f"propagate-{group}-{part}-level-{level}-{serial}", propagation_round,
-                   (store_path, attempt, tier_names, parts, part, level, start, save), affinity=f"{group}-{part}")
+                   (ref, tier_names, parts, part, level, start, save), affinity=f"{group}-{part}")
               for part in range(parts)]
-    following = (store_path, attempt, tier_names, parts, level + 1, "held",
+    following = (ref, tier_names, parts, level + 1, "held",
                  time.monotonic() if save or start != "held" else saved_at, checkpoint_every, serial + 1)
     return [*rounds, Task(f"next-{group}-level-{level + 1}-{serial}", next_level, following,
                           tuple(task.key for task in rounds), in_driver=True)]

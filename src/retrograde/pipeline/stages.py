@@ -8,8 +8,7 @@ chunks, so an interrupted solve resumes where it stopped.
 from __future__ import annotations
 
 import json
-import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +16,9 @@ from retrograde.data.durable import write_atomically
 from retrograde.data.lock import missing_folder
 from retrograde.data.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.data.store import SOLVED, Store
-from retrograde.errors import BadOption, DamagedStore, StoreError
+from retrograde.errors import DamagedStore, StoreError
 from retrograde.games import Game
-from retrograde.pipeline.estimate import (Estimate, check_fits, estimate, human_bytes, in_one_task, propagation_parts,
-                                          this_machine)
-from retrograde.pipeline.executors import worker_processes
+from retrograde.pipeline.estimate import in_one_task, propagation_parts
 from retrograde.pipeline.graph import Task, waits_for
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.propagation import (finish_partition, first_level, group_bounds, next_level, propagate_group,
@@ -33,9 +30,10 @@ from retrograde.pipeline.tasks import checkpoint_seconds, settle_chunk, small_gr
 RECORDING = (solve_chunk, propagate_group, finish_partition, solve_group)
 
 
-def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Plan | None:
-    """Check, without writing, that `store_path` is free, holds this plan, or holds a plan
-    this one extends (a store to deepen); the plan of the store to solve, None if none exists.
+def open_planned(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> tuple[Store | None, Plan]:
+    """The store at `store_path` opened for solving, and the plan to solve it to: its own, or one
+    that extends it (a store to deepen); (None, the game's plan) where there is no store yet.
+    Writes nothing: `plan_store` does.
 
     :raises StoreError: the path holds a store of another game, options or chunking.
     :raises RetrogradeError: RETROGRADE_CHECKPOINT_SECONDS is not a number of seconds, or
@@ -47,56 +45,36 @@ def check_plan(game: Game, store_path: str | Path, *, chunk_size: int | None = N
     if not path.exists() or (path.is_dir() and not any(path.iterdir())):
         if why := missing_folder(path, "store"):
             raise StoreError(why)
-        return None
-    with Store.open(path) as store:
+        return None, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE)
+    store = Store.open(path, mode="r+")
+    try:
         if chunk_size is not None and store.plan.chunk_size != chunk_size:
             raise StoreError(f"store {str(path)!r} was planned with --chunk-size {store.plan.chunk_size}, "
                              f"not {chunk_size}")
         if store.plan.game == game.name and store.plan.params == game.params:
-            return store.plan
+            return store, store.plan
         wanted = make_plan(game, chunk_size=store.plan.chunk_size)
         if not wanted.extends(store.plan):
             raise StoreError(f"store {str(path)!r} holds {store.game.describe()}, not {game.describe()}")
-        return wanted
+        return store, wanted
+    except BaseException:
+        store.close()
+        raise
 
 
-def check_solve(game: Game, store_path: str | Path, *, chunk_size: int | None = None, workers: int | None = None,
-                scheduler: str | None = None, force: bool = False, partitions: int = 1,
-                worker_memory: int | None = None) -> Estimate:
-    """`check_plan`, then estimate what the solve (or what is left of it) takes, loopy groups'
-    propagations split into `partitions` or more to fit `worker_memory` (default: a local
-    worker's share of the available memory), and refuse it, unless `force`, where this machine
-    cannot do it or a task that cannot be split needs more than `worker_memory`. Writes nothing.
-
-    :raises BadOption: the solve does not fit (one line: the estimate and how to go on).
-    """
-    plan = check_plan(game, store_path, chunk_size=chunk_size)
-    if plan:
-        with Store.open(store_path) as store:
-            done = positions_done(store)
-    else:
-        plan, done = make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE), 0
-    machine = this_machine(store_path)
-    if scheduler:  # the workers' memory is on the cluster's machines, not this one
-        machine = replace(machine, memory=sys.maxsize)
-    limit = worker_memory or (None if scheduler else machine.memory // worker_processes(workers, plan.positions))
-    found = estimate(plan, workers=workers, done_positions=done, worker_memory=limit, partitions=partitions)
-    check_fits(found, store_path=store_path, force=force, machine=machine)
-    if worker_memory and found.peak_bytes > worker_memory and not force:
-        raise BadOption(f"{found.game}: its {found.peak_task} needs {human_bytes(found.peak_bytes)}, more than "
-                        f"--worker-memory {human_bytes(worker_memory)} (only a loopy group's propagation is split "
-                        f"to fit); raise --worker-memory or pass --force to start anyway")
-    return found
+def plan_store(game: Game, store: Store | None, plan: Plan, store_path: str | Path) -> Store:
+    """The store to solve, what `open_planned` found: `store` itself where it holds `plan`,
+    deepened where `plan` adds tiers to its own (Quixo with a lower --down-to), else a new store
+    for `plan` (`game`'s) at `store_path`."""
+    if store is None:
+        return Store.create(store_path, plan, game)
+    return store if store.plan == plan else store.deepen(plan)
 
 
 def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Store:
     """Create the store for `game`, or reopen it (for solving) if it holds the same plan, or
     deepen it if `game` adds tiers to its plan (Quixo with a lower --down-to)."""
-    plan = check_plan(game, store_path, chunk_size=chunk_size)
-    if plan is None:
-        return Store.create(store_path, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE))
-    store = Store.open(store_path, mode="r+")
-    return store if store.plan == plan else store.deepen(plan)
+    return plan_store(game, *open_planned(game, store_path, chunk_size=chunk_size), store_path)
 
 
 def solved_key(step) -> str:
@@ -116,7 +94,7 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
     least `partitions`, and as many as its partitions take to fit `worker_memory`
     (`estimate.propagation_parts`). A propagation resumed from a checkpoint keeps the
     partitions it was saved with."""
-    path, attempt, scratch = store.location, store.attempt, Scratch(store)
+    ref, scratch = store.ref, Scratch(store)
     checkpoint_every = checkpoint_seconds()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
     barriers: dict[tuple[str, ...], str] = {}
@@ -136,27 +114,27 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
             parts = saved[0] if saved else len(group_bounds(store, step.tiers, propagation_parts(
                 store.plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=store.game))) - 1
             settled = {(name, c): done for name in step.tiers for c, done in enumerate(scratch.settled_chunks(name))}
-            first_pass = [Task(f"settle-{name}-{c}", settle_chunk, (path, attempt, step.tiers, name, c), after,
+            first_pass = [Task(f"settle-{name}-{c}", settle_chunk, (ref, step.tiers, name, c), after,
                                store.plan.chunking(name).length(c))
                           for (name, c), done in settled.items() if not done]
             waits = after + tuple(task.key for task in first_pass)
             if in_one_task(store.plan, step.tiers, parts) and len(first_pass) == len(settled) and not saved:
-                tasks.append(Task(keys[0], solve_group, (path, attempt, step.tiers), after, size))
+                tasks.append(Task(keys[0], solve_group, (ref, step.tiers), after, size))
             elif parts == 1:
                 tasks.extend(first_pass)
-                tasks.append(Task(keys[0], propagate_group, (path, attempt, step.tiers, checkpoint_every), waits, size))
+                tasks.append(Task(keys[0], propagate_group, (ref, step.tiers, checkpoint_every), waits, size))
             else:
                 tasks.extend(first_pass)
                 level, start = (saved[1], "checkpoint") if saved else (first_level(store.game), "first pass")
-                tasks.append(Task(keys[0], next_level, (path, attempt, step.tiers, parts, level, start, 0.0,
-                                                        checkpoint_every, 0), waits, size, in_driver=True))
+                tasks.append(Task(keys[0], next_level, (ref, step.tiers, parts, level, start, 0.0, checkpoint_every, 0),
+                                  waits, size, in_driver=True))
         else:
             (name,) = step.tiers
             chunks = [c for c, done in enumerate(store.record(name).chunks) if done is None]
             if not chunks:
                 continue
             keys = [f"solve-{name}-{c}" for c in chunks]
-            tasks.extend(Task(key, solve_chunk, (path, attempt, name, c), after, store.plan.chunking(name).length(c))
+            tasks.extend(Task(key, solve_chunk, (ref, name, c), after, store.plan.chunking(name).length(c))
                          for key, c in zip(keys, chunks))
         barriers[step.tiers] = solved_key(step)
         tasks.append(waits_for(barriers[step.tiers], keys))
@@ -251,7 +229,7 @@ def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult
     result.unsolved = [tier.name for tier in store.plan.tiers
                        if tier not in ready and tier.name not in damaged and not damaged & set(tier.children)]
     progress = Progress("verify", sum(tier.size for tier in ready), quiet=quiet)
-    tasks = [Task(f"verify-{tier.name}-{chunk}", verify_chunk, (store.location, tier.name, chunk))
+    tasks = [Task(f"verify-{tier.name}-{chunk}", verify_chunk, (store.ref.read_only, tier.name, chunk))
              for tier in ready for chunk in range(store.plan.chunking(tier.name).count)]
     for task, report in executor.run(tasks):
         _, name, chunk = task.args

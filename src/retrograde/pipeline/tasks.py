@@ -1,8 +1,9 @@
 """Tasks: what one worker does for one chunk of a tier (a loopy group's propagation is in
 `pipeline.propagation`).
 
-A task takes its worker's state (`executors.WorkerState`), the store's absolute path, its
-driver's solve attempt, and names its tiers and chunk; it opens the store itself and returns
+A task takes its worker's state (`worker.WorkerState`), a `StoreRef` (the store's absolute
+path, its driver's solve attempt and plan), and names its tiers and chunk; it opens the store
+itself and returns
 small summaries. It knows nothing about dask, so the same function runs in-process and on any
 cluster that shares the store's file system. Before it writes, the store checks that the
 attempt is still the current one (`Store.begin_attempt`): a task left running on a cluster by
@@ -20,7 +21,7 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.data import encoding, packing
-from retrograde.data.store import Store, chunk_checksum
+from retrograde.data.store import Store, StoreRef, chunk_checksum
 from retrograde.errors import DamagedStore, RetrogradeError, StoreError
 from retrograde.games.base import Expansion
 from retrograde.pipeline.scratch import Scratch
@@ -191,23 +192,23 @@ def chunk_summary(store: Store, tier_name: str, chunk: int, outcome: np.ndarray,
             "win": count(oc.WIN), "loss": count(oc.LOSS), "draw": count(oc.DRAW), **written}
 
 
-def solve_chunk(worker: WorkerState, store_path: str, attempt: str, tier_name: str, chunk: int) -> list[dict[str, Any]]:
+def solve_chunk(worker: WorkerState, ref: StoreRef, tier_name: str, chunk: int) -> list[dict[str, Any]]:
     """Solve one chunk of a loop-free tier whose child tiers are solved; write it; return its counts."""
-    with Store.open(store_path, mode="r+", attempt=attempt) as store:
+    with ref.open() as store:
         start, _, (outcome, remoteness, faults) = _evaluate_chunk(worker, store, tier_name, chunk, recorded=False)
         bad = np.flatnonzero(faults)
         if bad.size:
-            raise StoreError(f"store {store_path!r}: position {describe_position(store, tier_name, start + int(bad[0]))} "
+            raise StoreError(f"store {ref.location!r}: position {describe_position(store, tier_name, start + int(bad[0]))} "
                              f"{FAULTS[int(faults[bad[0]])]}")
         written = store.write_chunk(tier_name, chunk, outcome, remoteness)
     return [chunk_summary(store, tier_name, chunk, outcome, written)]
 
 
-def settle_chunk(worker: WorkerState, store_path: str, attempt: str, tier_names: tuple[str, ...], tier_name: str,
+def settle_chunk(worker: WorkerState, ref: StoreRef, tier_names: tuple[str, ...], tier_name: str,
                  chunk: int) -> list:
     """First pass over one chunk of a loopy group's tier (see `solvers.loopy`), written to a
     scratch file of the chunk (its presence records it); chunks run in parallel."""
-    with Store.open(store_path, mode="r+", attempt=attempt) as store:
+    with ref.open() as store:
         Scratch(store).write_first_pass(tier_name, chunk, *first_pass(worker, store, tier_names, tier_name, chunk))
     return []  # nothing for the driver to record: the scratch file is the record
 
@@ -236,14 +237,14 @@ def first_pass(worker: WorkerState, store: Store, tier_names: tuple[str, ...], t
     return outcome, remoteness, pending
 
 
-def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: int) -> dict[str, Any]:
+def verify_chunk(worker: WorkerState, ref: StoreRef, tier_name: str, chunk: int) -> dict[str, Any]:
     """Re-check every position of a chunk against the rules and its children (SPEC §5), a
     draw's or unreachable index's remoteness (0), and the chunk's record (checksum and counts).
     In the "one-ply" encoding the stored arrays must also be exactly the encoding of the values
     they decode to (`data.encoding`: a wrong fill or s, or a wrong half flag, is a wrong index).
     Damage that stops the check (an undecodable chunk, here or in a child tier) is returned
     in `damaged`, never raised."""
-    with Store.open(store_path) as store:
+    with ref.open() as store:
         start, stop = store.plan.chunking(tier_name).bounds(chunk)
         damaged = []
         try:
@@ -268,7 +269,7 @@ def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: in
             stored_codes = packing.unpack(stored[0], stop - start)
             wrong |= (stored_codes != codes) | (stored[1] != s)
             if bool(stored[2][0]) != half:
-                damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its half flag says "
+                damaged.append(f"store {ref.location!r}: tier {tier_name} chunk {chunk}: its half flag says "
                                f"{bool(stored[2][0])}, its values {half}")
         bad = np.flatnonzero(wrong)
         examples = [
@@ -282,7 +283,7 @@ def verify_chunk(worker: WorkerState, store_path: str, tier_name: str, chunk: in
         checksum_ok = record is not None and record["checksum"] == chunk_checksum(packed, stored_remoteness)
         counts = chunk_summary(store, tier_name, chunk, stored_outcome, {})
         if record is not None and any(record[key] != counts[key] for key in ("win", "loss", "draw")):
-            damaged.append(f"store {store_path!r}: tier {tier_name} chunk {chunk}: its record counts "
+            damaged.append(f"store {ref.location!r}: tier {tier_name} chunk {chunk}: its record counts "
                            f"{record['win']}/{record['loss']}/{record['draw']} won/lost/drawn positions, the "
                            f"data {counts['win']}/{counts['loss']}/{counts['draw']}")
     return {"tier": tier_name, "chunk": chunk, "positions": stop - start, "wrong": int(bad.size),

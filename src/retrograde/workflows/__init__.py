@@ -22,8 +22,8 @@ from retrograde.data.durable import inside
 from retrograde.games import GAMES, Game
 from retrograde.games.hooks import Workflow
 from retrograde.pipeline.executors import open_executor
-from retrograde.pipeline.stages import (check_solve, plan_stage, read_json, solve_stage, status, verify_stage,
-                                        write_json)
+from retrograde.pipeline.solve import SolveOptions, solve
+from retrograde.pipeline.stages import read_json, status, verify_stage, write_json
 from retrograde.training import train
 from retrograde.validation import validate
 
@@ -127,13 +127,15 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
             with open_executor(workers=workers, scheduler=scheduler, positions=None) as executor:
                 report = _train_and_validate(workflow, state, out_dir, game, None, executor, quiet)
             return dict(state, value=None, report=report, to_do=list(plan.to_do))
-        found = check_solve(game, out_dir / "store.zarr", workers=workers, scheduler=scheduler)
-        with open_executor(workers=workers, scheduler=scheduler, positions=found.positions) as executor, \
-                plan_stage(game, out_dir / "store.zarr") as store:
+
+        def planned(solving) -> None:
             state["stages"]["plan"] = "done"
             write_json(state_path, state)
+
+        options = SolveOptions(workers=workers, scheduler=scheduler, quiet=quiet, kernel_threads=False)
+        with solve(game, out_dir / "store.zarr", options, locked=True, planned=planned) as solved:
+            store, executor = solved.store, solved.executor
             if state["stages"].get("solve") != "done":
-                solve_stage(store, executor, quiet=quiet)
                 state["stages"]["solve"] = "done"
                 write_json(out_dir / "status.json", status(store))
                 write_json(state_path, state)

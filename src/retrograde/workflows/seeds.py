@@ -30,7 +30,8 @@ from retrograde.errors import BadAgent, BadOption
 from retrograde.games import GAMES, Game, make_game
 from retrograde.pipeline.executors import open_executor
 from retrograde.pipeline.graph import Task
-from retrograde.pipeline.stages import check_solve, plan_stage, solve_stage, write_json
+from retrograde.pipeline.solve import SolveOptions, solve
+from retrograde.pipeline.stages import write_json
 from retrograde.spec import AgentSpec
 from retrograde.training import train
 from retrograde.training.measure import ValueKeptSample
@@ -80,12 +81,12 @@ class Stores:
             path = inside(self.folder, self.folder / (hashlib.sha256(name.encode()).hexdigest()[:12] + ".zarr"))
             self.folder.mkdir(parents=True, exist_ok=True)
             try:
-                check_solve(game, path, workers=self.workers, scheduler=self.scheduler)
-            except BadOption as exc:
+                with solve(game, path, SolveOptions(workers=self.workers, scheduler=self.scheduler, quiet=self.quiet),
+                           executor=self.executor):
+                    pass
+            except BadOption as exc:  # the estimate's refusal, before anything is written
                 self.found[name] = None, f"needs a solved store of {name}, which this machine cannot solve: {exc}", None
                 return self.found[name]
-            with writer_lock(path), plan_stage(game, path) as store:
-                solve_stage(store, self.executor, quiet=self.quiet)
             store = self.stack.enter_context(Store.open(path))
             self.found[name] = store, None, ValueKeptSample(store, game, SEED)
         return self.found[name]
