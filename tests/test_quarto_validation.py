@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import quarto_reference as ref
+from retrograde.agents import resolve_agent
 from retrograde.errors import BadOption
 from retrograde.games import make_game
 from retrograde.games.quarto.game import random_position
@@ -55,7 +56,8 @@ def test_sampled_positions_are_distinct_live_positions_of_the_asked_tiers():
 def test_the_ruler_scores_every_move_exactly():
     """Every move's outcome and remoteness, as the reference says, at every sampled position."""
     game, positions, _ = sampled_positions()
-    result = sampled.solve_chunk(WorkerState(), "quarto", tuple(sorted(game.params.items())), ("random",), 1, 0,
+    result = sampled.solve_chunk(WorkerState(), "quarto", tuple(sorted(game.params.items())),
+                                 (resolve_agent("random", game),), 1, 0,
                                  tuple(p for _, p in positions))
     for (_, position), scores in zip(positions, result["scores"]):
         outcome, remoteness = sampled.values(scores)
@@ -93,17 +95,19 @@ def test_the_perfect_play_check_can_fail():
     game, positions, _ = sampled_positions(count=4)
     plain = [p for _, p in positions]
     best = np.array([5, 0, -3, 0])
-    ok = sampled.perfect_play_checks(game, ["endgame:empty=9", "random"], plain, best, {"endgame:empty=9": best})
+    endgame, random = (resolve_agent(spec, game) for spec in ("endgame:empty=9", "random"))
+    ok = sampled.perfect_play_checks(game, [endgame, random], plain, best, {"endgame:empty=9": best})
     assert [c["ok"] for c in ok] == [True]  # only the agent that searches to the end is checked
     worse = best.copy()
     worse[1] = -7
-    failed = sampled.perfect_play_checks(game, ["endgame:empty=9"], plain, best, {"endgame:empty=9": worse})
+    failed = sampled.perfect_play_checks(game, [endgame], plain, best, {"endgame:empty=9": worse})
     assert [c["ok"] for c in failed] == [False] and "1 of 4" in failed[0]["detail"]
 
 
 def test_measure_is_exact_for_the_endgame_agent_and_reproducible():
     game = make_game("quarto")
-    run = lambda: sampled.measure(game, ["random", "greedy", "endgame:empty=5"], tiers=LATE, positions=10, seed=2,  # noqa: E731
+    agents = [resolve_agent(spec, game) for spec in ("random", "greedy", "endgame:empty=5")]
+    run = lambda: sampled.measure(game, agents, tiers=LATE, positions=10, seed=2,  # noqa: E731
                                   executor=InProcessExecutor(), quiet=True)
     first, second = run(), run()
     for entry in (*first["agents"].values(), *second["agents"].values()):
@@ -166,7 +170,7 @@ def test_a_workflow_without_a_store_trains_then_validates_and_resumes(tmp_path, 
     a report; a rerun skips both stages."""
     from retrograde import workflows
     from retrograde.games import GAMES
-    from retrograde.games.hooks import Workflow
+    from retrograde.games.capabilities import Workflow
 
     small = Workflow("quarto-small", "a small quarto workflow", solves=False,
                                train=(("ga:generations=1,population=2,offspring=1,games=2", "ga.json"),
