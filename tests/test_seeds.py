@@ -15,8 +15,10 @@ import pytest
 
 from conftest import run_cli
 from processes import assert_one_error_line
+from retrograde.agents import resolve_agent
+from retrograde.errors import BadAgent
 from retrograde.games import make_game
-from retrograde.games.hooks import AgentRef, Figure
+from retrograde.games.capabilities import AgentRef, Figure
 from retrograde.validation import published, seeds
 
 
@@ -171,6 +173,9 @@ def test_the_seeds_summary_counts_each_verdict():
 
 
 def test_a_spec_of_an_agent_no_game_knows_is_not_the_reports_agent():
-    """validation/published.py: a report's agent and a spec of the same name that is no agent of
-    ours (its options cannot be known) do not match."""
-    assert published.matches(AgentRef("theirs", "nosuchagent"), "nosuchagent", make_game("tictactoe")) is False
+    """validation/published.py: a spec of the report's agent's name that is no agent of ours (its
+    options cannot be known) is refused where it is resolved, and none of our agents matches it."""
+    game = make_game("tictactoe")
+    with pytest.raises(BadAgent, match="unknown agent 'nosuchagent'"):
+        resolve_agent("nosuchagent", game)
+    assert published.matches(AgentRef("theirs", "nosuchagent"), resolve_agent("random", game)) is False

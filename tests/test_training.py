@@ -448,7 +448,7 @@ def test_the_reports_nim_genomes_train_and_their_artifacts_play_the_reports_play
     probability = train("ga:preset=000,generations=1,offspring=4,population=4,games=4", nim, tmp_path / "p.json",
                         seed=2)
     assert json.loads(probability.read_text())["genome"]["kind"] == "nim-000-probability"
-    always, never = (GenomeAgent(nim, seed=1, weights=[p], genome=nim.course.seed_genomes["000"](nim)) for p in (1.0, 0.0))
+    always, never = (GenomeAgent(nim, seed=1, weights=[p], genome=nim.course.genomes["000"](nim)) for p in (1.0, 0.0))
     for position in _nim_positions(nim):
         heaps_after_all = always.choose(position)[1]
         emptied = [i for i, (a, b) in enumerate(zip(position, heaps_after_all)) if a != b]

@@ -500,8 +500,9 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: a free one; the URL printed names it).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--agents", "agent_specs", default="lookup,random,greedy,minimax:depth=2", show_default=True,
-              metavar="AGENT,...", help="The agents the page can play against, built once at start.")
+@click.option("--agents", "agent_specs", default=None, metavar="AGENT,...",
+              help="The agents the page can play against, built once at start (default: those of lookup, random, "
+                   "greedy and minimax:depth=2 that can play the game).")
 def explore(store_path, port, host, agent_specs) -> None:
     """Serve a web explorer of the store's positions on http://HOST:PORT/ until Ctrl-C (read-only).
 

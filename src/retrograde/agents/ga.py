@@ -6,7 +6,7 @@ evolves one weight in [-1, 1] per feature: the agent wins at once if it can, nev
 game with a loss unless every move does, and otherwise plays the move whose board maximises the
 weighted features (one ply); a move ending in a draw scores 0. Ties are broken by `self.rng`.
 A genome's options named like its genes give the genome without an artifact. An artifact may
-hold a genome a course report evolved (`Game.seed_genomes`: report 000's and 003's Nim
+hold a genome a course report evolved (`Course.genomes`: report 000's and 003's Nim
 strategies), which its kind names; the agent then plays that report's player of it.
 """
 
@@ -55,10 +55,10 @@ class FeatureWeights(Genome):
 
 
 def genome_of(game: Game, report: str | None = None) -> Genome | None:
-    """The genome `ga` evolves for `game`: course report `report`'s (`Game.seed_genome`) if
+    """The genome `ga` evolves for `game`: course report `report`'s (`Course.genomes`) if
     given, else the game's own, else feature weights, else None."""
     if report is not None:
-        return course_of(game).seed_genomes[report](game)
+        return course_of(game).genomes[report](game)
     own = game.genome
     if own is not None:
         return own
@@ -67,7 +67,7 @@ def genome_of(game: Game, report: str | None = None) -> Genome | None:
 
 def genome_of_kind(game: Game, kind: str) -> Genome | None:
     """The genome of `game` an artifact names by its kind (the default one, or a report's)."""
-    for genome in (genome_of(game), *(genome(game) for genome in course_of(game).seed_genomes.values())):
+    for genome in (genome_of(game), *(genome(game) for genome in course_of(game).genomes.values())):
         if genome is not None and genome.kind == kind:
             return genome
     return None

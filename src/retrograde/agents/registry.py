@@ -32,7 +32,7 @@ AGENTS: dict[str, str] = {
     "random": "retrograde.agents.random_agent:RandomAgent",
     "rl": "retrograde.agents.rl:RlAgent",
 }
-#: The option naming a course report whose code an agent plays as (`Course.seed_players`).
+#: The option naming a course report whose code an agent plays as (`Course.players`).
 PRESET = "preset"
 
 
@@ -67,12 +67,12 @@ def _resolve(name: str, game: Game, preset: str | None = None) -> tuple[type[Age
         raise BadAgent(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
     if preset is None:
         return cls, extra
-    seed_player = course_of(game).seed_players.get((name, preset.lower()))
-    if seed_player is None:
+    player = course_of(game).players.get((name, preset.lower()))
+    if player is None:
         offered = course_of(game).presets(name)
         raise BadAgent(f"agent {name!r} has no preset {preset!r} for {game.name}: " +
                        (f"presets: {', '.join(offered)}" if offered else "it plays no course report's way here"))
-    return PolicyAgent, {"policy": seed_player}
+    return PolicyAgent, {"policy": player}
 
 
 def agent_options(name: str, game: Game, preset: str | None = None) -> tuple[Option, ...]:
@@ -216,7 +216,7 @@ def _preset_lines(name: str, game_name: str, game: Game) -> list[str]:
     lines = []
     course = course_of(game)
     for preset in course.presets(name):
-        player = course.seed_players[(name, preset)]
+        player = course.players[(name, preset)]
         lines.append(f"  {game_name}: {PRESET}={preset}: {player.summary}")
         lines.extend(f"    {option.describe()}" for option in player.options)
     return lines

@@ -1,13 +1,13 @@
 """The `rl` agent: greedy play in Q values learned by `retrograde train rl` (seeds 000/001).
 
-Q(position, move) comes from one of two models:
+Q(position, move) comes from one of three models:
 
 * `TabularQ`, where the game fits a table (at most `MAX_TABLE_ENTRIES` entries): one row per
   indexed position (tier offset plus the index `game.locate` gives), one column per move in
   `game.moves` order; the rows span every tier of the game's rules, also where the instance
   holds fewer (a store's extent, not the game's), so that play from the start finds its
   positions and one artifact serves every such instance;
-* `LinearQ`, where no table fits and the game gives board features (its `features` hook): a
+* `LinearQ`, where no table fits and the game gives board features (its `features` capability): a
   linear function of the features after the move, plus a bias; a move that ends the game is
   worth its value exactly (+1 a win, -1 a loss, 0 a draw). The features may play part of the
   move by a genome of the game's (Quarto hands its pieces over by its GA rule), which the

@@ -522,7 +522,7 @@ class Store:
         key = (name, chunk)
         if key not in self._classes_cache:
             start, stop = self.plan.chunking(name).bounds(chunk)
-            classes = self.game.one_ply_classes(self.plan.tier(name), start, stop, np.empty(stop - start, np.uint8))
+            classes = self.game.one_ply.classes(self.plan.tier(name), start, stop, np.empty(stop - start, np.uint8))
             while self._classes_cache and (sum(kept.nbytes for kept in self._classes_cache.values()) + classes.nbytes
                                            > self.classes_cache_bytes):
                 self._classes_cache.pop(next(iter(self._classes_cache)))
@@ -564,7 +564,7 @@ class Store:
             outcome[rows] = packing.unpack_at(packed[local // 4], local)
             remoteness[rows] = values[local]
             if half:  # the "one-ply" encoding: the indices' classes with numpy alone (no numba)
-                classes = self.game.one_ply_batch(self.plan.tier(name), indices[rows])
+                classes = self.game.one_ply.batch(self.plan.tier(name), indices[rows])
                 outcome[rows], remoteness[rows] = encoding.decode(classes, outcome[rows], remoteness[rows],
                                                                   bool(half[0][0]))
         return outcome, remoteness

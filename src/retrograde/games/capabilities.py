@@ -445,20 +445,20 @@ class Course(ABC):
     learner_presets: ClassVar[Mapping[tuple[str, str], Mapping[str, str]]] = {}
 
     @cached_property
-    def seed_players(self) -> Mapping[tuple[str, str], type[Policy]]:
+    def players(self) -> Mapping[tuple[str, str], type[Policy]]:
         """The reports' players as their code played them, by (agent name, report number): the
         spec `AGENT:preset=NUMBER` plays them; each summary says how it differs from AGENT."""
         return {}
 
     @cached_property
-    def seed_genomes(self) -> Mapping[str, type[Genome]]:
+    def genomes(self) -> Mapping[str, type[Genome]]:
         """The genomes the reports evolved, by report number (`train ga:genome=NUMBER`, and the
         `ga` agent of such an artifact)."""
         return {}
 
     def presets(self, name: str) -> tuple[str, ...]:
         """The reports whose players agent `name` can play as."""
-        return tuple(sorted(preset for agent, preset in self.seed_players if agent == name))
+        return tuple(sorted(preset for agent, preset in self.players if agent == name))
 
 
 def course_of(game) -> Course:

@@ -303,7 +303,7 @@ def _check_players(game: Game, positions: list, rng) -> list[str]:
             return [f"{game.name}: policies[{name!r}] is not a Policy class named {name!r}"]
         players.append((f"agent {name}", policy(game, np.random.default_rng(0)).choose))
     genomes = [("its genome", game.genome)] + [(f"report {report}'s genome", genome(game))
-                                               for report, genome in course_of(game).seed_genomes.items()]
+                                               for report, genome in course_of(game).genomes.items()]
     for who, genome in genomes:
         if genome is None:
             continue

@@ -23,6 +23,7 @@ import numpy as np
 from retrograde.data.plan import Plan
 from retrograde.errors import BadOption
 from retrograde.games import make_game
+from retrograde.games.capabilities import costs_of
 from retrograde.pipeline.executors import worker_processes
 from retrograde.pipeline.memory import available_memory
 from retrograde.pipeline.progress import clock
@@ -90,6 +91,8 @@ class Estimate:
     workers: int
     #: The game's way to solve less (`Costs.too_big_hint`), for a refusal.
     hint: str = ""
+    #: False where the game gives no measured costs: time and disk are guesses from low defaults.
+    measured: bool = True
 
     @property
     def disk_needed(self) -> int:
@@ -103,8 +106,10 @@ class Estimate:
 
     @property
     def on_workers(self) -> str:
-        """The time, 'about h:mm:ss on N workers' (at least a second: a solve never takes less)."""
-        return f"about {clock(max(self.seconds, 1))} on {self.workers} worker{'s' * (self.workers != 1)}"
+        """The time, 'about h:mm:ss on N workers' (at least a second: a solve never takes less), and
+        that it is unmeasured where the game gives no costs."""
+        unmeasured = " (unmeasured: the game gives no costs)" if not self.measured else ""
+        return f"about {clock(max(self.seconds, 1))} on {self.workers} worker{'s' * (self.workers != 1)}{unmeasured}"
 
     def describe(self) -> str:
         """One line for a person about to start the solve."""
@@ -135,7 +140,7 @@ def propagation_parts(plan: Plan, tiers: tuple[str, ...], *, worker_memory: int 
     chunks = sum(plan.chunking(name).count for name in tiers)
     parts = max(1, min(partitions, chunks))
     while worker_memory is not None and parts < chunks and PROCESS_BYTES + _propagation_bytes(
-            size, game.costs().position_share, value, game.max_moves, parts) > worker_memory:
+            size, costs_of(game).position_share, value, game.max_moves, parts) > worker_memory:
         parts += 1
     return parts
 
@@ -199,7 +204,7 @@ def task_peaks(plan: Plan, *, worker_memory: int | None = None, partitions: int 
     game = make_game(plan.game, plan.params)
     value = 1 + np.dtype(plan.remoteness_dtype).itemsize
     return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(
-        plan, game.max_moves, value, game.costs().position_share,
+        plan, game.max_moves, value, costs_of(game).position_share,
         lambda tiers: propagation_parts(plan, tiers, worker_memory=worker_memory, partitions=partitions, game=game))]
 
 
@@ -209,7 +214,7 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
     which `done_positions` are solved already (a resumed store), loopy groups' propagations
     split as `propagation_parts` says."""
     game = make_game(plan.game, plan.params)
-    costs = game.costs()
+    costs = costs_of(game)
     processes = worker_processes(workers, plan.positions)
     remoteness = np.dtype(plan.remoteness_dtype).itemsize
     value = 1 + remoteness  # bytes of outcome code and remoteness a position, while solving
@@ -230,7 +235,7 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
     peak, task = max(task_peaks(plan, worker_memory=worker_memory, partitions=partitions))
     to_solve = max(plan.positions - done_positions, 0)
     return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, peak,
-                    task, to_solve / (costs.solve_rate * processes), processes, costs.too_big_hint)
+                    task, to_solve / (costs.solve_rate * processes), processes, costs.too_big_hint, costs.measured)
 
 
 @dataclass(frozen=True)

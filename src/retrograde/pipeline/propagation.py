@@ -31,6 +31,7 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.data.store import Store, StoreRef
 from retrograde.errors import DamagedStore, StoreError
+from retrograde.games.capabilities import Loopy
 from retrograde.jit import njit
 from retrograde.outcome import LOSS
 from retrograde.pipeline.graph import Task
@@ -45,7 +46,7 @@ from retrograde.solvers.members import Members
 def first_level(game) -> int:
     """The first level to propagate: 1 where the game gives terminal children by value (their
     parents took their values in the first pass), else 0."""
-    return 1 if game.group_terminals_by_value else 0
+    return 1 if game.loopy.group_terminals_by_value else 0
 
 
 def group_bounds(store: Store, tier_names: tuple[str, ...], parts: int) -> np.ndarray:
@@ -175,7 +176,7 @@ class Partition:
         the parents in other partitions to their owners. Returns the messages written."""
         assert self.inbox is None
         level, game = self.level, store.game
-        buffers = game.parents_buffers(min(BATCH, max(self.members.count, 1)), game.max_moves)
+        buffers = Loopy.buffers(min(BATCH, max(self.members.count, 1)), game.max_moves)
         outbox = np.empty(buffers[0].size, dtype=np.int64)
         sent = 0
         with Scratch(store).message_writer(self.tier_names, level, self.part) as write:
@@ -184,7 +185,7 @@ class Partition:
                 found = loopy.settled_at(self.outcome, self.remoteness, level, low, high) + low
                 for start in range(0, found.size, BATCH):
                     batch = found[start:start + BATCH]
-                    parents, weights = game.parents(tier, self.members.to_full(batch) - self.offsets[tier.name],
+                    parents, weights = game.loopy.parents(tier, self.members.to_full(batch) - self.offsets[tier.name],
                                                     self.offsets, out=buffers)
                     settled = self.outcome[batch]
                     if self.parts > 1:

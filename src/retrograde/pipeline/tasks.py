@@ -24,6 +24,7 @@ from retrograde.data import encoding, packing
 from retrograde.data.store import Store, StoreRef, chunk_checksum
 from retrograde.errors import DamagedStore, RetrogradeError, StoreError
 from retrograde.games.base import Expansion
+from retrograde.games.capabilities import costs_of
 from retrograde.pipeline.scratch import Scratch
 from retrograde.pipeline.worker import WorkerState
 from retrograde.solvers import loopy
@@ -137,7 +138,7 @@ def solved_values(worker: WorkerState, store: Store, names: tuple[str, ...]) -> 
         kept.move_to_end(key)
         return kept[key]
     need = ChildValues.bytes_needed(sum(store.plan.tier(name).size for name in names),
-                                    store.game.costs().position_share, 1 + np.dtype(store.plan.remoteness_dtype).itemsize)
+                                    costs_of(store.game).position_share, 1 + np.dtype(store.plan.remoteness_dtype).itemsize)
     while kept and (len(kept) >= 2 or need + sum(values.nbytes for values in kept.values()) > KEPT_VALUES_BYTES):
         kept.popitem(last=False)
     kept[key] = values = ChildValues(store, names)
@@ -229,7 +230,7 @@ def first_pass(worker: WorkerState, store: Store, tier_names: tuple[str, ...], t
     remoteness = np.zeros(stop - start, dtype=np.dtype(store.plan.remoteness_dtype))
     pending = np.zeros(stop - start, dtype=np.uint8)
     buffers = Expansion.buffers(min(BATCH, stop - start), store.game.max_moves)
-    if loopy.first_pass_chunk(store.game.expand_kernel(tier, tier_names), start, stop, offsets,
+    if loopy.first_pass_chunk(store.game.loopy.expand_kernel(tier, tier_names), start, stop, offsets,
                               (buffers.primitive, buffers.children), out.members, size, out.outcome, out.remoteness,
                               outcome, remoteness, pending, describe=lambda i: describe_position(store, tier_name, start + i)):
         raise StoreError(f"store {store.location!r}: a position of {tier_name} has no moves but is "

@@ -13,8 +13,9 @@ inside the group (a game's `parents` kernel):
 What is never settled is a draw (endless play). Terminal positions (level 0) have
 nothing to propagate when the game gives terminal children by value: their parents
 took their values in the first pass. These are the kernels; the tasks
-`settle_chunk` (first pass, chunk by chunk, in parallel) and `propagate_group` (the
-levels, over the whole group) in `pipeline.tasks` run them. No I/O, no dask.
+`pipeline.tasks.settle_chunk` (first pass, chunk by chunk, in parallel) and
+`pipeline.propagation.propagate_group` (the levels, over the whole group) run them. No I/O,
+no dask.
 
 Guards: the kernels never let a value wrap. A remoteness that would exceed the largest
 value of the remoteness array's dtype, more children inside the group than `pending`

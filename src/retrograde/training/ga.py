@@ -84,11 +84,11 @@ class GaLearner(Learner):
 
     @classmethod
     def options_for(cls, game):
-        if not course_of(game).seed_genomes:
+        if not course_of(game).genomes:
             return cls.options
         return cls.options + (Option("genome", "auto: the game's own (or feature weights); or the number of the "
                                                "course report whose genome to evolve", "auto", kind="choice",
-                                     choices=("auto", *course_of(game).seed_genomes)),)
+                                     choices=("auto", *course_of(game).genomes)),)
 
     def __init__(self, game, settings: dict[str, Any], *, store=None, seed: int = 0):
         report = settings.get("genome", "auto")

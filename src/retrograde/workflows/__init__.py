@@ -19,8 +19,8 @@ from retrograde.data.probing import start_summary
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, StoreError
 from retrograde.data.durable import inside
-from retrograde.games import GAMES, Game
-from retrograde.games.hooks import Workflow
+from retrograde.games import GAMES, Game, example_games
+from retrograde.games.capabilities import Workflow, course_of
 from retrograde.pipeline.executors import open_executor
 from retrograde.pipeline.solve import SolveOptions, solve
 from retrograde.pipeline.stages import read_json, status, verify_stage, write_json
@@ -29,8 +29,9 @@ from retrograde.validation import validate
 
 
 def _workflows() -> dict[str, tuple[type[Game], Workflow]]:
-    """Every game's workflows by name, with the game they play (`Game.workflows`)."""
-    return {workflow.name: (game, workflow) for game in GAMES.values() for workflow in game.workflows}
+    """Every game's workflows by name, with the game they play (`Course.workflows`)."""
+    return {workflow.name: (GAMES[name], workflow) for name, game in example_games().items()
+            for workflow in course_of(game).workflows}
 
 
 #: The named workflows: name -> (game class, workflow), in the registry's order of games.

@@ -22,12 +22,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from retrograde.agents import build_agent, parse_spec, reads_store
+from retrograde.agents import build_agent, reads_store, resolve_agent
 from retrograde.data.durable import inside, write_atomically
 from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
 from retrograde.errors import BadAgent, BadOption
-from retrograde.games import GAMES, Game, make_game
+from retrograde.games import Game, example_games, make_game
+from retrograde.games.capabilities import course_of
 from retrograde.pipeline.executors import open_executor
 from retrograde.pipeline.graph import Task
 from retrograde.pipeline.solve import SolveOptions, solve
@@ -52,7 +53,8 @@ def seed_figures(only: str | None = None) -> list[seeds.SeedFigure]:
     """Every game's published figures, in the registry's order of games.
 
     :raises BadOption: `only` (a report's file name or number) names no report with figures."""
-    figures = [seeds.SeedFigure(name, figure) for name, game in GAMES.items() for figure in game.figures]
+    figures = [seeds.SeedFigure(name, figure) for name, game in example_games().items()
+               for figure in course_of(game).figures]
     if only is not None and not any(figure.seed.startswith(only) for figure in figures):
         known = sorted({figure.seed[:3] for figure in figures})
         raise BadOption(f"--only {only!r}: no course report of that name has figures; reports: {', '.join(known)}")
@@ -150,6 +152,7 @@ def _play(figure: seeds.SeedFigure, agent: str, opponent: str, game: Game, store
     """(wins, draws, losses) of the report's `agent` in its seat against `opponent`: the games of
     `figure.games`, half a seat where the report drew who started."""
     seat, games = figure.figure.seat, figure.games
+    agent, opponent = resolve_agent(agent, game), resolve_agent(opponent, game)
     pairings = []
     if seat in ("first", "either"):
         pairings.append(Pairing(agent, opponent, INITIAL, games if seat == "first" else games // 2, "agent first"))
@@ -178,8 +181,9 @@ def _play_instances(figure: seeds.SeedFigure, agent: str, opponent: str, executo
     wins = draws = losses = 0
     for params in figure.figure.instances:
         game = make_game(figure.game, params)
-        pairings = [Pairing(agent, opponent, INITIAL, 1, "agent first"),
-                    Pairing(opponent, agent, INITIAL, 1, "agent second")]
+        first, second = resolve_agent(agent, game), resolve_agent(opponent, game)
+        pairings = [Pairing(first, second, INITIAL, 1, "agent first"),
+                    Pairing(second, first, INITIAL, 1, "agent second")]
         won, drawn, lost = _tally(pairings, run_tournament(game, None, pairings, seed=SEED, executor=executor,
                                                            max_plies=default_max_plies(game), quiet=True))
         wins, draws, losses = wins + won, draws + drawn, losses + lost
@@ -209,7 +213,7 @@ def _row(figure: seeds.SeedFigure, stores: Stores, artifacts: Artifacts, executo
         return seeds.row(figure, seeds.ours(*counts, None), as_text=as_text)
     game = make_game(figure.game, figure.figure.params)
     store, why, sample = stores.get(game)  # for the exact audit, where this machine can solve the game
-    if store is None and any(reads_store(parse_spec(spec).name) for spec in (figure.agent, figure.opponent)):
+    if store is None and any(reads_store(ref.name) for ref in (figure.figure.agent, figure.figure.opponent)):
         return seeds.row(figure, None, why)
     played, shown = {}, {}
     for side, ref, spec in (("agent", figure.figure.agent, figure.agent),

@@ -125,7 +125,7 @@ class NimCourse(Course):
     learner_presets = LEARNER_PRESETS
 
     @cached_property
-    def seed_players(self):
+    def players(self):
         from retrograde.games.nim.reports import (Report000Rules, Report003Fixed, Report003Formula,
                                                   Report003Optimal, RowFirstRandom)
 
@@ -134,7 +134,7 @@ class NimCourse(Course):
                 ("expert", "003"): Report003Optimal, ("ga", "003"): Report003Formula}
 
     @cached_property
-    def seed_genomes(self):
+    def genomes(self):
         from retrograde.games.nim.reports import Report000Genome, Report003Genome
 
         return {"000": Report000Genome, "003": Report003Genome}

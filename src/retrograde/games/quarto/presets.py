@@ -94,13 +94,13 @@ class QuartoCourse(Course):
     learner_presets = LEARNER_PRESETS
 
     @cached_property
-    def seed_players(self):
+    def players(self):
         from retrograde.games.quarto.genome import Report002Ga
 
         return {("ga", "002"): Report002Ga}
 
     @cached_property
-    def seed_genomes(self):
+    def genomes(self):
         from retrograde.games.quarto.genome import Report002Rule
 
         return {"002": Report002Rule}
