@@ -4,7 +4,7 @@ explorer, and why a move is illegal (not a column, off the board, a full column)
 from __future__ import annotations
 
 from retrograde.games.capabilities import Display, Picture, Token
-from retrograde.games.connect4.game import COLUMNS
+from retrograde.games.connect4.columns import COLUMNS
 
 DISCS = {"x": Token("disc", "x", size=0.8), "o": Token("disc", "o", size=0.8)}
 

@@ -27,11 +27,10 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
+from retrograde.games.connect4.columns import COLUMNS
 
 SIZES = range(4, 8)
 CONNECTS = (3, 4)
-COLUMNS = "abcdefg"
-#: The two sides' discs, drawn (`picture`).
 
 
 class Connect4(Game):
