@@ -36,8 +36,8 @@ from retrograde import outcome
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
-from retrograde.games.quarto.cells import (CELL_NAMES, CELLS, EMPTY, EMPTY_BOARD, HEX, NO_PIECE, OPENING, PIECES,
-                                           board_lines, cell_name, is_line)
+from retrograde.games.quarto.cells import (CELLS, EMPTY, EMPTY_BOARD, HEX, NO_PIECE, OPENING, PIECES, board_lines,
+                                           cell_name, is_line)
 
 
 def order_rank(order: list[int]) -> int:
