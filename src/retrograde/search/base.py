@@ -1,5 +1,6 @@
 """What every game's search shares: the score scale, seeded move-ordering noise, the iterative
-alpha-beta walk, and the `Search` interface the `minimax` and `greedy` agents drive.
+alpha-beta walk (`alpha_beta`, the one driver every game plugs its kernels into), and the
+`Search` interface the `minimax` and `greedy` agents drive.
 
 Scores are integers from the side to move's view (negamax). A decided position at `ply`
 plies below the root scores `WIN_SCORE - ply` for a win and `ply - WIN_SCORE` for a loss
@@ -7,20 +8,25 @@ plies below the root scores `WIN_SCORE - ply` for a win and `ply - WIN_SCORE` fo
 inside +-WIN_SCORE. Kernels cannot draw from the agent's numpy Generator, so the agent draws
 a seed from it and the kernel runs a splitmix64 stream from that seed (`random_bits`).
 
-A game's search kernel walks the tree iteratively (numba cannot cache recursive functions:
-numba issue 6061) with one `frames` row a ply: its own `enter` scores a node or expands it into
-children (`start_node`), and the loop is
+`alpha_beta` walks the tree iteratively (numba cannot cache recursive functions: numba issue
+6061) with one `frames` row a ply and one `states` row a ply (the node's state, the game's
+columns). A game plugs in (`plug`) three `njit(inline="always")` kernels over its own `Context`,
+a namedtuple of the arrays and numbers they read:
 
-    enter(root)
-    ply = 0
-    while ply >= 0:
-        child = next_child(frames, order, ply, exact)
-        if child < 0:  # every child searched: back up to the parent (-1 after the root)
-            ply = back_up(frames, ply, root)
-            continue
-        ...the child's state into states[ply + 1]...
-        value = enter(child)
-        ply = take_child(frames, ply, value, root)
+* `enter(context, states, kids, keys, order, frames, rng, ply, depth)`: score the node
+  states[ply] (decided, stored, or a leaf at `depth` 0) or expand it: its children into
+  kids[ply], their order into order[ply] (`order_moves`), then `start_node`, returning EXPANDED;
+* `descend(context, states, kids, ply, child)`: write the state of kids[ply, child] into
+  states[ply + 1];
+* `leave(context, states, frames, ply)` (optional): the node at `ply` > 0 is searched, its
+  value frames[ply, BEST], before it is settled into its parent.
+
+The game's own `search` kernel fills states[0] and calls `alpha_beta`, which numba compiles
+for that Context type with the game's kernels inlined (numba overloads chosen by the type): no
+call through a function pointer a node, and the game's `search` comes from numba's cache, which
+a dispatcher passed as an argument or held in a closure would defeat (their cache keys change
+from process to process). `alpha_beta` itself is not cached: it is compiled into each game's
+`search`, whose cache a change of the game's kernels renews.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from retrograde.jit import njit
 from retrograde.search.tablebase import UNKNOWN, Tablebase
@@ -42,8 +50,8 @@ EXPANDED = 1 << 62
 #: Columns of the `frames` array of an iterative search: one row a ply on the current path.
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
-__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "back_up", "next_child", "open_frames", "open_search",
-           "order_moves", "pick_best", "random_bits", "settle", "start_node", "take_child"]
+__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "next_child", "open_frames",
+           "open_search", "order_moves", "pick_best", "plug", "random_bits", "settle", "start_node", "take_child"]
 
 
 @njit
@@ -144,6 +152,76 @@ def back_up(frames, ply, root):
     if ply > 0:
         settle(frames, ply - 1, -frames[ply, BEST], root)
     return ply - 1
+
+
+def _enter(context, states, kids, keys, order, frames, rng, ply, depth):
+    """The game's `enter` for its Context (see the module docstring); numba resolves it (`plug`)."""
+
+
+def _descend(context, states, kids, ply, child):
+    """The game's `descend` for its Context; numba resolves it (`plug`)."""
+
+
+def _leave(context, states, frames, ply):
+    """The game's `leave` for its Context; numba resolves it (`plug`)."""
+
+
+@njit(inline="always")
+def _searched(context, states, frames, ply):
+    """The `leave` of a game that keeps nothing of a searched node."""
+
+
+def plug(context: type, *, enter, descend, leave=_searched) -> None:
+    """Make `alpha_beta` run the kernels `enter`, `descend` and `leave` (see the module docstring)
+    for a `context` of this namedtuple class. Each must be `njit(inline="always")`: numba then
+    inlines its code into the driver, where a call a node through the context's arrays cost a
+    third of the walk's speed (benchmarks/bench_alphabeta.py)."""
+    for kernel in (enter, descend, leave):
+        if getattr(kernel, "targetoptions", {}).get("inline") != "always":
+            raise TypeError(f"plug: {getattr(kernel, '__name__', kernel)!r} is not njit(inline=\"always\")")
+
+    def ours(value) -> bool:
+        return isinstance(value, types.BaseNamedTuple) and value.instance_class is context
+
+    @overload(_enter)
+    def _(context, states, kids, keys, order, frames, rng, ply, depth):
+        if ours(context):
+            return lambda context, states, kids, keys, order, frames, rng, ply, depth: enter(
+                context, states, kids, keys, order, frames, rng, ply, depth)
+
+    @overload(_descend)
+    def _(context, states, kids, ply, child):
+        if ours(context):
+            return lambda context, states, kids, ply, child: descend(context, states, kids, ply, child)
+
+    @overload(_leave)
+    def _(context, states, frames, ply):
+        if ours(context):
+            return lambda context, states, frames, ply: leave(context, states, frames, ply)
+
+
+@njit(cache=False)  # compiled into each game's cached `search`, with that game's kernels as they are now
+def alpha_beta(context, states, kids, depth, exact, seed, root):
+    """Alpha-beta (negamax) `depth` plies deep from the node states[0], with the kernels plugged
+    in for `context`'s type: root[j] gets the score of the j-th move of game.moves (see
+    `next_child`; root's length bounds every node's moves); returns the number of nodes visited.
+    `states` and `kids` are the game's: depth + 1 rows of node states and of children."""
+    keys, order, frames, rng = open_search(depth, root.shape[0], seed)
+    _enter(context, states, kids, keys, order, frames, rng, 0, depth)
+    nodes = 1
+    ply = 0
+    while ply >= 0:
+        child = next_child(frames, order, ply, exact)
+        if child < 0:  # every child searched: back up to the parent (-1 after the root)
+            if ply > 0:
+                _leave(context, states, frames, ply)
+            ply = back_up(frames, ply, root)
+            continue
+        _descend(context, states, kids, ply, child)
+        nodes += 1
+        value = _enter(context, states, kids, keys, order, frames, rng, ply + 1, depth - ply - 1)
+        ply = take_child(frames, ply, value, root)
+    return nodes
 
 
 def pick_best(scores: np.ndarray, rng: np.random.Generator) -> int:

@@ -60,7 +60,7 @@ def evaluate(evaluation, mover, opponent, dims, board):
     return np.int64(popcount(completing(mover, empty, dims)) - popcount(completing(opponent, empty, dims)))
 
 
-@njit
+@njit(inline="always")
 def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the board states[ply] if it is decided, stored or a leaf (`depth` 0); else expand it
     into kids[ply] (the column of each move, in game.moves order; ordered in order[ply]) and
@@ -97,7 +97,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     return EXPANDED
 
 
-@njit
+@njit(inline="always")
 def descend(context, states, kids, ply, child):
     """The board after a piece dropped in the column kids[ply, child], from its own side to
     move's view."""

@@ -39,7 +39,7 @@ def evaluate(evaluation, heaps, misere):
     return np.int64(1 if odd != misere else -1)
 
 
-@njit
+@njit(inline="always")
 def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the heaps states[ply] if decided, stored or a leaf (`depth` 0); else expand them
     into kids[ply] (heap, take of each move, in game.moves order; shuffled in order[ply]) and
@@ -67,7 +67,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     return EXPANDED
 
 
-@njit
+@njit(inline="always")
 def descend(context, states, kids, ply, child):
     """The heaps after the move kids[ply, child]."""
     states[ply + 1] = states[ply]

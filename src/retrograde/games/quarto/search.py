@@ -116,7 +116,7 @@ def store(table_keys, table_values, board, rest, ply, value, alpha, beta):
     table_values[i, 1] = kind
 
 
-@njit
+@njit(inline="always")
 def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the node states[ply] if its value is known, stored or it is a leaf (`depth` 0);
     else expand it into kids[ply] (ordered in order[ply]) and return EXPANDED."""
@@ -197,7 +197,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     return EXPANDED
 
 
-@njit
+@njit(inline="always")
 def descend(context, states, kids, ply, child):
     """The node after the move kids[ply, child]; only its kind where the placement ends the game."""
     kind = kids[ply, child, KIND]
@@ -216,7 +216,7 @@ def descend(context, states, kids, ply, child):
     states[ply + 1, USED] = states[ply, USED] | (np.int64(1) << piece)
 
 
-@njit
+@njit(inline="always")
 def leave(context, states, frames, ply):
     """Record the searched node in the transposition table, if there is one (the opening is never
     looked up)."""

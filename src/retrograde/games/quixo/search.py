@@ -63,7 +63,7 @@ def children(moves, mover, opponent, out):
     return count
 
 
-@njit
+@njit(inline="always")
 def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the position states[ply] if it is decided, stored or a leaf (`depth` 0); else expand
     it into kids[ply] (ordered in order[ply]) and return EXPANDED."""
@@ -98,7 +98,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     return EXPANDED
 
 
-@njit
+@njit(inline="always")
 def descend(context, states, kids, ply, child):
     """The position after the move kids[ply, child], from its own side to move's view."""
     states[ply + 1, 0] = kids[ply, child, NEXT_MOVER]

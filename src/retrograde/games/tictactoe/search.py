@@ -47,7 +47,7 @@ def open_lines(mover, opponent):
     return score
 
 
-@njit
+@njit(inline="always")
 def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the board states[ply] if it is decided, stored or a leaf (`depth` 0); else expand it
     into kids[ply] (the cell bit of each move, in game.moves order; ordered in order[ply]) and
@@ -82,7 +82,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     return EXPANDED
 
 
-@njit
+@njit(inline="always")
 def descend(context, states, kids, ply, child):
     """The board after the move kids[ply, child], from its own side to move's view."""
     states[ply + 1, 0] = states[ply, 1]
