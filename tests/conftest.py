@@ -16,6 +16,7 @@ import pytest
 
 from loopy_game import Ring
 from minimal_game import Treblecross
+from retrograde.agents import ResolvedAgent, resolve_agent
 from retrograde.cli import main
 from retrograde.data.store import Store
 from retrograde.games import make_game, register
@@ -82,6 +83,16 @@ def cli(capsys):
         signal.signal(signum, handler)
 
 NIM = {"heaps": [1, 3, 5, 7]}
+
+
+def resolved(game, specs) -> list[ResolvedAgent]:
+    """The agents `specs` name, resolved for `game` (as the validate stage does at its start)."""
+    return [resolve_agent(spec, game) for spec in specs]
+
+
+def ttt_text(board: str) -> str:
+    """The tic-tac-toe position of a reference board (tests/reference.py's nine cells) as text."""
+    return "/".join(board[row * 3:row * 3 + 3] for row in range(3))
 
 
 def run_cli(*args: str, input: str | None = None, cwd: Path | None = None,

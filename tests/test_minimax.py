@@ -1,6 +1,7 @@
 """The minimax and greedy agents and their search kernels, against slow plain-Python references
 written here (plain minimax over `game.moves`/`primitive`, the evaluations re-implemented) and
-against solved stores (exact truth)."""
+against solved stores (exact truth); minimax reads a store handed to it only when its spec says
+tablebase=1."""
 
 from __future__ import annotations
 
@@ -368,3 +369,13 @@ def test_ties_first_plays_the_first_best_move_so_equal_agents_replay_one_game():
                           build_agent("minimax:depth=2,eval=cmax", game, seed=seed + 7), position,
                           max_plies=200).moves for seed in range(3)}
     assert len(shuffled) > 1
+
+
+def test_minimax_reads_the_store_only_when_its_spec_asks(open_solved):
+    """validate hands every agent the store; minimax must measure its own search unless told."""
+    store = open_solved("tictactoe")
+    assert build_agent("lookup", store.game, seed=0, store=store).store is store
+    assert build_agent("minimax:depth=1", store.game, seed=0, store=store).store is None  # would play perfectly
+    assert build_agent("minimax:depth=1,tablebase=1", store.game, seed=0, store=store).store is store
+    with pytest.raises(BadAgent, match="tablebase=1 reads a solved store"):
+        build_agent("minimax:tablebase=1", store.game, seed=0)

@@ -2,8 +2,8 @@
 
 The verdicts are checked against Wilson intervals computed here by hand; the run is checked
 end to end on report 000's rows (Nim's fixed rules as its code ran them, and its Quarto GA). The
-summary line counts the verdicts, and a report's agent is matched only by a spec of ours
-(validation/published.py)."""
+summary line counts the verdicts. The course reports' published figures are set beside ours
+by seat, and a report's agent is matched only by a spec of ours (validation/published.py)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,15 @@ import math
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import NIM, resolved, run_cli
 from processes import assert_one_error_line
 from retrograde.agents import resolve_agent
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
 from retrograde.games.capabilities import AgentRef, Figure
 from retrograde.validation import published, seeds
+from retrograde.validation.published import compare
+from retrograde.validation.tournament import INITIAL
 
 
 def interval(k: int, n: int) -> tuple[float, float]:
@@ -143,13 +145,14 @@ def test_trained_agents_are_trained_once_as_the_report_trained_and_found_again(t
 
     from retrograde.games import make_game
     from retrograde.pipeline.executors import open_executor
+    from retrograde.pipeline.solve import SolveOptions
     from retrograde.workflows.seeds import Artifacts, Stores, _row
 
     learner = AgentRef("QLearningAgent", "rl", learner="rl:episodes=300,rewards=10/-10/3,opponent=random")
     ttt = seeds.SeedFigure("tictactoe", Figure({}, learner, AgentRef("random_strategy", "random"), "first", 0.9, 0.0,
                                                0.1, 10, "001_x.txt, Table 2"))
     with ExitStack() as stack, open_executor(workers=0, positions=None) as executor:
-        stores = Stores(tmp_path / "stores", executor, stack, True, 0, None)
+        stores = Stores(tmp_path / "stores", executor, stack, SolveOptions(workers=0, quiet=True))
         artifacts = Artifacts(tmp_path / "artifacts", stores)
         first = artifacts.train_all([ttt, ttt], executor, quiet=True)
         assert len(first) == 1 and list(first.values())[0] > 0
@@ -179,3 +182,58 @@ def test_a_spec_of_an_agent_no_game_knows_is_not_the_reports_agent():
     with pytest.raises(BadAgent, match="unknown agent 'nosuchagent'"):
         resolve_agent("nosuchagent", game)
     assert published.matches(AgentRef("theirs", "nosuchagent"), resolve_agent("random", game)) is False
+
+
+def _compare(game, specs: list[str], *args) -> list[dict]:
+    return compare(game, resolved(game, specs), *args)
+
+
+def test_published_figures_are_set_beside_ours_by_seat():
+    quixo4 = make_game("quixo", {"size": 4})
+    solved = "lookup:remoteness=0"  # report 001's solved agent played by value alone
+    entry = {"first": solved, "second": solved, "start": INITIAL, "games": 10, "first_wins": 9, "draws": 1,
+             "second_wins": 0}
+    assert _compare(quixo4, ["lookup"], [{**entry, "first": "lookup", "second": "lookup"}]) == []
+    rows = {row["seat"]: row for row in _compare(quixo4, [solved], [entry], {solved: 1.0})}
+    rates = ("win", "loss", "draw", "games", "value_kept")
+    assert rows["first"]["theirs"]["win"] == 1.0
+    assert [rows["first"]["ours"][key] for key in rates] == [0.9, 0.0, 0.1, 10, 1.0]
+    assert rows["second"]["theirs"]["loss"] == 1.0
+    assert [rows["second"]["ours"][key] for key in rates] == [0.0, 0.9, 0.1, 10, 1.0]
+    # The verdict `run seeds` gives: neither their 100% wins nor their 0% draws lie in our intervals
+    # of 9 wins and 1 draw in 10 games; the report gives no number of games.
+    assert rows["first"]["verdict"] == "not reproduced"
+    assert rows["first"]["why"] == ("their win rate 100.0% lies outside our 95% interval [59.6%, 98.2%] over 10 "
+                                    "games; their draw rate 0.0% lies outside our 95% interval [1.8%, 40.4%] over "
+                                    "10 games.")
+    assert rows["first"]["seed"].startswith("001") and rows["first"]["where"].startswith("Quixo, Tables 4 and 8")
+    # A 5x5 store solved --down-to 23 holds part of the game, whose rules are those of seed 001's 5x5.
+    partial = _compare(make_game("quixo", {"size": 5, "down_to": 23}), [solved], [entry])
+    assert [row["seat"] for row in partial] == ["either"]
+    assert "part of the game (down_to=23)" in partial[0]["notes"][-1]
+    assert not any("part of the game" in note for row in rows.values() for note in row["notes"])
+    # Nim: report 000's rules and random player as its code played them; ours of the same names are
+    # other agents.
+    faithful = ["rules:preset=000,rule=min-from-highest-row", "random:preset=000"]
+    rules = {"first": faithful[0], "second": faithful[1], "start": INITIAL, "games": 4,
+             "first_wins": 3, "draws": 0, "second_wins": 1}
+    nim = _compare(make_game("nim", NIM), faithful, [rules])
+    assert [(r["theirs"]["win"], r["ours"]["win"]) for r in nim] == [(0.80, 0.75)]
+    ours = {**rules, "first": "rules:rule=largest-min", "second": "random"}
+    assert _compare(make_game("nim", NIM), ["rules:rule=largest-min", "random"], [ours]) == []
+    assert _compare(make_game("nim", NIM), [faithful[0], "random"], [{**rules, "second": "random"}]) == []
+    # Quarto: seed 002's GA (0.1, 0.2) as its code placed, against random; the hybrid (minimax=1) and
+    # our GA of those genes (a win placed first) are other agents.
+    theirs = "ga:preset=002,alpha=0.1,beta=0.2"
+    ga = {"first": theirs, "second": "random", "start": INITIAL, "games": 10, "first_wins": 8, "draws": 1,
+          "second_wins": 1}
+    specs = [theirs, "ga:alpha=0.1,beta=0.2", "ga:preset=002,alpha=0.1,beta=0.3,minimax=1", "random"]
+    quarto = _compare(make_game("quarto"), specs, [ga, {**ga, "first": "ga:alpha=0.1,beta=0.2"}])
+    assert sorted((r["agent"], r["seat"], r["theirs"]["win"]) for r in quarto) == [
+        (theirs, "either", 0.82), (theirs, "first", 0.832)]
+    misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
+    assert _compare(misere, faithful, [rules]) == []
+    lowest = "rules:preset=000,rule=min-from-lowest-row"
+    rows = _compare(make_game("nim", NIM), [lowest, faithful[1]], [{**rules, "first": lowest}])
+    assert [(r["their_agents"], r["theirs"]["win"]) for r in rows] == [("pick_minimum_from_lowest_row vs pure_random",
+                                                                        0.45)]
