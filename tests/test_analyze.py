@@ -1,4 +1,4 @@
-"""`retrograde analyze` (issue 25 §3): its histograms, longest wins and losses, only moves and most
+"""`retrograde analyze`: its histograms, longest wins and losses, only moves and most
 moves against a brute-force walk of every position of Nim 1,2,3 and tic-tac-toe by the plain
 references of tests/reference.py (which import nothing of retrograde's), FACTS.md's counts,
 the trickiest positions of two agents, its outputs, and bad input."""

@@ -1,4 +1,4 @@
-"""Fuzzing (issue 11, point 7): hypothesis feeds random and mutated text to every position
+"""Fuzzing: hypothesis feeds random and mutated text to every position
 parser (each game's `parse`, the move reader `why_illegal`, `--heaps`, `--game`, Quarto's
 `--from` root), every agent spec (`parse_spec`, `parse_spec_list`, `build_agent`, then one
 move by each agent built) and random option combinations to every CLI command, run in this

@@ -1,4 +1,4 @@
-"""A hostile environment (issue 11, point 6): a full disk, a read-only store or folder, a user
+"""A hostile environment: a full disk, a read-only store or folder, a user
 without write permission, and a store path that runs through a file. Whatever happens, the
 command says one line (`retrograde: error: ...`), exits non-zero (74, `cli.OS_ERROR_EXIT`,
 when the system refused a file operation), prints no traceback and corrupts nothing: the

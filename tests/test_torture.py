@@ -1,4 +1,4 @@
-"""Crash torture, short and seeded (issue 11; `benchmarks/bench_torture.py` is the long version):
+"""Crash torture, short and seeded (`benchmarks/bench_torture.py` is the long version):
 SIGKILL at seeded moments, rerun, and the end is byte-identical to an uninterrupted run.
 
 * a 3x3 Quixo solve on a local cluster of 2 workers, a propagation checkpoint after every level:

@@ -1,4 +1,4 @@
-"""Game counts (issue 26): every command that takes one accepts up to 10^7 games a pairing
+"""Game counts (`--games`): every command that takes one accepts up to 10^7 games a pairing
 (pairs with --sprt), refuses more in one line before anything runs, and plays any accepted
 count in flat memory: batches are made as they are run and counted as they finish."""
 
