@@ -10,13 +10,10 @@ import pytest
 
 import reference as ref
 import retrograde
+from conftest import ttt_text
 from retrograde.errors import BadPosition
 
 FLIP = {ref.WIN: ref.LOSS, ref.LOSS: ref.WIN, ref.DRAW: ref.DRAW}
-
-
-def _text(board: str) -> str:
-    return "/".join(board[row * 3:row * 3 + 3] for row in range(3))
 
 
 def _cells(position) -> str:
@@ -35,8 +32,8 @@ def test_lookup_answers_text_and_positions_with_a_perfect_move_and_its_position(
     the fastest win, a draw, or the slowest loss. A Position in gives the same answer."""
     boards = sorted(board for board in ref.ttt_reachable() if not ref.ttt_is_terminal(board))
     for board in random.Random(26).sample(boards, 150):
-        by_text = retrograde.agent("lookup", store=ttt, seed=4).choose(_text(board))
-        by_position = retrograde.agent("lookup", store=ttt, seed=4).choose(ttt.position(_text(board)))
+        by_text = retrograde.agent("lookup", store=ttt, seed=4).choose(ttt_text(board))
+        by_position = retrograde.agent("lookup", store=ttt, seed=4).choose(ttt.position(ttt_text(board)))
         assert by_text == by_position
         move, child = by_text
         assert isinstance(child, retrograde.Position) and child.game.name == "tictactoe"
