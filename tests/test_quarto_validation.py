@@ -171,6 +171,7 @@ def test_a_workflow_without_a_store_trains_then_validates_and_resumes(tmp_path, 
     from retrograde import workflows
     from retrograde.games import GAMES
     from retrograde.games.capabilities import Workflow
+    from retrograde.pipeline.solve import SolveOptions
 
     small = Workflow("quarto-small", "a small quarto workflow", solves=False,
                                train=(("ga:generations=1,population=2,offspring=1,games=2", "ga.json"),
@@ -178,14 +179,14 @@ def test_a_workflow_without_a_store_trains_then_validates_and_resumes(tmp_path, 
                                agents=("random", "ga:params={folder}/ga.json", "rl:params={folder}/rl.npz"),
                                games=1, positions=3)
     monkeypatch.setitem(workflows.WORKFLOWS, small.name, (GAMES["quarto"], small))
-    state = workflows.run_workflow(small.name, tmp_path, workers=0, quiet=True)
+    state = workflows.run_workflow(small.name, tmp_path, options=SolveOptions(workers=0, quiet=True))
     folder = tmp_path / small.name
     assert state["stages"] == {"train": "done", "validate": "done"} and state["store"] is None
     assert state["report"] == str(folder / "report" / "report.html") and not (folder / "store.zarr").exists()
     report = json.loads((folder / "report" / "report.json").read_text())
     assert report["move_quality_sample"]["positions"] == 3 and len(report["agents"]) == 3
     written = (folder / "report" / "report.json").stat().st_mtime_ns
-    again = workflows.run_workflow(small.name, tmp_path, workers=0, quiet=True)
+    again = workflows.run_workflow(small.name, tmp_path, options=SolveOptions(workers=0, quiet=True))
     assert again["stages"] == state["stages"] and (folder / "report" / "report.json").stat().st_mtime_ns == written
 
 

@@ -689,10 +689,13 @@ class WorkflowCommand(click.Command):
 @click.option("--skip-training", is_flag=True,
               help="seeds: train nothing; rows whose agents need an artifact no earlier run trained are not run.")
 @cluster_options
-def run(workflow, out, only, skip_training, workers, scheduler, quiet) -> None:
+@_split_options
+def run(workflow, out, only, skip_training, workers, scheduler, quiet, partitions, worker_memory) -> None:
     """Run a named end-to-end workflow (plan, solve, verify, then train and validate where it
-    names learners and agents); rerun to resume."""
+    names learners and agents); rerun to resume. It solves as `solve` does, on worker processes
+    rather than threads: its workers also train and validate, Python work that needs processes."""
     from retrograde.pipeline.progress import clock
+    from retrograde.pipeline.solve import SolveOptions
     from retrograde.workflows import SEEDS, WORKFLOWS, run_workflow, workflow_folder
 
     if workflow is None:
@@ -701,17 +704,21 @@ def run(workflow, out, only, skip_training, workers, scheduler, quiet) -> None:
     for given, flag in ((only is not None, "--only"), (skip_training, "--skip-training")):
         if given and workflow != SEEDS:
             raise BadOption(f"{flag}: only the {SEEDS} workflow takes it")
+    if workers is not None and workers < 0:
+        raise BadOption(f"--workers {workers}: must be >= 0")
+    partitions, worker_memory = _split(partitions, worker_memory)
+    options = SolveOptions(workers=workers, scheduler=scheduler, partitions=partitions, worker_memory=worker_memory,
+                           quiet=quiet)
     started = time.monotonic()
     if workflow == SEEDS:
         from retrograde.workflows.seeds import run_seeds
 
         folder = workflow_folder(SEEDS, out)
-        document = run_seeds(folder, only=only, train=not skip_training, workers=workers, scheduler=scheduler,
-                             quiet=quiet)
+        document = run_seeds(folder, only=only, train=not skip_training, options=options)
         click.echo(f"{SEEDS}: {document['summary']} in {clock(time.monotonic() - started)}; "
                    f"report: {folder / 'report.html'}")
         return
-    state = run_workflow(workflow, out, workers=workers, scheduler=scheduler, quiet=quiet,
+    state = run_workflow(workflow, out, options=options,
                          announce=None if quiet else lambda plan: click.echo(plan.line, err=True))
     value = f"{state['value']}; " if state["value"] else ""
     done = (f"{', '.join(state['stages'])} done in {clock(time.monotonic() - started)}" if state["to_do"] else

@@ -10,7 +10,7 @@ from its checkpoint.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,13 +86,15 @@ class WorkflowPlan:
                 f"({len(self.stages) - len(self.to_do)} of {len(self.stages)} stages done)")
 
 
-def run_workflow(name: str, out: str | Path | None = None, *, workers: int | None = None,
-                 scheduler: str | None = None, quiet: bool = False,
+def run_workflow(name: str, out: str | Path | None = None, *, options: SolveOptions = SolveOptions(),
                  announce: Callable[[WorkflowPlan], None] | None = None) -> dict[str, Any]:
-    """Run (or resume) a named workflow in `workflow_folder(name, out)`; returns the state
-    recorded in its workflow.json, with the instance's value ("value"), the report's path and
-    the stages this run had to do ("to_do": none when every stage was done before). `announce`
-    gets the plan once the folder is this run's, before any work."""
+    """Run (or resume) a named workflow in `workflow_folder(name, out)`, solving as `options` say
+    but on worker processes (`SolveOptions.kernel_threads`: the executor serves training and
+    validation too); returns the state recorded in its workflow.json, with the instance's value
+    ("value"), the report's path and the stages this run had to do ("to_do": none when every
+    stage was done before). `announce` gets the plan once the folder is this run's, before any work."""
+    options = replace(options, kernel_threads=False)
+    quiet = options.quiet
     if name not in WORKFLOWS:
         raise BadOption(f"unknown workflow {name!r}; known workflows: {', '.join(sorted([*WORKFLOWS, SEEDS]))}")
     game_class, workflow = WORKFLOWS[name]
@@ -125,7 +127,7 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
         if not plan.to_do:
             return dict(state, value=_value(out_dir) if workflow.solves else None, report=_report(out_dir), to_do=[])
         if not workflow.solves:
-            with open_executor(workers=workers, scheduler=scheduler, positions=None) as executor:
+            with open_executor(workers=options.workers, scheduler=options.scheduler, positions=None) as executor:
                 report = _train_and_validate(workflow, state, out_dir, game, None, executor, quiet)
             return dict(state, value=None, report=report, to_do=list(plan.to_do))
 
@@ -133,7 +135,6 @@ def run_workflow(name: str, out: str | Path | None = None, *, workers: int | Non
             state["stages"]["plan"] = "done"
             write_json(state_path, state)
 
-        options = SolveOptions(workers=workers, scheduler=scheduler, quiet=quiet, kernel_threads=False)
         with solve(game, out_dir / "store.zarr", options, locked=True, planned=planned) as solved:
             store, executor = solved.store, solved.executor
             if state["stages"].get("solve") != "done":

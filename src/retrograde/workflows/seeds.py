@@ -72,9 +72,8 @@ def _key(figure: seeds.SeedFigure) -> str:
 class Stores:
     """The solved stores the rows read, solved on first use (None, with why, where this machine cannot)."""
 
-    def __init__(self, folder: Path, executor, stack: ExitStack, quiet: bool, workers, scheduler):
-        self.folder, self.executor, self.stack, self.quiet = folder, executor, stack, quiet
-        self.workers, self.scheduler = workers, scheduler
+    def __init__(self, folder: Path, executor, stack: ExitStack, options: SolveOptions):
+        self.folder, self.executor, self.stack, self.options = folder, executor, stack, options
         self.found: dict[str, tuple[Store | None, str | None, ValueKeptSample | None]] = {}
 
     def get(self, game: Game) -> tuple[Store | None, str | None, ValueKeptSample | None]:
@@ -83,8 +82,7 @@ class Stores:
             path = inside(self.folder, self.folder / (hashlib.sha256(name.encode()).hexdigest()[:12] + ".zarr"))
             self.folder.mkdir(parents=True, exist_ok=True)
             try:
-                with solve(game, path, SolveOptions(workers=self.workers, scheduler=self.scheduler, quiet=self.quiet),
-                           executor=self.executor):
+                with solve(game, path, self.options, executor=self.executor):
                     pass
             except BadOption as exc:  # the estimate's refusal, before anything is written
                 self.found[name] = None, f"needs a solved store of {name}, which this machine cannot solve: {exc}", None
@@ -236,20 +234,22 @@ def _row(figure: seeds.SeedFigure, stores: Stores, artifacts: Artifacts, executo
     return {**seeds.row(figure, seeds.ours(wins, draws, losses, kept), as_text=as_text), **shown}
 
 
-def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True, workers: int | None = None,
-              scheduler: str | None = None, quiet: bool = False) -> dict[str, Any]:
+def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True,
+              options: SolveOptions = SolveOptions()) -> dict[str, Any]:
     """Play every published figure's row not played yet into `out_dir` (those of report `only`, if
     given: the report then holds them and the rows earlier runs played); returns report.json's
     document. With `train` false nothing is trained: a row whose agent needs an artifact that no
-    earlier run trained is not run (and not kept, so that a later run plays it)."""
+    earlier run trained is not run (and not kept, so that a later run plays it). The stores the
+    rows read are solved as `options` say, on the executor the rows play on."""
+    quiet = options.quiet
     figures = seed_figures(only)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows_dir = out_dir / "rows"
     for entry in ("stores", "artifacts", "rows", "report.json", "report.md", "report.html", TIMINGS):
         inside(out_dir, out_dir / entry)  # nothing planted leads out of the folder
     with writer_lock(out_dir / "report.json", "seeds report"), ExitStack() as stack, \
-            open_executor(workers=workers, scheduler=scheduler, positions=None) as executor:
-        stores = Stores(out_dir / "stores", executor, stack, quiet, workers, scheduler)
+            open_executor(workers=options.workers, scheduler=options.scheduler, positions=None) as executor:
+        stores = Stores(out_dir / "stores", executor, stack, options)
         artifacts = Artifacts(out_dir / "artifacts", stores)
         to_play = [figure for figure in figures if not (rows_dir / f"{_key(figure)}.json").exists()
                    and (only is None or figure.seed.startswith(only))]
