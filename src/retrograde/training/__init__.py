@@ -10,7 +10,7 @@ __all__ = ["train"]
 
 def __getattr__(name: str):
     if name == "train":
-        from retrograde.training.stage import train
+        from retrograde.training.resumable import train
 
         return train
     raise AttributeError(f"module 'retrograde.training' has no attribute {name!r}")

@@ -7,7 +7,7 @@ as a report (SPEC §7).
 pairing in both seats; `play_sprt` plays pairs until a sequential probability ratio test decides.
 """
 
-from retrograde.validation.stage import validate
+from retrograde.validation.audit import validate
 from retrograde.validation.tournament import play_match, play_sprt
 
 __all__ = ["play_match", "play_sprt", "validate"]

@@ -5,7 +5,7 @@ agent and opponent as our specs (by agent name and the options that must hold, g
 default), the agent's seat ("first", "second", or "either": the report drew who started), its
 win/loss/draw rates (None where the report does not give one), the number of games, and where it
 is printed. Ours come from the tournaments' games from the start position, from the same agent's
-view; each row is a `validation.seeds` row (the one `run seeds` writes), with its verdict.
+view; each row is a `validation.course` row (the one `run seeds` writes), with its verdict.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from retrograde.agents import PRESET, ResolvedAgent
 from retrograde.games import Game
 from retrograde.games.capabilities import AgentRef, Figure, course_of
-from retrograde.validation import seeds
+from retrograde.validation import course
 
 
 def matches(ref: AgentRef, agent: ResolvedAgent) -> bool:
@@ -54,7 +54,7 @@ def _ours(tournaments: Sequence[dict[str, Any]], agent: str, opponent: str, seat
 
 def compare(game: Game, agents: Sequence[ResolvedAgent], tournaments: Sequence[dict[str, Any]],
             value_kept: dict[str, float | None] | None = None) -> list[dict[str, Any]]:
-    """Rows setting the seeds' figures beside ours (`validation.seeds.row`, with its verdict), for
+    """Rows setting the seeds' figures beside ours (`validation.course.row`, with its verdict), for
     every figure whose game (by its rules) matches and whose two agents are both among `agents` (one
     row per matching pair of our agents, named by their specs); `value_kept`: each spec's exact audit.
     A store of part of the game (e.g. Quixo --down-to) says so in the notes of each row with an
@@ -71,8 +71,8 @@ def compare(game: Game, agents: Sequence[ResolvedAgent], tournaments: Sequence[d
                 counts = _ours(tournaments, agent.spec, opponent.spec, figure.seat)
                 if not sum(counts):
                     continue
-                ours = seeds.ours(*counts, (value_kept or {}).get(agent.spec))
-                row = seeds.row(seeds.SeedFigure(game.name, figure), ours)
+                ours = course.ours(*counts, (value_kept or {}).get(agent.spec))
+                row = course.row(course.ReportFigure(game.name, figure), ours)
                 row.update(agent=agent.spec, opponent=opponent.spec,
                            notes=[*row["notes"], *(extent if agent.reads_store or opponent.reads_store else [])])
                 rows.append(row)

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from retrograde.data.durable import make_folder, sync_folder, write_partial
-from retrograde.validation import plots, seeds, summary
+from retrograde.validation import course, plots, summary
 
 
 def _num(value: float | None, digits: int = 2) -> str:
@@ -129,8 +129,8 @@ def rating_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def published_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The seeds' figures beside ours: the rows and verdicts `run seeds` gives (`validation.seeds`)."""
-    return seeds.table(report["published"])
+    """The seeds' figures beside ours: the rows and verdicts `run seeds` gives (`validation.course`)."""
+    return course.table(report["published"])
 
 
 def training_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -218,7 +218,7 @@ def sections(report: dict[str, Any]) -> list[Section]:
         found.append(Section("Training", *training_table(report)))
     if report.get("published"):
         found.append(Section("Beside the seeds' published results", *published_table(report), after_plots=True,
-                             notes=seeds.WHY))
+                             notes=course.WHY))
     found += [Section("Value kept by tier", *tier_table(report), brief=tier_group_table(report), after_plots=True,
                       note=f"Tiers: {report['tier_legend']}.")]
     return found
@@ -305,18 +305,18 @@ SEEDS_TITLE = "The course reports' figures, rerun"
 
 
 def seeds_markdown(rows: list[dict[str, Any]]) -> str:
-    """`run seeds`' report.md: the rows `validation.seeds` made, as a table."""
-    return "\n".join([f"# {SEEDS_TITLE}", "", seeds.INTRO, "", seeds.summary(rows), "",
-                      *_markdown_table(*seeds.table(rows))]) + "\n"
+    """`run seeds`' report.md: the rows `validation.course` made, as a table."""
+    return "\n".join([f"# {SEEDS_TITLE}", "", course.INTRO, "", course.summary(rows), "",
+                      *_markdown_table(*course.table(rows))]) + "\n"
 
 
 def seeds_html(rows: list[dict[str, Any]]) -> str:
     """`run seeds`' report.html: the same table on a page of its own, each row's "why" under it."""
-    head, cells = seeds.table(rows)
+    head, cells = course.table(rows)
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(SEEDS_TITLE)}"
             f"</title><style>{STYLE}</style></head><body><h1>{html.escape(SEEDS_TITLE)}</h1>"
-            f"<p>{html.escape(seeds.INTRO)}</p><p>{html.escape(seeds.summary(rows))}</p>"
-            f"{html_table(head, cells, notes=head.index(seeds.WHY))}</body></html>\n")
+            f"<p>{html.escape(course.INTRO)}</p><p>{html.escape(course.summary(rows))}</p>"
+            f"{html_table(head, cells, notes=head.index(course.WHY))}</body></html>\n")
 
 
 STYLE = """body{font-family:sans-serif;margin:1.2em 2em;max-width:1200px;color:#222;text-align:left}

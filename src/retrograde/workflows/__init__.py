@@ -38,7 +38,7 @@ def _workflows() -> dict[str, tuple[type[Game], Workflow]]:
 WORKFLOWS = _workflows()
 
 
-#: The workflow that plays the course reports' published figures again (`workflows.seeds`).
+#: The workflow that plays the course reports' published figures again (`workflows.course`).
 SEEDS = "seeds"
 
 #: Where `run` keeps each workflow's folder unless told otherwise.

@@ -33,7 +33,7 @@ def spec_of(ref: AgentRef) -> str:
 
 
 @dataclass(frozen=True)
-class SeedFigure:
+class ReportFigure:
     """A published figure with where it is printed: the report's file and the place in it."""
 
     game: str
@@ -114,7 +114,7 @@ def text_sentence(theirs: dict[str, Any], as_text: dict[str, Any], reproduced: b
              "does not reproduce it either."))
 
 
-def row(figure: SeedFigure, our: dict[str, Any] | None, why_not_run: str | None = None,
+def row(figure: ReportFigure, our: dict[str, Any] | None, why_not_run: str | None = None,
         as_text: dict[str, Any] | None = None) -> dict[str, Any]:
     """A report.json row (`our` None: not run, `why_not_run` says why); `as_text`: the same games
     with the agents as the report's text names them, which the row keeps and its why weighs."""

@@ -19,7 +19,7 @@ from retrograde.agents import resolve_agent
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
 from retrograde.games.capabilities import AgentRef, Figure
-from retrograde.validation import published, seeds
+from retrograde.validation import course, published
 from retrograde.validation.published import compare
 from retrograde.validation.tournament import INITIAL
 
@@ -33,43 +33,43 @@ def interval(k: int, n: int) -> tuple[float, float]:
 
 
 def figure(win, draw, loss, games, seat="first"):
-    return seeds.SeedFigure("nim", Figure({"heaps": [1, 3, 5, 7]}, AgentRef("theirs", "rules", (("rule", "fixed"),)),
+    return course.ReportFigure("nim", Figure({"heaps": [1, 3, 5, 7]}, AgentRef("theirs", "rules", (("rule", "fixed"),)),
                                           AgentRef("pure_random", "random", (("preset", "000"),)), seat, win, loss,
                                           draw, games, "000_x.txt, Table 9 (a note)"))
 
 
 def test_a_figure_is_reproduced_when_each_rate_it_gives_lies_in_our_interval():
-    ours = seeds.ours(153, 0, 47, None)
+    ours = course.ours(153, 0, 47, None)
     assert ours["win_ci95"] == pytest.approx(interval(153, 200)) and ours["loss"] == 47 / 200
-    row = seeds.row(figure(0.80, 0.0, 0.20, 100), ours)
+    row = course.row(figure(0.80, 0.0, 0.20, 100), ours)
     assert (row["seed"], row["where"], row["verdict"], row["why"]) == ("000_x.txt", "Table 9 (a note)", "reproduced",
                                                                         None)
     assert row["agent"] == "rules:rule=fixed" and row["opponent"] == "random:preset=000"
     # A rate the report leaves out (None) is not held to anything.
-    assert seeds.row(figure(0.80, None, None, 100), ours)["verdict"] == "reproduced"
+    assert course.row(figure(0.80, None, None, 100), ours)["verdict"] == "reproduced"
 
 
 def test_a_figure_not_reproduced_says_why_from_both_samples():
     low, high = interval(120, 200)  # ours: 60% wins
-    small = seeds.row(figure(0.70, 0.0, 0.30, 100), seeds.ours(120, 0, 80, None))
+    small = course.row(figure(0.70, 0.0, 0.30, 100), course.ours(120, 0, 80, None))
     assert small["verdict"] == "not reproduced"
     assert f"their win rate 70.0% lies outside our 95% interval [{low:.1%}, {high:.1%}] over 200 games" in small["why"]
     assert "overlaps ours: their sample was small" in small["why"]
-    far = seeds.row(figure(0.95, 0.0, 0.05, 1000), seeds.ours(120, 0, 80, None))
+    far = course.row(figure(0.95, 0.0, 0.05, 1000), course.ours(120, 0, 80, None))
     assert "does not overlap ours: their agents, opponents or rules differ" in far["why"]
-    unknown = seeds.row(figure(0.95, 0.0, 0.05, None), seeds.ours(120, 0, 80, None))
+    unknown = course.row(figure(0.95, 0.0, 0.05, None), course.ours(120, 0, 80, None))
     assert unknown["verdict"] == "not reproduced" and "their own interval" not in unknown["why"]
 
 
 def test_the_games_as_their_text_names_the_agents_say_which_version_made_the_figure():
     theirs = figure(0.80, 0.0, 0.20, 100)
-    code, text = seeds.ours(160, 0, 40, None), seeds.ours(100, 0, 100, None)
+    code, text = course.ours(160, 0, 40, None), course.ours(100, 0, 100, None)
     as_text = {"agent": "rules:rule=largest-min", "opponent": "random", "ours": text}
-    reproduced = seeds.row(theirs, code, as_text=as_text)
+    reproduced = course.row(theirs, code, as_text=as_text)
     assert reproduced["verdict"] == "reproduced" and reproduced["why"] is None
     assert "does not: their code, not their text, made their figure." in reproduced["notes"][-1]
     assert "50.0% / 0.0% / 50.0% over 200" in reproduced["notes"][-1]
-    flipped = seeds.row(theirs, text, as_text={**as_text, "ours": code})
+    flipped = course.row(theirs, text, as_text={**as_text, "ours": code})
     assert flipped["verdict"] == "not reproduced"
     assert flipped["why"].endswith("reproduces it: their figure matches their text, not their code.")
     assert flipped["as_text"]["ours"] == code
@@ -146,10 +146,10 @@ def test_trained_agents_are_trained_once_as_the_report_trained_and_found_again(t
     from retrograde.games import make_game
     from retrograde.pipeline.executors import open_executor
     from retrograde.pipeline.solve import SolveOptions
-    from retrograde.workflows.seeds import Artifacts, Stores, _row
+    from retrograde.workflows.course import Artifacts, Stores, _row
 
     learner = AgentRef("QLearningAgent", "rl", learner="rl:episodes=300,rewards=10/-10/3,opponent=random")
-    ttt = seeds.SeedFigure("tictactoe", Figure({}, learner, AgentRef("random_strategy", "random"), "first", 0.9, 0.0,
+    ttt = course.ReportFigure("tictactoe", Figure({}, learner, AgentRef("random_strategy", "random"), "first", 0.9, 0.0,
                                                0.1, 10, "001_x.txt, Table 2"))
     with ExitStack() as stack, open_executor(workers=0, positions=None) as executor:
         stores = Stores(tmp_path / "stores", executor, stack, SolveOptions(workers=0, quiet=True))
@@ -170,9 +170,9 @@ def test_trained_agents_are_trained_once_as_the_report_trained_and_found_again(t
 
 
 def test_the_seeds_summary_counts_each_verdict():
-    """validation/seeds.py: the summary line counts the rows of each verdict."""
+    """validation/course.py: the summary line counts the rows of each verdict."""
     rows = [{"verdict": "reproduced"}, {"verdict": "not run"}, {"verdict": "reproduced"}]
-    assert seeds.summary(rows) == "3 published figures: 2 reproduced, 0 not reproduced, 1 not run"
+    assert course.summary(rows) == "3 published figures: 2 reproduced, 0 not reproduced, 1 not run"
 
 
 def test_a_spec_of_an_agent_no_game_knows_is_not_the_reports_agent():

@@ -1,4 +1,4 @@
-"""The validate stage (validation/stage.py) and the `validate` command: the agents it takes when
+"""The validate stage (validation/audit.py) and the `validate` command: the agents it takes when
 none are named, the executor it opens, the report folder it makes (one writer at a time), the
 consistency checks of its move quality, what its report says of the store and its tasks, the
 report it writes end to end, and bad input refused in one line with nothing written."""
@@ -16,12 +16,12 @@ from retrograde.data.store import Store
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.stages import plan_stage
-from retrograde.validation import stage, validate
-from retrograde.validation.stage import consistency_checks
+from retrograde.validation import audit, validate
+from retrograde.validation.audit import consistency_checks
 
 
 def test_a_report_from_a_store_names_the_store_and_the_positions_its_tasks_measured(open_solved, tmp_path):
-    """validation/stage.py: the report's settings give the positions per move-quality task that
+    """validation/audit.py: the report's settings give the positions per move-quality task that
     its tasks measured (600 positions: a full task and a short one), and its `store` entry is
     the store validated (tic-tac-toe is a draw with perfect play)."""
 
@@ -42,15 +42,15 @@ def test_a_report_from_a_store_names_the_store_and_the_positions_its_tasks_measu
 
 
 def test_default_agents_are_those_that_can_play_the_game():
-    """validation/stage.py: with no agents named, validate takes the default agents that can play
+    """validation/audit.py: with no agents named, validate takes the default agents that can play
     the game: for tic-tac-toe without a store, its own `expert` (the magic-square rules) but not
     `lookup` (it needs one), Nim's `rules` or Quarto's `endgame` (docs/agents.md)."""
-    assert [agent.spec for agent in stage.default_agents(make_game("tictactoe"), None)] == [
+    assert [agent.spec for agent in audit.default_agents(make_game("tictactoe"), None)] == [
         "random", "greedy", "expert", "minimax:depth=2", "minimax:depth=3", "mcts"]
 
 
 def test_validate_sizes_its_executor_by_the_store(solved, tmp_path, monkeypatch):
-    """validation/stage.py: a validation that opens its own executor tells `open_executor` the
+    """validation/audit.py: a validation that opens its own executor tells `open_executor` the
     store's positions (a small store then runs in-process): for tic-tac-toe, every index of its
     tiers."""
     asked = []
@@ -60,18 +60,18 @@ def test_validate_sizes_its_executor_by_the_store(solved, tmp_path, monkeypatch)
         asked.append(options)
         yield InProcessExecutor()
 
-    monkeypatch.setattr(stage, "open_executor", recording)
+    monkeypatch.setattr(audit, "open_executor", recording)
     path = solved("tictactoe")
-    stage.validate(path, tmp_path / "report", "random", games=2, positions=20, quiet=True)
+    audit.validate(path, tmp_path / "report", "random", games=2, positions=20, quiet=True)
     with Store.open(path) as store:
         indices = sum(tier.size for tier in store.plan.tiers)
     assert [options["positions"] for options in asked] == [indices]
 
 
 def test_validate_makes_the_report_folder_and_its_parents(solved, tmp_path, monkeypatch):
-    """validation/stage.py: `--out a/b/report` makes a and b too (the lock goes beside the report)."""
-    monkeypatch.setattr(stage, "open_executor", lambda **options: contextlib.nullcontext(InProcessExecutor()))
-    stage.validate(solved("tictactoe"), tmp_path / "a" / "b" / "report", "random", games=2, positions=20, quiet=True)
+    """validation/audit.py: `--out a/b/report` makes a and b too (the lock goes beside the report)."""
+    monkeypatch.setattr(audit, "open_executor", lambda **options: contextlib.nullcontext(InProcessExecutor()))
+    audit.validate(solved("tictactoe"), tmp_path / "a" / "b" / "report", "random", games=2, positions=20, quiet=True)
     assert (tmp_path / "a" / "b" / "report" / "report.json").is_file()
 
 

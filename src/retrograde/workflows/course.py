@@ -1,6 +1,6 @@
 """`retrograde run seeds`: every match figure the course reports published for a game (each
 game's `figures`), played again with the reports' agents as their code played them, into
-DIR/seeds/report.json, report.md and report.html (`validation.seeds` makes the rows).
+DIR/seeds/report.json, report.md and report.html (`validation.course` makes the rows).
 
 Each instance gets a solved store in DIR/seeds/stores (once) where the estimate says this
 machine can solve it: the report's agent is audited on it (value kept), and agents that read a
@@ -36,8 +36,8 @@ from retrograde.pipeline.stages import write_json
 from retrograde.spec import AgentSpec
 from retrograde.training import train
 from retrograde.training.measure import ValueKeptSample
-from retrograde.training.stage import learner_for
-from retrograde.validation import report, seeds
+from retrograde.training.resumable import learner_for
+from retrograde.validation import course, report
 from retrograde.validation.tournament import INITIAL, Pairing, default_max_plies, run_tournament
 
 #: The seed every row's games derive from (with the agents' stream names and the seat).
@@ -49,11 +49,11 @@ UNTRAINED = "no run has trained it yet (run seeds without --skip-training)"
 TIMINGS = "timings.json"
 
 
-def seed_figures(only: str | None = None) -> list[seeds.SeedFigure]:
+def report_figures(only: str | None = None) -> list[course.ReportFigure]:
     """Every game's published figures, in the registry's order of games.
 
     :raises BadOption: `only` (a report's file name or number) names no report with figures."""
-    figures = [seeds.SeedFigure(name, figure) for name, game in example_games().items()
+    figures = [course.ReportFigure(name, figure) for name, game in example_games().items()
                for figure in course_of(game).figures]
     if only is not None and not any(figure.seed.startswith(only) for figure in figures):
         known = sorted({figure.seed[:3] for figure in figures})
@@ -61,7 +61,7 @@ def seed_figures(only: str | None = None) -> list[seeds.SeedFigure]:
     return figures
 
 
-def _key(figure: seeds.SeedFigure) -> str:
+def _key(figure: course.ReportFigure) -> str:
     """A row's name in DIR/seeds/rows: what it plays, and where it is printed."""
     what = [figure.seed, figure.where, figure.game, figure.figure.params, figure.agent, figure.opponent,
             figure.figure.seat, figure.games, SEED, figure.figure.agent.learner, figure.figure.opponent.learner,
@@ -118,7 +118,7 @@ class Artifacts:
         shown = AgentSpec(ref.name, (*ref.options, ("params", f"{self.folder.name}/{path.name}")))
         return str(played), str(shown)
 
-    def train_all(self, figures: list[seeds.SeedFigure], executor, quiet: bool) -> dict[str, float]:
+    def train_all(self, figures: list[course.ReportFigure], executor, quiet: bool) -> dict[str, float]:
         """Train every artifact the figures' agents need and no earlier run finished, side by side
         on the executor's workers; returns each training's wall-clock seconds."""
         tasks, seen = [], set()
@@ -145,7 +145,7 @@ def _train(worker, learner: str, game_name: str, params: dict, path: str, store:
     return round(time.monotonic() - started, 2)
 
 
-def _play(figure: seeds.SeedFigure, agent: str, opponent: str, game: Game, store: Store | None, executor,
+def _play(figure: course.ReportFigure, agent: str, opponent: str, game: Game, store: Store | None, executor,
           quiet: bool) -> tuple[int, int, int]:
     """(wins, draws, losses) of the report's `agent` in its seat against `opponent`: the games of
     `figure.games`, half a seat where the report drew who started."""
@@ -173,7 +173,7 @@ def _tally(pairings: list[Pairing], entries: list[dict[str, Any]]) -> tuple[int,
     return wins, draws, losses
 
 
-def _play_instances(figure: seeds.SeedFigure, agent: str, opponent: str, executor) -> tuple[int, int, int]:
+def _play_instances(figure: course.ReportFigure, agent: str, opponent: str, executor) -> tuple[int, int, int]:
     """(wins, draws, losses) over a figure's many instances: one game a seat on each (no store, no
     audit; no progress lines: a hundred two-game tournaments)."""
     wins = draws = losses = 0
@@ -188,7 +188,7 @@ def _play_instances(figure: seeds.SeedFigure, agent: str, opponent: str, executo
     return wins, draws, losses
 
 
-def _as_text(figure: seeds.SeedFigure, played: dict[str, str], shown: dict[str, str], game: Game | None,
+def _as_text(figure: course.ReportFigure, played: dict[str, str], shown: dict[str, str], game: Game | None,
              store: Store | None, executor, quiet: bool) -> dict[str, Any] | None:
     """The same games with the agents as the report's text names them (`AgentRef.text`), where its
     code played otherwise; None where neither agent has such a text. `played` and `shown`: the
@@ -200,25 +200,25 @@ def _as_text(figure: seeds.SeedFigure, played: dict[str, str], shown: dict[str, 
     counts = (_play_instances(figure, *plays, executor) if game is None else
               _play(figure, *plays, game, store, executor, quiet))
     agent, opponent = (ref.text or shown[side] for side, ref in sides)
-    return {"agent": agent, "opponent": opponent, "ours": seeds.ours(*counts, None)}
+    return {"agent": agent, "opponent": opponent, "ours": course.ours(*counts, None)}
 
 
-def _row(figure: seeds.SeedFigure, stores: Stores, artifacts: Artifacts, executor, quiet: bool) -> dict[str, Any]:
+def _row(figure: course.ReportFigure, stores: Stores, artifacts: Artifacts, executor, quiet: bool) -> dict[str, Any]:
     if figure.figure.instances:
         counts = _play_instances(figure, figure.agent, figure.opponent, executor)
         specs = {"agent": figure.agent, "opponent": figure.opponent}
         as_text = _as_text(figure, specs, specs, None, None, executor, quiet)
-        return seeds.row(figure, seeds.ours(*counts, None), as_text=as_text)
+        return course.row(figure, course.ours(*counts, None), as_text=as_text)
     game = make_game(figure.game, figure.figure.params)
     store, why, sample = stores.get(game)  # for the exact audit, where this machine can solve the game
     if store is None and any(reads_store(ref.name) for ref in (figure.figure.agent, figure.figure.opponent)):
-        return seeds.row(figure, None, why)
+        return course.row(figure, None, why)
     played, shown = {}, {}
     for side, ref, spec in (("agent", figure.figure.agent, figure.agent),
                             ("opponent", figure.figure.opponent, figure.opponent)):
         found = artifacts.spec(ref, game) if ref.learner else (spec, spec)
         if found is None:
-            return seeds.row(figure, None, f"{ref.label} is trained as the report trained it ({ref.learner}), "
+            return course.row(figure, None, f"{ref.label} is trained as the report trained it ({ref.learner}), "
                                            f"and {UNTRAINED}")
         played[side], shown[side] = found
         try:
@@ -226,12 +226,12 @@ def _row(figure: seeds.SeedFigure, stores: Stores, artifacts: Artifacts, executo
         except BadAgent as exc:
             if ref.learner or "needs params=FILE" not in str(exc):
                 raise
-            return seeds.row(figure, None, f"{ref.label} needs an artifact trained as the report trained it, "
+            return course.row(figure, None, f"{ref.label} needs an artifact trained as the report trained it, "
                                            f"and no preset of ours trains it yet ({exc})")
     wins, draws, losses = _play(figure, played["agent"], played["opponent"], game, store, executor, quiet)
     kept = sample.value_kept(build_agent(played["agent"], game, seed=SEED, store=store)) if sample else None
     as_text = _as_text(figure, played, shown, game, store, executor, quiet)
-    return {**seeds.row(figure, seeds.ours(wins, draws, losses, kept), as_text=as_text), **shown}
+    return {**course.row(figure, course.ours(wins, draws, losses, kept), as_text=as_text), **shown}
 
 
 def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True,
@@ -242,7 +242,7 @@ def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True,
     earlier run trained is not run (and not kept, so that a later run plays it). The stores the
     rows read are solved as `options` say, on the executor the rows play on."""
     quiet = options.quiet
-    figures = seed_figures(only)
+    figures = report_figures(only)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows_dir = out_dir / "rows"
     for entry in ("stores", "artifacts", "rows", "report.json", "report.md", "report.html", TIMINGS):
@@ -263,13 +263,13 @@ def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True,
                 started = time.monotonic()
                 found = _row(figure, stores, artifacts, executor, quiet)
                 rows.append(found)
-                if found["verdict"] == seeds.NOT_RUN and UNTRAINED in (found["why"] or ""):
+                if found["verdict"] == course.NOT_RUN and UNTRAINED in (found["why"] or ""):
                     continue
                 rows_dir.mkdir(exist_ok=True)
                 write_json(done, found)
                 name = f"{figure.seed[:3]} {figure.where}: {figure.agent} vs {figure.opponent}, {figure.figure.seat}"
                 seconds[name] = round(time.monotonic() - started, 2)
-        document = {"rows": rows, "summary": seeds.summary(rows)}
+        document = {"rows": rows, "summary": course.summary(rows)}
         write_json(out_dir / "report.json", document)
         write_json(out_dir / TIMINGS, {"rows_played_s": seconds, "artifacts_trained_s": trained})
         for name, text in (("report.md", report.seeds_markdown(rows)), ("report.html", report.seeds_html(rows))):
