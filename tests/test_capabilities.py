@@ -14,7 +14,7 @@ from retrograde.games import GAMES, make_game
 from retrograde.games.base import Game
 from retrograde.games.capabilities import course_of
 from retrograde.games.check import check_capabilities, check_game
-from retrograde.training.stage import learner_for
+from retrograde.training.resumable import learner_for
 
 EXAMPLES = [(name, params) for name, cls in GAMES.items() for params in cls.examples]
 

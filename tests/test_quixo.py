@@ -24,7 +24,7 @@ from retrograde.games.base import IN_GROUP
 from retrograde.games.check import first_pass_references
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.stages import verify_stage
-from retrograde.validation.stage import consistency_checks
+from retrograde.validation.audit import consistency_checks
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

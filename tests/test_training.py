@@ -28,7 +28,7 @@ from retrograde.errors import BadAgent, BadOption
 from retrograde.games import make_game
 from retrograde.training import train
 from retrograde.training.measure import ValueKeptSample
-from retrograde.training.stage import learner_for
+from retrograde.training.resumable import learner_for
 from retrograde.data.store import Store
 
 NIM = {"heaps": [1, 2, 3]}

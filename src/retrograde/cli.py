@@ -376,7 +376,7 @@ def analyze(store_path, as_json, out_dir, agent_specs, seed, workers, scheduler,
 
     from retrograde.analysis import analyze as run_analysis
     from retrograde.analysis.tables import text, tier_list
-    from retrograde.validation.stage import check_out_dir
+    from retrograde.validation.audit import check_out_dir
 
     if out_dir is not None:
         check_out_dir(Path(out_dir))
@@ -661,7 +661,7 @@ def train(spec, game_text, out, seed, store_path, quiet) -> None:
     ga:preset=000, 001 or 003; on tictactoe rl:preset=001; on quixo dqn:preset=001; on quarto
     ga:preset=002 and rl:preset=002.
     Then play it: --agent ga:params=PATH, rl:params=PATH or dqn:params=PATH."""
-    from retrograde.training.stage import train as train_stage
+    from retrograde.training.resumable import train as train_stage
 
     path = train_stage(spec, game_text, out, seed=seed, store=store_path, quiet=quiet)
     click.echo(f"trained {spec.partition(':')[0]} for {game_text}: {path}")
@@ -711,7 +711,7 @@ def run(workflow, out, only, skip_training, workers, scheduler, quiet, partition
                            quiet=quiet)
     started = time.monotonic()
     if workflow == SEEDS:
-        from retrograde.workflows.seeds import run_seeds
+        from retrograde.workflows.course import run_seeds
 
         folder = workflow_folder(SEEDS, out)
         document = run_seeds(folder, only=only, train=not skip_training, options=options)

@@ -131,7 +131,7 @@ def analyze(store: Store, agent_specs: str | list[str] | None = None, *, seed: i
 
     :raises BadAgent: a bad spec, or an agent that cannot play the game (before any work)."""
     from retrograde.pipeline.executors import open_executor
-    from retrograde.validation.stage import check_agents
+    from retrograde.validation.audit import check_agents
 
     agents = check_agents(agent_specs, store.game, store) if agent_specs is not None else []
     if executor is None:
