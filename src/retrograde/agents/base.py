@@ -1,7 +1,8 @@
-"""The agent interface: given a position, choose one legal move.
+"""The player interface: given a position, choose one legal move.
 
-Every agent is built from a resolved spec (`ResolvedAgent.build`), takes an explicit seed and
-draws all its randomness from `self.rng`, so the same seed gives the same games.
+Every agent plays as a `Player`, built from its resolved spec (`ResolvedAgent.build`); a player
+takes an explicit seed and draws all its randomness from `self.rng`, so the same seed gives the
+same games. (The Python API's `retrograde.Agent` wraps one for positions given as text.)
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from retrograde.games.base import Game, Position
+from retrograde.games.base import Game, State
 from retrograde.spec import Option
 
 
-class Agent(ABC):
+class Player(ABC):
     """A player of one game instance. Subclasses take their declared options (`options_for`) as
     keyword arguments of `__init__` (after `game`, `seed` and `store`)."""
 
@@ -46,16 +47,16 @@ class Agent(ABC):
         return None
 
     @abstractmethod
-    def choose(self, position: Position) -> tuple[str, Position]:
+    def choose(self, position: State) -> tuple[str, State]:
         """Return (move text, child position) for a non-terminal position."""
 
-    def choose_analysed(self, analysis) -> tuple[str, Position]:
+    def choose_analysed(self, analysis) -> tuple[str, State]:
         """`choose` at `analysis.position` where the store's analysis of it is at hand (`data.probing.
         Analysis`: move quality reads one for every agent); an agent that reads the store chooses
         from it rather than read the position again."""
         return self.choose(analysis.position)
 
-    def exact_at(self, position: Position) -> bool:
+    def exact_at(self, position: State) -> bool:
         """Where `searches_to_end`: whether the agent plays `position` perfectly."""
         return False
 

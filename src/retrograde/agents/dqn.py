@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrograde.agents.base import Agent, best_index
+from retrograde.agents.base import Player, best_index
 from retrograde.agents.qnet import QNetwork, jax_modules
 from retrograde.data.artifact import load_artifact
 from retrograde.errors import BadAgent
@@ -13,7 +13,7 @@ from retrograde.games.base import Game
 from retrograde.spec import Option
 
 
-class NetworkAgent(Agent):
+class NetworkAgent(Player):
     """Plays the legal move of highest Q in a network (ties by `self.rng`): the trainer's player, and `dqn`'s."""
 
     name = "q-network"

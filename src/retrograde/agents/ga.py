@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrograde.agents.base import Agent, best_index
+from retrograde.agents.base import Player, best_index
 from retrograde.data.artifact import load_artifact
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
@@ -73,7 +73,7 @@ def genome_of_kind(game: Game, kind: str) -> Genome | None:
     return None
 
 
-class GenomeAgent(Agent):
+class GenomeAgent(Player):
     """Plays a genome's `weights` (the trainer's individuals, and `ga`'s artifact)."""
 
     name = "genome"

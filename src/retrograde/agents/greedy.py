@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.agents.minimax import cannot_search, make_search
 from retrograde.search.base import pick_best
 
 
-class GreedyAgent(Agent):
+class GreedyAgent(Player):
     name = "greedy"
     summary = "one ply: a win now, never a move the opponent can answer with a win, else the best evaluation"
 

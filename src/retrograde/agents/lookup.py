@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from retrograde import outcome as oc
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.data.probing import Analysis, MoveValue, analyse
 from retrograde.data.store import SOLVED, Store
 from retrograde.spec import Option
@@ -52,7 +52,7 @@ def perfect_line(store: Store, position, max_plies: int) -> tuple[list[tuple[str
     return line, "max-plies" if analysis.moves else "terminal"
 
 
-class LookupAgent(Agent):
+class LookupAgent(Player):
     name = "lookup"
     summary = "perfect play read from the store: fastest win, else a draw, else slowest loss"
     needs_store = True
@@ -63,7 +63,7 @@ class LookupAgent(Agent):
                                     "winning move (seed 001's solved agent: it can circle in won positions)",
                       1, low=0, high=1))
 
-    def __init__(self, game, *, seed: int, store: Store, fallback: Agent | None = None, remoteness: int = 1):
+    def __init__(self, game, *, seed: int, store: Store, fallback: Player | None = None, remoteness: int = 1):
         super().__init__(game, seed=seed, store=store)
         self.fallback = fallback
         self.remoteness = bool(remoteness)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from retrograde import outcome as oc
-from retrograde.agents.base import Agent
-from retrograde.games.base import Position
+from retrograde.agents.base import Player
+from retrograde.games.base import State
 
 
 @dataclass(frozen=True)
@@ -18,10 +18,10 @@ class GameRecord:
     result: str
     plies: int
     moves: tuple[str, ...]
-    positions: tuple[Position, ...]
+    positions: tuple[State, ...]
 
 
-def play_game(first: Agent, second: Agent, start: Position, *, max_plies: int) -> GameRecord:
+def play_game(first: Player, second: Player, start: State, *, max_plies: int) -> GameRecord:
     """Let `first` move from `start`, then alternate, until a terminal position or max_plies."""
     game = first.game
     position, moves, positions = start, [], [start]

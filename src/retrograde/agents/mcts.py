@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.games.base import Game
 from retrograde.jit import njit
 from retrograde.outcome import LOSS, WIN
@@ -113,7 +113,7 @@ def uct_visits(terminal, children, random_child, params, table, lines, root_a, r
     return visits[first[0]:first[0] + count[0]].astype(np.int64)
 
 
-class MctsAgent(Agent):
+class MctsAgent(Player):
     name = "mcts"
     summary = "Monte Carlo tree search (UCT) with random playouts run in numba"
     options = (

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.errors import BadAgent
 from retrograde.search.base import WIN_SCORE, pick_best
 from retrograde.spec import Option
@@ -32,7 +32,7 @@ EVAL = Option("eval", "leaf evaluation: one of the game's own, its default first
                       "zero (decided positions only) for every game", None, kind="text")
 
 
-def make_search(agent: Agent, evaluation: str | None):
+def make_search(agent: Player, evaluation: str | None):
     """The game's search and the evaluation to use: `evaluation`, or the game's default when None."""
     search = agent.game.search
     return search, evaluation or search.evals[0]
@@ -51,7 +51,7 @@ def with_game_evals(options: tuple[Option, ...], game) -> tuple[Option, ...]:
                  if option.name == "eval" else option for option in options)
 
 
-class MinimaxAgent(Agent):
+class MinimaxAgent(Player):
     name = "minimax"
     summary = "alpha-beta search to a fixed depth with the game's evaluations; tablebase=1 reads a store's values"
     options = (

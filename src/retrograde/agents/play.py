@@ -8,12 +8,12 @@ from itertools import count, groupby
 import click
 
 from retrograde import outcome as oc
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.agents.lookup import preference
 from retrograde.data.probing import Analysis, MoveValue, Value, analyse, values
 from retrograde.data.store import SOLVED, Store
 from retrograde.errors import StoreError
-from retrograde.games.base import Game, Position
+from retrograde.games.base import Game, State
 from retrograde.games.capabilities import display_of
 
 #: A `read` function: shows a prompt, returns the line typed (EOFError at the end of input).
@@ -27,7 +27,7 @@ def _some(names: list[str], shown: int = 6) -> str:
     return ", ".join(names[:shown - 1]) + f", ... {names[-1]} ({len(names)} in all)"
 
 
-def check_playable(store: Store, start: Position) -> None:
+def check_playable(store: Store, start: State) -> None:
     """Refuse, before the first move, a store that cannot value every position reachable from
     `start`: the lookup agent, hints and a stopped game's value read them, and must not fail
     mid-game. Moves only lead into child tiers, which a complete store holds with their parents.
@@ -48,7 +48,7 @@ def check_playable(store: Store, start: Position) -> None:
                          f"{_some(tiers)}")
 
 
-def help_text(game: Game, position: Position) -> str:
+def help_text(game: Game, position: State) -> str:
     """What the player may type (the `help` command)."""
     example = game.moves(position)[0][0]
     return "\n".join([
@@ -98,14 +98,14 @@ def move_effect(before: Value, after: Value) -> str:
             else f"You held the loss off as long as it goes {change}.")
 
 
-def sides(agent: Agent, *, human_first: bool) -> str:
+def sides(agent: Player, *, human_first: bool) -> str:
     """Who plays which side, said before the first move."""
     if human_first:
         return f"You play first; {agent.name} plays second."
     return f"{agent.name} plays first; you play second."
 
 
-def result_line(terminal: int, *, human_to_move: bool, agent: Agent) -> tuple[str, str]:
+def result_line(terminal: int, *, human_to_move: bool, agent: Player) -> tuple[str, str]:
     """The result of a finished game from the human's view ("win", "loss", "draw") and its line."""
     if terminal == oc.DRAW:
         return "draw", "Game over: a draw."
@@ -113,7 +113,7 @@ def result_line(terminal: int, *, human_to_move: bool, agent: Agent) -> tuple[st
     return ("win", "Game over: you win.") if human_won else ("loss", f"Game over: {agent.name} wins.")
 
 
-def stopped(store: Store, position: Position, *, plies: int, mover: str) -> str:
+def stopped(store: Store, position: State, *, plies: int, mover: str) -> str:
     """The line that ends a game stopped by --max-plies: not a draw, but the stored value."""
     value = values(store, [position])[0]
     verdict = "a draw" if value.outcome == oc.DRAW else f"a {value} for {mover} (to move)"
@@ -145,7 +145,7 @@ def ask_move(game: Game, analysis: Analysis, read: Read) -> MoveValue | None:
             click.echo(f"{display_of(game).why_illegal(position, text)}; 'moves' lists the legal moves")
 
 
-def play_in_terminal(store: Store, agent: Agent, position: Position, *, human_first: bool,
+def play_in_terminal(store: Store, agent: Player, position: State, *, human_first: bool,
                      max_plies: int, read: Read | None = None) -> str:
     """Alternate human and agent moves from `position` until the game ends, the human quits or
     `max_plies` plies are played; returns "win", "loss" or "draw" from the human's view,

@@ -3,11 +3,11 @@ fixed rules, players built on its own search), each a `games.capabilities.Policy
 
 from __future__ import annotations
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.games.capabilities import Policy
 
 
-class PolicyAgent(Agent):
+class PolicyAgent(Player):
     """Plays the policy class `policy` of the game, built with the spec's options and this
     agent's generator."""
 

@@ -1,9 +1,9 @@
 """The random agent: a uniformly random legal move (a baseline and a test opponent)."""
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 
 
-class RandomAgent(Agent):
+class RandomAgent(Player):
     name = "random"
     summary = "a uniformly random legal move"
 

@@ -1,7 +1,7 @@
 """The agents by name, and `resolve_agent`: the one place a spec becomes an agent.
 
 The generic agents (`AGENTS`) play any game that gives the hooks they need, and otherwise
-refuse in one line; a game adds agents of its own (its `policies` capability). Agent classes are imported
+refuse in one line; a game adds agents of its own (its `policies` capability). Agents' classes are imported
 when first named, so that naming `random` never loads numba.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from importlib import import_module
 from pathlib import Path
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.agents.policy import PolicyAgent
 from retrograde.agents.resolved import ResolvedAgent
 from retrograde.errors import BadAgent
@@ -36,7 +36,7 @@ AGENTS: dict[str, str] = {
 PRESET = "preset"
 
 
-def agent_class(name: str) -> type[Agent]:
+def agent_class(name: str) -> type[Player]:
     """The class of the generic agent called `name` (BadAgent naming the known ones otherwise)."""
     try:
         module, _, attribute = AGENTS[name].partition(":")
@@ -50,7 +50,7 @@ def agent_names() -> list[str]:
     return sorted(set(AGENTS) | {name for game in example_games().values() for name in game.policies or ()})
 
 
-def _resolve(name: str, game: Game, preset: str | None = None) -> tuple[type[Agent], dict]:
+def _resolve(name: str, game: Game, preset: str | None = None) -> tuple[type[Player], dict]:
     """The class playing agent `name` for `game` (as course report `preset`'s code did, if
     given), and the keywords it takes beyond the options.
 
@@ -155,7 +155,7 @@ def resolve_agent(spec: str | AgentSpec, game: Game) -> ResolvedAgent:
     return ResolvedAgent(parsed, cls, extra.get("policy"), tuple(values.items()), stream, files)
 
 
-def resolve_agents(specs: str | Sequence[str], game: Game, store=None) -> Iterator[tuple[ResolvedAgent, Agent]]:
+def resolve_agents(specs: str | Sequence[str], game: Game, store=None) -> Iterator[tuple[ResolvedAgent, Player]]:
     """Each agent of a comma-separated list of specs (`parse_spec_list`) or of a list of specs,
     resolved for `game` and built once (seed 0, with `store`), in turn: an edge's every error
     comes before any work. Yields (the resolved agent, the agent built)."""
@@ -164,7 +164,7 @@ def resolve_agents(specs: str | Sequence[str], game: Game, store=None) -> Iterat
         yield resolved, resolved.build(game, seed=0, store=store)
 
 
-def playable_agents(specs: Sequence[str], game: Game, store=None) -> list[tuple[ResolvedAgent, Agent]]:
+def playable_agents(specs: Sequence[str], game: Game, store=None) -> list[tuple[ResolvedAgent, Player]]:
     """Those of `specs` that can play `game` (with `store`), resolved and built as `resolve_agents`
     does: a command's default agents, which adapt to what the game offers (a game without a
     search has no minimax)."""
@@ -178,7 +178,7 @@ def playable_agents(specs: Sequence[str], game: Game, store=None) -> list[tuple[
     return playable
 
 
-def build_agent(spec: str, game: Game, *, seed: int, store=None) -> Agent:
+def build_agent(spec: str, game: Game, *, seed: int, store=None) -> Player:
     """The agent `spec` names, for `game`, seeded with `seed` (`resolve_agent`, then
     `ResolvedAgent.build`): for an agent played once, where no resolved agent is kept.
 

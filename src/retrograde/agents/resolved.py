@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.errors import BadAgent
 from retrograde.spec import AgentSpec
 
@@ -30,7 +30,7 @@ class ResolvedAgent:
     spec's order, with the digest of its content."""
 
     written: AgentSpec
-    cls: type[Agent]
+    cls: type[Player]
     policy: type | None
     values: tuple[tuple[str, Any], ...]
     stream: str
@@ -56,7 +56,7 @@ class ResolvedAgent:
         agents claim nothing, a report's player only what its own policy claims."""
         return self.policy.claim if self.policy is not None else None
 
-    def build(self, game, *, seed: int, store=None) -> Agent:
+    def build(self, game, *, seed: int, store=None) -> Player:
         """The playing agent for `game` (the game resolved for), seeded with `seed`; `store` (a
         read-only solved store of the same game instance) for agents that read one.
 

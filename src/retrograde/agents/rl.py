@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.agents.base import Agent, best_index
+from retrograde.agents.base import Player, best_index
 from retrograde.data.artifact import load_artifact
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
-from retrograde.games.base import Game, Position, Tier
+from retrograde.games.base import Game, State, Tier
 from retrograde.spec import Option
 
 #: Reward for the side to move at a terminal position, by its outcome there.
@@ -73,7 +73,7 @@ class TabularQ:
             return f"a Q table would hold {entries:,} entries (at most {MAX_TABLE_ENTRIES:,})"
         return None
 
-    def evaluate(self, position: Position, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
+    def evaluate(self, position: State, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
         """(moves, Q of each move, a handle for `update`) of a non-terminal position."""
         moves = self.game.moves(position)
         name, index = self.game.locate(position)
@@ -110,7 +110,7 @@ class LinearQ:
             raise ValueError(f"arrays {sorted(arrays)}, a linear Q model of {game.name} holds {sorted(known)}")
         return cls(game, arrays["weights"], arrays[option.name] if option is not None else None)
 
-    def evaluate(self, position: Position, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
+    def evaluate(self, position: State, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
         """(moves, Q of each move, a handle for `update`) of a non-terminal position."""
         moves, features, exact = self.features(position, rng)
         x = np.hstack([features, np.ones((len(features), 1))])
@@ -159,7 +159,7 @@ class SparseQ:
             raise ValueError(f"arrays {sorted(arrays)}, a sparse Q table of {game.name} holds {sorted(known)}")
         return cls(game, arrays["keys"], arrays["q"], arrays[option.name] if option is not None else None)
 
-    def evaluate(self, position: Position, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
+    def evaluate(self, position: State, rng: np.random.Generator | None = None) -> tuple[list, np.ndarray, Any]:
         """(moves, Q of each move: 0 where the position was never met, a handle for `update`)."""
         moves = self.features(position, rng)[0] if self.features is not None else self.game.moves(position)
         key = self.game.format(position)
@@ -202,7 +202,7 @@ def load_model(game: Game, arrays: dict[str, np.ndarray]) -> TabularQ | LinearQ 
     return cls.from_arrays(game, arrays) if cls in (LinearQ, SparseQ) else cls(game, **arrays)
 
 
-class QAgent(Agent):
+class QAgent(Player):
     """Plays greedily in a Q model (ties by `self.rng`): the trainer's player, and `rl`'s."""
 
     name = "q"

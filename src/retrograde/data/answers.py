@@ -11,7 +11,7 @@ from retrograde import outcome as oc
 from retrograde.data.probing import Analysis, analyse
 from retrograde.data.store import Store
 from retrograde.errors import BadPosition, MissingTierError
-from retrograde.games.base import Game, Position
+from retrograde.games.base import Game, State
 
 #: A finished position's result, from the side to move's view (the game's `primitive` code).
 GAME_OVER = {oc.LOSS: "game over: the side to move has lost (the other side won)",
@@ -22,7 +22,7 @@ GAME_OVER = {oc.LOSS: "game over: the side to move has lost (the other side won)
 QUIT = ("quit", "exit", "q")
 
 
-def game_over(game: Game, position: Position) -> str | None:
+def game_over(game: Game, position: State) -> str | None:
     """'game over: ...' with who won, for a finished position; None while the game goes on."""
     return GAME_OVER.get(game.primitive(position))
 

@@ -15,7 +15,7 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.data.store import Store
 from retrograde.errors import MissingTierError, StoreError
-from retrograde.games.base import Position
+from retrograde.games.base import State
 
 
 class Value(NamedTuple):
@@ -34,13 +34,13 @@ class Value(NamedTuple):
 
 class MoveValue(NamedTuple):
     move: str
-    position: Position
+    position: State
     value: Value  # for the side that makes the move, plies counted from before it
 
 
 @dataclass(frozen=True)
 class Analysis:
-    position: Position
+    position: State
     value: Value
     moves: tuple[MoveValue, ...]
 
@@ -55,7 +55,7 @@ class Analysis:
         }
 
 
-def _stored(store: Store, positions: list[Position]) -> tuple[np.ndarray, np.ndarray]:
+def _stored(store: Store, positions: list[State]) -> tuple[np.ndarray, np.ndarray]:
     """Outcome codes and remoteness of legal positions, read tier by tier."""
     names, indices = store.game.locate_stored(positions)
     codes = np.zeros(len(positions), dtype=np.int8)
@@ -78,12 +78,12 @@ def _as_values(codes: np.ndarray, remoteness: np.ndarray) -> list[Value]:
 _FLIPPED = np.array([oc.UNDECIDED, oc.WIN, oc.DRAW, oc.LOSS], dtype=np.int8)
 
 
-def values(store: Store, positions: Iterable[Position]) -> list[Value]:
+def values(store: Store, positions: Iterable[State]) -> list[Value]:
     """Stored values of legal positions (MissingTierError if a tier is not solved)."""
     return _as_values(*_stored(store, list(positions)))
 
 
-def analyse(store: Store, positions: Iterable[Position]) -> list[Analysis]:
+def analyse(store: Store, positions: Iterable[State]) -> list[Analysis]:
     """Each position's value and the value every legal move achieves, in one batched read."""
     positions = list(positions)
     moves = [store.game.moves(position) for position in positions]

@@ -33,7 +33,9 @@ from retrograde.games.capabilities import (Costs, Course, Display, Features, Gen
                                            Policy, Sampling, Symmetry, locate_each)
 from retrograde.games.tiers import Tier
 
-Position = Hashable
+#: A game's own value for a position: what `parse` gives, `moves` takes and `format` writes (hashable;
+#: the Python API's `retrograde.Position` wraps one with its game).
+State = Hashable
 
 #: Child reference for "a child inside the loopy group", given without its index.
 IN_GROUP = -2
@@ -131,33 +133,33 @@ class Game(ABC):
 
     # --- positions in SPEC notation -------------------------------------------------
     @abstractmethod
-    def parse(self, text: str) -> Position:
+    def parse(self, text: str) -> State:
         """Parse SPEC notation; raise `BadPosition` naming the problem."""
 
     @abstractmethod
-    def format(self, position: Position) -> str:
+    def format(self, position: State) -> str:
         """Format a position in SPEC notation (parse(format(p)) == p)."""
 
     @property
     @abstractmethod
-    def initial_position(self) -> Position:
+    def initial_position(self) -> State:
         """The position a game of this instance starts from."""
 
     # --- rules (plain Python reference) ---------------------------------------------
     @abstractmethod
-    def locate(self, position: Position) -> tuple[str, int]:
+    def locate(self, position: State) -> tuple[str, int]:
         """Return (tier name, index) of a legal position."""
 
     @abstractmethod
-    def position_at(self, tier: Tier, index: int) -> Position | None:
+    def position_at(self, tier: Tier, index: int) -> State | None:
         """The position at an index of a tier, or None if the index holds no legal position."""
 
     @abstractmethod
-    def moves(self, position: Position) -> list[tuple[str, Position]]:
+    def moves(self, position: State) -> list[tuple[str, State]]:
         """Every legal move as (move text, child position); empty at terminal positions."""
 
     @abstractmethod
-    def primitive(self, position: Position) -> int:
+    def primitive(self, position: State) -> int:
         """The outcome code of a terminal position for the side to move, else 0."""
 
     # --- kernel -----------------------------------------------------------------------
@@ -263,7 +265,7 @@ class Game(ABC):
     def _tiers_by_name(self) -> dict[str, Tier]:
         return {tier.name: tier for tier in self.tiers()}
 
-    def locate_stored(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def locate_stored(self, positions: Sequence[State]) -> tuple[np.ndarray, np.ndarray]:
         """Tier names (str array) and indices (int64 array) where a store keeps each position's
         value: its representative's where the game folds symmetric positions, else its own."""
         symmetry = self.symmetry

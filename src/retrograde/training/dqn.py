@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.agents.dqn import NetworkAgent
 from retrograde.agents.qnet import WEIGHTS, QNetwork, forward, initial_weights, jax_modules
 from retrograde.agents.rl import REWARD
@@ -167,7 +167,7 @@ class DqnLearner(Learner):
         q = self.network.q(board)[actions]
         return moves, board, actions, int(np.argmax(q))
 
-    def _episode(self, opponent: Agent, learner_first: bool, epsilon: float, rng: np.random.Generator) -> str:
+    def _episode(self, opponent: Player, learner_first: bool, epsilon: float, rng: np.random.Generator) -> str:
         """One episode against `opponent`; returns the learner's result."""
         game = self.game
         position, pending = game.initial_position, None

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.agents.registry import resolve_agents
 from retrograde.agents.resolved import ResolvedAgent
 from retrograde.data.artifact import UNITS
@@ -104,10 +104,10 @@ class Phases:
             return max(self.final, self.decay ** (episode - start))
         return glie(episode - start, length, self.final)
 
-    def build(self, game, rng: np.random.Generator, store, copy) -> list[list[Agent | None]]:
+    def build(self, game, rng: np.random.Generator, store, copy) -> list[list[Player | None]]:
         """The phases' opponents as agents, seeded from `rng` (None: the learner itself; `copy(seed)`
         gives the learner's copy)."""
-        def agent(spec: ResolvedAgent | str) -> Agent | None:
+        def agent(spec: ResolvedAgent | str) -> Player | None:
             if spec == SELF:
                 return None
             seed = int(rng.integers(2**62))
@@ -115,7 +115,7 @@ class Phases:
 
         return [[agent(spec) for spec in phase] for phase in self.specs]
 
-    def opponent(self, pools: list[list[Agent | None]], episode: int, rng: np.random.Generator) -> Agent | None:
+    def opponent(self, pools: list[list[Player | None]], episode: int, rng: np.random.Generator) -> Player | None:
         """Episode k's opponent: one of its phase's pool, drawn from `rng` where the pool holds several."""
         pool = pools[self.bounds(episode)[0]]
         return pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
@@ -181,7 +181,7 @@ class Learner(ABC):
         """Take up the state `state()` gave."""
 
     @abstractmethod
-    def player(self, seed: int) -> Agent:
+    def player(self, seed: int) -> Player:
         """An agent playing the learner's current best policy."""
 
     @abstractmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.agents.base import Agent
+from retrograde.agents.base import Player
 from retrograde.data.probing import analyse
 from retrograde.data.store import SOLVED, Store
 from retrograde.errors import BadAgent, StoreError
@@ -56,7 +56,7 @@ class ValueKeptSample:
             raise StoreError(f"store {str(store.path)!r} holds no solved non-terminal position to measure with")
         return positions
 
-    def value_kept(self, agent: Agent) -> float:
+    def value_kept(self, agent: Player) -> float:
         """The share of the sample where `agent`'s move keeps the position's value."""
         kept = sum(agent.choose(position)[0] in keep for position, keep in zip(self.positions, self.keep))
         return kept / len(self.positions)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from retrograde import outcome as oc
-from retrograde.agents.base import Agent, best_index
+from retrograde.agents.base import Player, best_index
 from retrograde.agents.rl import LinearQ, QAgent, SparseQ, TabularQ, load_model, model_class
 from retrograde.data.artifact import load_artifact, save_npz
 from retrograde.errors import BadAgent
@@ -123,7 +123,7 @@ class RlLearner(Learner):
             pending = (handle, move)
         return "draw"
 
-    def _against(self, opponent: Agent, learner_first: bool, epsilon: float, rng: np.random.Generator) -> str:
+    def _against(self, opponent: Player, learner_first: bool, epsilon: float, rng: np.random.Generator) -> str:
         """One episode against `opponent`; returns the learner's result."""
         game, model = self.game, self.model
         alpha, gamma = self.settings["alpha"], self.settings["gamma"]

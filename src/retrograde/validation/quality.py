@@ -96,7 +96,7 @@ def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent
     Returns `playable` (False for terminal draws, which have no move), `outcome`/`remoteness`
     of each playable position, and per agent the chosen move's `chosen_outcome` and
     `chosen_remoteness` (mover's view, plies from the position) and its `seconds` choosing. Each
-    agent chooses from the analysis read here (`Agent.choose_analysed`): the lookup agent reads none again."""
+    agent chooses from the analysis read here (`Player.choose_analysed`): the lookup agent reads none again."""
     store = worker_store(worker, location)
     game = store.game
     positions = [game.position_at(game.tier(tiers[t]), i) for t, i in zip(tier_of.tolist(), index.tolist())]

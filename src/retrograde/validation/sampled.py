@@ -31,7 +31,7 @@ from retrograde.agents import ResolvedAgent, resolve_agent
 from retrograde.agents.match import play_game
 from retrograde.errors import BadOption
 from retrograde.games import Game, make_game
-from retrograde.games.base import Position
+from retrograde.games.base import State
 from retrograde.pipeline.graph import Task
 from retrograde.pipeline.worker import WorkerState
 from retrograde.search.base import WIN_SCORE
@@ -65,12 +65,12 @@ def check_tiers(game: Game, tiers: tuple[str, ...] | None) -> tuple[str, ...]:
 
 
 def sample_positions(game: Game, tiers: tuple[str, ...], count: int, seed: int
-                     ) -> tuple[list[tuple[int, Position]], dict[str, Any]]:
+                     ) -> tuple[list[tuple[int, State]], dict[str, Any]]:
     """Up to `count` distinct non-terminal positions from baseline games, shared evenly by
     `tiers`, as (tier number, position) in tier order; and the description of the sample.
     Each game gives at most one position, in the tier whose turn it is among those not full."""
     quota = [count // len(tiers) + (t < count % len(tiers)) for t in range(len(tiers))]
-    kept: list[dict[Position, None]] = [{} for _ in tiers]
+    kept: list[dict[State, None]] = [{} for _ in tiers]
     baselines = game.sampling.baselines
     pairings = list(product([resolve_agent(spec, game) for spec in baselines], repeat=2))
     played = 0
@@ -106,7 +106,7 @@ def _search(worker: WorkerState, game_name: str, rules: tuple):
 
 
 def solve_chunk(worker: WorkerState, game_name: str, rules: tuple, agents: tuple[ResolvedAgent, ...], seed: int,
-                chunk: int, positions: tuple[Position, ...]) -> dict[str, Any]:
+                chunk: int, positions: tuple[State, ...]) -> dict[str, Any]:
     """One task: every move's exact score at each position ((WIN_SCORE - remoteness) for a win,
     its negative for a loss, 0 for a draw, mover's view) with the seconds its search took, and
     the move each agent chooses there (its index in `game.moves`) with the seconds it took."""
@@ -135,7 +135,7 @@ def values(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return outcome, np.where(scores != 0, WIN_SCORE - np.abs(scores), 0)
 
 
-def blunder_kinds(game: Game, position: Position, scores: np.ndarray, chosen: int) -> str | None:
+def blunder_kinds(game: Game, position: State, scores: np.ndarray, chosen: int) -> str | None:
     """"placement" or "piece" if the chosen move gives the position's value away (see the
     module docstring), else None."""
     outcome, _ = values(scores)
@@ -161,7 +161,7 @@ def blunder_figures(kinds: list[str | None], at_risk: np.ndarray) -> dict[str, A
             "piece": _rate(sum(kind == "piece" for kind in kinds), chances)}
 
 
-def perfect_play_checks(game: Game, agents: list[ResolvedAgent], positions: list[Position], best: np.ndarray,
+def perfect_play_checks(game: Game, agents: list[ResolvedAgent], positions: list[State], best: np.ndarray,
                         chosen_scores: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     """What must hold: an agent that plays some positions by exact search (`exact_at`, the
     endgame agent) chooses there a move of the position's exact score (its value, the fastest

@@ -29,7 +29,7 @@ from retrograde.agents.match import play_game
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import Game, make_game
-from retrograde.games.base import Position
+from retrograde.games.base import State
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.graph import Task
 from retrograde.pipeline.progress import Progress
@@ -64,7 +64,7 @@ def default_max_plies(game: Game) -> int:
     return bound + 1 if bound is not None else ENDLESS_MAX_PLIES
 
 
-def random_openings(game: Game, count: int, seed: int) -> Iterator[Position]:
+def random_openings(game: Game, count: int, seed: int) -> Iterator[State]:
     """`count` positions reached by 2 to 4 uniformly random plies from the start, none of them
     over (a line that ends the game is drawn again), each drawn when it is needed (the first at
     once); the same for every pairing.
@@ -74,13 +74,13 @@ def random_openings(game: Game, count: int, seed: int) -> Iterator[Position]:
     return _first_drawn(islice(_random_lines(game, seed), count))
 
 
-def _first_drawn(openings: Iterator[Position]) -> Iterator[Position]:
+def _first_drawn(openings: Iterator[State]) -> Iterator[State]:
     """`openings` with the first drawn now: a game or store that gives none is refused before any game."""
     first = next(openings, None)
     return chain(() if first is None else (first,), openings)
 
 
-def _random_lines(game: Game, seed: int) -> Iterator[Position]:
+def _random_lines(game: Game, seed: int) -> Iterator[State]:
     """`random_openings` without end."""
     rng = np.random.default_rng(task_seed(seed, "openings"))
     tries = 0
@@ -100,14 +100,14 @@ def _random_lines(game: Game, seed: int) -> Iterator[Position]:
             tries = 0
 
 
-def written(game: Game, openings: Iterable[Position], texts: list[str]) -> Iterator[Position]:
+def written(game: Game, openings: Iterable[State], texts: list[str]) -> Iterator[State]:
     """`openings`, each written into `texts` as it is drawn (a report lists them)."""
     for position in openings:
         texts.append(game.format(position))
         yield position
 
 
-def stored_openings(store: Store, count: int, seed: int) -> Iterator[Position]:
+def stored_openings(store: Store, count: int, seed: int) -> Iterator[State]:
     """For a store that does not hold the start (`--down-to`): `count` seeded non-terminal
     positions drawn uniformly from its first tiers (those of the steps no other step leads into:
     a loopy group's tiers lead into each other). Every child of a stored tier is stored, so
@@ -125,7 +125,7 @@ def stored_openings(store: Store, count: int, seed: int) -> Iterator[Position]:
             live = np.flatnonzero((codes == oc.DRAW) | ((codes != oc.UNDECIDED) & (remoteness > 0)))
             found += [(tier.name, int(index)) for index in live]
     rng = np.random.default_rng(task_seed(seed, "stored-openings"))
-    openings: list[Position] = []
+    openings: list[State] = []
     for k in rng.permutation(len(found)):
         position = game.position_at(game.tier(found[k][0]), found[k][1])
         if not game.primitive(position):
@@ -137,7 +137,7 @@ def stored_openings(store: Store, count: int, seed: int) -> Iterator[Position]:
     return _drawn_again(openings, count, rng)
 
 
-def _drawn_again(openings: list[Position], count: int, rng: np.random.Generator) -> Iterator[Position]:
+def _drawn_again(openings: list[State], count: int, rng: np.random.Generator) -> Iterator[State]:
     """`count` draws from `openings` (fewer than asked), `DRAWS` indices at a time (the same
     indices as one draw of `count`)."""
     for begin in range(0, count, DRAWS):
@@ -146,7 +146,7 @@ def _drawn_again(openings: list[Position], count: int, rng: np.random.Generator)
 
 
 def play_batch(worker: WorkerState, game_name: str, params: dict[str, Any], location: str | None,
-               first: ResolvedAgent, second: ResolvedAgent, seed: int, starts: tuple[Position, ...],
+               first: ResolvedAgent, second: ResolvedAgent, seed: int, starts: tuple[State, ...],
                max_plies: int) -> list[tuple[str, int]]:
     """One task: games of `first` (moving first) against `second` from each start, as
     (result for first, plies). Both agents are built once for the batch, seeded from `seed`."""
@@ -206,7 +206,7 @@ def batch_games(pairing: Pairing, batch: int) -> int:
 
 
 def batch_task(game: Game, store: Store | None, p: int, pairing: Pairing, batch: int, seed: int,
-               openings: Sequence[Position], max_plies: int, start: Position | None = None) -> Task:
+               openings: Sequence[State], max_plies: int, start: State | None = None) -> Task:
     """Batch `batch` of pairing `p` (games BATCH*batch on): a task seeded by the run's seed,
     the agents' stream names, the start kind, the label and the batch; game i of an openings
     pairing starts at opening i (`openings`: the batch's, from its first game on)."""
@@ -221,7 +221,7 @@ def batch_task(game: Game, store: Store | None, p: int, pairing: Pairing, batch:
 
 
 def tournament_tasks(game: Game, store: Store | None, pairings: Sequence[Pairing], seed: int,
-                     openings: Iterable[Position], max_plies: int, start: Position | None = None) -> Iterator[Task]:
+                     openings: Iterable[State], max_plies: int, start: State | None = None) -> Iterator[Task]:
     """Batches of `BATCH` games per pairing, made as they are asked for: batch b of every
     pairing, then batch b+1, so that a pairing's batch and its mirror's finish close together;
     each batch's openings are drawn from `openings` once, for every pairing that starts there."""
@@ -290,7 +290,7 @@ def tally(pairing: Pairing, records: list[tuple[str, int]], max_plies: int,
 
 
 def run_tournament(game: Game, store: Store | None, pairings: Sequence[Pairing], *, seed: int, executor,
-                   max_plies: int, openings: Iterable[Position] = (), start: Position | None = None,
+                   max_plies: int, openings: Iterable[State] = (), start: State | None = None,
                    quiet: bool = False) -> list[dict[str, Any]]:
     """Play every pairing; one entry per pairing, in their order. A batch is counted as it
     finishes, its pairs once the same batch of the mirror is in (held until then)."""
@@ -339,7 +339,7 @@ def _check_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int,
 
 
 def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, store: Store | None = None,
-               start: Position | None = None, max_plies: int | None = None, executor=None,
+               start: State | None = None, max_plies: int | None = None, executor=None,
                quiet: bool = True) -> dict[str, Any]:
     """`games` games with A first and `games` with B first, from `start` (default: the game's
     start position). Returns {"game", "params", "seed", "max_plies", "start", "tournaments":
