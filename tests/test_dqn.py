@@ -121,13 +121,13 @@ def test_dqn_refusals_are_one_line_and_write_nothing(tmp_path):
     truncated.write_bytes(artifact.read_bytes()[:300])
     cases = [(f"dqn:params={artifact}", quixo, "trained for tictactoe"), (f"dqn:params={rl}", ttt, "not a dqn artifact"),
              (f"dqn:params={truncated}", ttt, "not a dqn artifact"), ("dqn", ttt, "dqn needs params=FILE"),
-             (f"dqn:params={artifact}", make_game("nim", {"heaps": [3]}), "no encoding")]
+             (f"dqn:params={artifact}", make_game("nim", {"heaps": [3]}), "network_input")]
     for spec, game, words in cases:
         with pytest.raises(BadAgent) as error:
             build_agent(spec, game, seed=0)
         assert words in str(error.value) and "\n" not in str(error.value), (spec, str(error.value))
     before = sorted(p.name for p in tmp_path.iterdir())
-    for args, words in [(["dqn", "--game", "nim --heaps 3"], "no encoding"),
+    for args, words in [(["dqn", "--game", "nim --heaps 3"], "network_input"),
                         (["dqn:opponents=(random;nobody)", "--game", "tictactoe"], "unknown agent 'nobody'"),
                         (["dqn:hidden=0", "--game", "tictactoe"], "hidden=0")]:
         result = run_cli("train", *args, "--out", "new.npz", cwd=tmp_path)

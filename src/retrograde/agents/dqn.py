@@ -25,11 +25,11 @@ class NetworkAgent(Player):
     @classmethod
     def cannot_play(cls, game: Game) -> str | None:
         if game.network_input is None:
-            return "the game gives no encoding of its positions for a Q network"
+            return "the game gives no input of its positions for a Q network (its `network_input` capability)"
         return None
 
     def choose(self, position):
-        moves, board, actions = self.network.encoding(position)
+        moves, board, actions = self.network.network_input(position)
         return moves[best_index(self.network.q(board)[actions], self.rng)]
 
 

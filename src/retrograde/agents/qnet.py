@@ -1,4 +1,4 @@
-"""The Q network of seed 001's deep Q-learning (`dqn`): the board's inputs (`Encoding`), one
+"""The Q network of seed 001's deep Q-learning (`dqn`): the board's inputs (`NetworkInput`), one
 hidden layer of ReLU units, one output per action. JAX computes it (and, in training, its
 gradients); JAX is the optional extra `dqn`, imported only when a network is built.
 
@@ -53,19 +53,19 @@ def initial_weights(inputs: int, hidden: int, actions: int, rng: np.random.Gener
 
 
 class QNetwork:
-    """A network's weights, checked against the game's encoding, and its Q values of a board."""
+    """A network's weights, checked against the game's network input, and its Q values of a board."""
 
-    def __init__(self, encoding, weights: dict[str, np.ndarray]):
+    def __init__(self, network_input, weights: dict[str, np.ndarray]):
         _, jnp, _ = jax_modules()
         if set(weights) != set(WEIGHTS):
             raise ValueError(f"arrays {sorted(weights)}, a Q network holds {list(WEIGHTS)}")
         hidden = np.shape(weights["b1"])[0] if np.ndim(weights["b1"]) == 1 else -1
-        shapes = {"w1": (encoding.inputs, hidden), "b1": (hidden,), "w2": (hidden, encoding.actions),
-                  "b2": (encoding.actions,)}
+        shapes = {"w1": (network_input.inputs, hidden), "b1": (hidden,), "w2": (hidden, network_input.actions),
+                  "b2": (network_input.actions,)}
         for name, shape in shapes.items():
             if np.shape(weights[name]) != shape or hidden < 1:
                 raise ValueError(f"{name} of shape {np.shape(weights[name])}, the game's network needs {shape}")
-        self.encoding = encoding
+        self.network_input = network_input
         self.hidden = hidden
         self.weights = {name: jnp.asarray(weights[name], dtype=jnp.float32) for name in WEIGHTS}
 

@@ -92,8 +92,8 @@ class DqnLearner(Learner):
     )
 
     def __init__(self, game, settings: dict[str, Any], *, store=None, seed: int = 0):
-        self.encoding = game.network_input
-        if self.encoding is None:
+        self.network_input = game.network_input
+        if self.network_input is None:
             raise BadAgent(f"dqn cannot learn {game.describe()}: {NetworkAgent.cannot_play(game)}")
         jax_modules()
         phases = parse_phases(settings["opponents"], game, store)
@@ -113,8 +113,8 @@ class DqnLearner(Learner):
         return super().work * 30  # a network's forward pass and an Adam step a move, each dearer than a table's
 
     def start(self, rng):
-        weights = initial_weights(self.encoding.inputs, self.settings["hidden"], self.encoding.actions, rng)
-        capacity, inputs, actions = self.settings["memory"], self.encoding.inputs, self.encoding.actions
+        weights = initial_weights(self.network_input.inputs, self.settings["hidden"], self.network_input.actions, rng)
+        capacity, inputs, actions = self.settings["memory"], self.network_input.inputs, self.network_input.actions
         shapes = {"board": (capacity, inputs), "next_board": (capacity, inputs), "next_legal": (capacity, actions)}
         memory = {name: np.zeros(shapes.get(name, (capacity,)), dtype) for name, dtype in MEMORY}
         self._take_up(weights, weights, None, memory, np.zeros(3, np.int64))
@@ -122,7 +122,7 @@ class DqnLearner(Learner):
     def _take_up(self, weights, target, optimizer_leaves, memory, counters) -> None:
         """Set the learner's state from arrays (a fresh start: no optimizer leaves)."""
         jax, jnp, _ = jax_modules()
-        self.network = QNetwork(self.encoding, weights)
+        self.network = QNetwork(self.network_input, weights)
         self.target = {name: jnp.asarray(target[name]) for name in WEIGHTS}
         state = self.optimizer.init(self.network.weights)
         if optimizer_leaves is not None:
@@ -161,7 +161,7 @@ class DqnLearner(Learner):
 
     def _choose(self, position, epsilon: float, rng: np.random.Generator):
         """(moves, board, actions, index of the move played): epsilon-greedy in the network's Q."""
-        moves, board, actions = self.encoding(position)
+        moves, board, actions = self.network_input(position)
         if rng.random() < epsilon:
             return moves, board, actions, int(rng.integers(len(moves)))
         q = self.network.q(board)[actions]
@@ -225,5 +225,5 @@ class DqnLearner(Learner):
         return NetworkAgent(self.game, seed=seed, network=self.network)
 
     def write(self, out: Path, metadata):
-        shape = {"inputs": self.encoding.inputs, "hidden": self.network.hidden, "actions": self.encoding.actions}
+        shape = {"inputs": self.network_input.inputs, "hidden": self.network.hidden, "actions": self.network_input.actions}
         save_npz(out, self.network.arrays(), {**metadata, "model": "mlp", "network": shape})
