@@ -2,8 +2,8 @@
 (issue 32, point 5): nodes per second, old and new alternating in one run, on 4x4 Quixo and
 Connect Four 5x4 at depth 4; and the first search's compile time, old and new, for 4x4 Quixo.
 
-    python benchmarks/bench_alphabeta.py                  # against c8aae76's loops, 5 rounds
-    python benchmarks/bench_alphabeta.py --base c8aae76 --rounds 9 --positions 40
+    python benchmarks/bench_alphabeta.py                  # against c8aae76's loops, 5 rounds, 3 compile pairs
+    python benchmarks/bench_alphabeta.py --base c8aae76 --rounds 9 --positions 40 --compile-pairs 5
 
 The old loop is the base commit's `games/<game>/search.py` (`git show`), imported as a module of
 its own: its `search` kernel takes the same arguments as today's, so one `Search` object runs
@@ -12,7 +12,8 @@ either, with its module's `search` swapped. Each round times every position's `r
 a warm-up that compiles both and checks that they give the same scores and node counts.
 Compile time: a fresh process with an empty NUMBA_CACHE_DIR times its first 4x4 search (every
 kernel it needs compiles), then a second process with the same cache (they load), old and new
-alternating.
+alternating. The old loop is correct only against a tree whose kernels it still fits (it imports
+today's search.base helpers and game kernels).
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def main() -> None:
     parser.add_argument("--base", default="c8aae76", help="the commit whose per-game loops are the old side")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--positions", type=int, default=30)
+    parser.add_argument("--compile-pairs", type=int, default=3, help="fresh-cache first searches, old and new")
     options = parser.parse_args()
     print_options(options, depth=DEPTH, workers="none: one search at a time in this process (one core)")
 
@@ -116,7 +118,7 @@ def main() -> None:
             figures[f"{label} old nodes/s"] = round(rates["old"])
             figures[f"{label} new nodes/s"] = round(rates["new"])
             figures[f"{label} new/old"] = round(rates["new"] / rates["old"], 4)
-        for side in ("old", "new", "old", "new"):
+        for side in ("old", "new") * options.compile_pairs:
             cache = folder / f"cache-{side}-{time.perf_counter_ns()}"
             cold = first_search_seconds(cache, side, folder)
             warm_load = first_search_seconds(cache, side, folder)
