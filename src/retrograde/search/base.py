@@ -15,7 +15,8 @@ a namedtuple of the arrays and numbers they read:
 
 * `enter(context, states, kids, keys, order, frames, rng, ply, depth)`: score the node
   states[ply] (decided, stored, or a leaf at `depth` 0) or expand it: its children into
-  kids[ply], their order into order[ply] (`order_moves`), then `start_node`, returning EXPANDED;
+  kids[ply] and their keys into keys[ply], returning `expanded(...)` (which orders them into
+  order[ply] and starts the node: EXPANDED);
 * `descend(context, states, kids, ply, child)`: write the state of kids[ply, child] into
   states[ply + 1];
 * `leave(context, states, frames, ply)` (optional): the node at `ply` > 0 is searched, its
@@ -50,7 +51,7 @@ EXPANDED = 1 << 62
 #: Columns of the `frames` array of an iterative search: one row a ply on the current path.
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
-__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "next_child", "open_frames",
+__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "expanded", "next_child", "open_frames",
            "open_search", "order_moves", "pick_best", "plug", "random_bits", "settle", "start_node", "take_child"]
 
 
@@ -102,6 +103,18 @@ def start_node(frames, ply, count):
     frames[ply, BEST] = -INF
     frames[ply, COUNT] = count
     frames[ply, NEXT] = 0
+
+
+@njit
+def expanded(frames, keys, order, rng, ply, count, ordered=True):
+    """End an `enter` that wrote `count` children of the node at `ply`: order them by keys[ply]
+    (`order_moves`) or, not `ordered`, in move order, start the node, and return EXPANDED."""
+    if ordered:
+        order_moves(keys[ply], count, order[ply], rng)
+    else:
+        order[ply, :count] = np.arange(count)
+    start_node(frames, ply, count)
+    return EXPANDED
 
 
 @njit

@@ -21,7 +21,7 @@ from retrograde.games.connect4.kernels import (CONNECT, HEIGHT, STRIDE, WIDTH, b
                                                pattern_of)
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
-from retrograde.search.base import EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug, start_node
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 THREATS, ZERO = range(2)
@@ -92,9 +92,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
             kids[ply, count] = c
             keys[ply, count] = width - abs(2 * c - (width - 1))  # the centre first
             count += 1
-    order_moves(keys[ply], count, order[ply], rng)
-    start_node(frames, ply, count)
-    return EXPANDED
+    return expanded(frames, keys, order, rng, ply, count)
 
 
 @njit(inline="always")

@@ -19,7 +19,7 @@ import numpy as np
 
 from retrograde.games.ranking_kernels import rank_composition
 from retrograde.jit import njit
-from retrograde.search.base import EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug, start_node
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 ZERO, PARITY = range(2)
@@ -62,9 +62,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
             kids[ply, count, TAKE] = take
             keys[ply, count] = 0
             count += 1
-    order_moves(keys[ply], count, order[ply], rng)
-    start_node(frames, ply, count)
-    return EXPANDED
+    return expanded(frames, keys, order, rng, ply, count)
 
 
 @njit(inline="always")

@@ -37,8 +37,7 @@ from retrograde.games.quarto.board import FULL, completes, deadly, encode, line_
 from retrograde.games.quarto.cells import MAX_MOVES
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
-from retrograde.search.base import (ALPHA, BEST, BETA, EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug,
-                                    start_node)
+from retrograde.search.base import ALPHA, BEST, BETA, WIN_SCORE, Search, alpha_beta, expanded, plug
 from retrograde.search.tablebase import UNKNOWN
 
 THREATS, PARITY, ZERO = range(3)
@@ -140,10 +139,8 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
                 here[count, CELL] = -1
                 here[count, PIECE] = piece
                 here[count, KIND] = ON
-                order[ply, count] = count
                 count += 1
-        start_node(frames, ply, count)
-        return EXPANDED
+        return expanded(frames, keys, order, rng, ply, count, False)
     threats = deadly(board, occupied, lines)
     wins = threats >> hand & 1
     last = popcount(occupied) == 15
@@ -187,14 +184,9 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
         here[count, KIND] = kind
         keys[ply, count] = 2
         count += 1
-    if ordered:
-        if ply > 0 and safe == 0:  # every move hands over a deadly piece
-            return ply + 2 - WIN_SCORE
-        order_moves(keys[ply], count, order[ply], rng)
-    else:
-        order[ply, :count] = np.arange(count)
-    start_node(frames, ply, count)
-    return EXPANDED
+    if ordered and ply > 0 and safe == 0:  # every move hands over a deadly piece
+        return ply + 2 - WIN_SCORE
+    return expanded(frames, keys, order, rng, ply, count, ordered)
 
 
 @njit(inline="always")

@@ -24,7 +24,7 @@ from retrograde.games.quixo.kernels import SOURCE, has_line, longest_line, play
 from retrograde.games.ranking_kernels import popcount, rank_counted
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.jit import njit
-from retrograde.search.base import EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug, start_node
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 CMAX, INLINE, ZERO = range(3)
@@ -91,11 +91,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     if depth > 1:
         for i in range(count):
             keys[ply, i] = longest_line(here[i, NEXT_OPPONENT], lines) * 2 + here[i, BLANK]
-        order_moves(keys[ply], count, order[ply], rng)
-    else:
-        order[ply, :count] = np.arange(count)
-    start_node(frames, ply, count)
-    return EXPANDED
+    return expanded(frames, keys, order, rng, ply, count, depth > 1)
 
 
 @njit(inline="always")

@@ -21,7 +21,7 @@ from retrograde.games.ranking_kernels import popcount, rank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, SYMMETRIES, has_line
 from retrograde.jit import njit
-from retrograde.search.base import EXPANDED, WIN_SCORE, Search, alpha_beta, order_moves, plug, start_node
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 LINES_EVAL, ZERO = range(2)
@@ -77,9 +77,7 @@ def enter(context, states, kids, keys, order, frames, rng, ply, depth):
             kids[ply, count] = bit
             keys[ply, count] = KEY_OFFSET - open_lines(opponent, mover | bit)
             count += 1
-    order_moves(keys[ply], count, order[ply], rng)
-    start_node(frames, ply, count)
-    return EXPANDED
+    return expanded(frames, keys, order, rng, ply, count)
 
 
 @njit(inline="always")
