@@ -379,3 +379,17 @@ def test_minimax_reads_the_store_only_when_its_spec_asks(open_solved):
     assert build_agent("minimax:depth=1,tablebase=1", store.game, seed=0, store=store).store is store
     with pytest.raises(BadAgent, match="tablebase=1 reads a solved store"):
         build_agent("minimax:tablebase=1", store.game, seed=0)
+
+
+def test_the_driver_takes_only_kernels_it_can_inline():
+    from collections import namedtuple
+
+    from retrograde.jit import njit
+    from retrograde.search.base import plug
+
+    @njit
+    def called(context, states, kids, ply, child):
+        """A descend numba would call a node, not inline."""
+
+    with pytest.raises(TypeError, match="not njit"):
+        plug(namedtuple("Context", "x"), enter=called, descend=called)
