@@ -55,7 +55,7 @@ def tier_costs(game, *, windows: int, width: int, seed: int) -> dict[str, dict]:
             found = np.flatnonzero(expansion.primitive != ILLEGAL) + start
             if found.size:
                 began = time.perf_counter()
-                game.parents(tier, found, group_offsets)
+                game.loopy.parents(tier, found, group_offsets)
                 parents_seconds += time.perf_counter() - began
             indices += stop - start
             positions += found.size
