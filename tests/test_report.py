@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from retrograde.agents import Agent, ResolvedAgent, parse_spec
+from retrograde.agents import Player, ResolvedAgent, parse_spec
 from retrograde.validation import report as reports
 from retrograde.validation import validate
 from retrograde.validation.summary import _trained, findings, short_names
@@ -16,7 +16,7 @@ from retrograde.validation.summary import _trained, findings, short_names
 
 def _resolved(specs: list[str], files: dict[str, list[Path]]) -> list[ResolvedAgent]:
     """The agents as resolved, as far as short names read them: the spec as written and its files."""
-    return [ResolvedAgent(parse_spec(spec), Agent, None, (), spec, tuple((path, "") for path in files.get(spec, ())))
+    return [ResolvedAgent(parse_spec(spec), Player, None, (), spec, tuple((path, "") for path in files.get(spec, ())))
             for spec in specs]
 
 
