@@ -1,26 +1,25 @@
-"""The games retrograde can solve, by name: one folder a game behind `Game`, registered by a
-line of `FOLDERS` (docs/GAMES.md says how to add one)."""
+"""The games retrograde can solve, by name: one folder a game behind `Game`, registered by its
+line in `GAMES` below (docs/GAMES.md says how to add one), or by `register` for a game of the
+user's own."""
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
 from retrograde.errors import BadOption
+from retrograde.games import connect4, nim, quarto, quixo, tictactoe
 from retrograde.games.base import Game, Param
 from retrograde.games.tiers import Tier
 
-#: The game folders (packages of `retrograde.games`), one a line; each names its Game class `GAME`.
-FOLDERS = (
-    "nim",
-    "tictactoe",
-    "quixo",
-    "quarto",
-    "connect4",
-)
-
-GAMES: dict[str, type[Game]] = {game.name: game for game in
-                                (import_module(f"{__name__}.{folder}").GAME for folder in FOLDERS)}
+#: The registered games by name: each game folder's Game class (`GAME`), one a line, in the order
+#: `retrograde games` lists them.
+GAMES: dict[str, type[Game]] = {game.name: game for game in (
+    nim.GAME,
+    tictactoe.GAME,
+    quixo.GAME,
+    quarto.GAME,
+    connect4.GAME,
+)}
 
 __all__ = ["GAMES", "Game", "Param", "Tier", "example_games", "make_game", "parse_game", "register"]
 
