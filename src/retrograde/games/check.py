@@ -55,7 +55,8 @@ def check_game(game: Game, *, samples: int = 200, seed: int = 0) -> list[str]:
     rng = np.random.default_rng(seed)
     problems: list[str] = []
     stored: dict = {}  # position -> where a store keeps it, for the locate_stored check
-    representative = game.symmetry.representative if game.symmetry is not None else (lambda position: position)
+    symmetry = game.symmetry
+    representative = symmetry.representative if symmetry is not None else (lambda position: position)
     tiers = {tier.name: tier for tier in game.tiers()}
     for tier in tiers.values():
         offsets = _child_offsets(tiers, tier)
