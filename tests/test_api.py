@@ -20,10 +20,11 @@ import zarr
 import quixo_reference as qref
 import reference as ref
 import retrograde
-from conftest import run_cli, store_bytes
+from conftest import assert_same_store, run_cli, store_bytes
 from retrograde.agents.lookup import LookupAgent
 from retrograde.data.store import Store
-from retrograde.errors import BadPosition, StoreError
+from retrograde.errors import BadOption, BadPosition, StoreError
+from retrograde.games import make_game
 
 API_DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 NIM = {"heaps": [1, 3, 5, 7]}
@@ -224,3 +225,17 @@ def test_import_stays_light():
     assert result.returncode == 0, result.stderr
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         retrograde.nope
+
+
+def test_solve_takes_the_solve_commands_entry_and_gives_its_bytes(tmp_path, solved):
+    """`retrograde.solve` makes the store `retrograde solve` makes, byte for byte; a second call
+    leaves it as it is; a game the registry lacks is refused in one line, nothing written."""
+    with retrograde.solve("nim --heaps 1,3,5,7", tmp_path / "nim.zarr") as nim:
+        assert nim.probe("1,3,5,7").value == "loss"
+    assert_same_store(tmp_path / "nim.zarr", solved("nim", NIM), "the API's solve")
+    before = store_bytes(tmp_path / "nim.zarr")
+    retrograde.solve(make_game("nim", NIM), tmp_path / "nim.zarr").close()
+    assert store_bytes(tmp_path / "nim.zarr") == before
+    with pytest.raises(BadOption, match="unknown game 'chess'"):
+        retrograde.solve("chess", tmp_path / "chess.zarr")
+    assert not (tmp_path / "chess.zarr").exists()

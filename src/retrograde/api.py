@@ -30,7 +30,7 @@ from retrograde.games import Game
 from retrograde.games.capabilities import display_of
 
 __all__ = ["Agent", "MissingTierError", "MoveResult", "Position", "ProbeResult", "SolvedStore", "TierInfo",
-           "TierValues", "ValueResult", "agent", "match", "open_store", "train", "validate"]
+           "TierValues", "ValueResult", "agent", "match", "open_store", "solve", "train", "validate"]
 
 
 class Position:
@@ -285,6 +285,23 @@ def open_store(path: str | os.PathLike) -> SolvedStore:
     :raises StoreError: no store at `path`, not a retrograde store, or another format.
     """
     return SolvedStore(stores.Store.open(path, mode="r"))
+
+
+def solve(game: Game | str, path: str | os.PathLike, *, workers: int | None = 0, chunk_size: int | None = None,
+          quiet: bool = True) -> SolvedStore:
+    """Solve `game` (a Game, or its name and options as on the command line) into the store at
+    `path` through the one solve entry `retrograde solve` takes (`pipeline.solve`): a partial solve
+    of the same instance is resumed, a solved store left as it is, a solve that will not fit this
+    machine refused before anything is written (BadOption). Returns the store, opened read-only.
+    `workers=0` solves in this process, None as the CLI decides, N on N worker threads."""
+    from retrograde.games import parse_game
+    from retrograde.pipeline.solve import SolveOptions
+    from retrograde.pipeline.solve import solve as solve_stage
+
+    instance = parse_game(game) if isinstance(game, str) else game
+    with solve_stage(instance, path, SolveOptions(workers=workers, chunk_size=chunk_size, quiet=quiet)):
+        pass
+    return open_store(path)
 
 
 # --- agents, matches, training, validation ---------------------------------------------------
