@@ -1,8 +1,8 @@
 """The one way into a solve, for every command that solves (`solve`, `run`, `run seeds`) and the
-Python API's `retrograde.solve`: under the
-store's writer lock, the store is opened (or its plan made) and the work left estimated, refused
-where it will not fit; then an executor and the store, created or deepened, are ready, and what
-is left is solved. Each of these happens once a solve, so once per process.
+Python API's `retrograde.solve`: under the store's writer lock, the store is opened (or its plan
+made) and the work left estimated, refused where it will not fit; then an executor and the store,
+created or deepened, are ready, and what is left is solved. Each of these happens once a solve,
+so once per process.
 """
 
 from __future__ import annotations
