@@ -431,7 +431,7 @@ def display_of(game) -> Display:
     return game.display or Display(game)
 
 
-class Course(ABC):
+class Course:
     """The course reports' presets for a game (../shared/seeds/): named `workflows` (`retrograde
     run`), the match results they published (`figures`), their training settings
     (`learner_presets`: (learner name, report number) -> the learner's option values as text),
