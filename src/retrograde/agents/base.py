@@ -64,6 +64,22 @@ class Player(ABC):
         return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
 
 
+class Forfeit(Exception):
+    """A user's agent gave up a move (`agents.user`): it raised, kept answering illegal moves,
+    did not answer within its move time, its process died, or it used memory past its limit.
+    The game is lost by the side that forfeits, a measured position counts as lost at once, and
+    the report counts forfeits by `reason` (one of `REASONS`); `detail` is one line saying what
+    happened (the exception and where, the last illegal answer, ...)."""
+
+    REASONS = ("exception", "illegal", "timeout", "died", "memory")
+
+    def __init__(self, reason: str, detail: str):
+        assert reason in self.REASONS, reason
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
 def best_index(values: np.ndarray, rng: np.random.Generator) -> int:
     """Index of the largest value, ties broken by `rng` (drawn from only when there is a tie)."""
     best = np.flatnonzero(values == values.max())
