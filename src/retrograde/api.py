@@ -27,55 +27,10 @@ from retrograde.data import probing
 from retrograde.data import store as stores
 from retrograde.errors import BadOption, BadPosition, MissingTierError, StoreError
 from retrograde.games import Game
-from retrograde.games.capabilities import display_of
+from retrograde.games.position import Position
 
 __all__ = ["Agent", "MissingTierError", "MoveResult", "Position", "ProbeResult", "SolvedStore", "TierInfo",
            "TierValues", "ValueResult", "agent", "match", "open_store", "solve", "train", "validate"]
-
-
-class Position:
-    """A position of one game instance: its notation as `str`, its tier and index in a store.
-
-    `state` is the game's internal form (bit masks, heap tuples); positions are equal
-    when they are the same state of the same game instance.
-    """
-
-    __slots__ = ("game", "state")
-
-    def __init__(self, game: Game, state: Any):
-        self.game = game
-        self.state = state
-
-    def __str__(self) -> str:
-        return self.game.format(self.state)
-
-    def __repr__(self) -> str:
-        return f"Position({str(self)!r}, game={self.game.name!r})"
-
-    def _key(self) -> tuple[str, Any]:
-        return self.game.describe(), self.state
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Position) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def render(self) -> str:
-        """A picture of the board (or the notation, for games without one)."""
-        return display_of(self.game).render(self.state)
-
-    @property
-    def tier(self) -> str:
-        """Name of the tier that holds the position."""
-        return self.game.locate(self.state)[0]
-
-    @property
-    def index(self) -> int:
-        """Where a store keeps the position's value within its tier (docs/STORE.md gives the
-        formulas): in a game that keeps one position per symmetry class (tic-tac-toe, Quixo),
-        the index of its class's representative, which `position_at` gives back."""
-        return int(self.game.locate_stored([self.state])[1][0])
 
 
 def _position(game: Game, given: str | Position, holder: str) -> Position:

@@ -56,6 +56,10 @@ class Player(ABC):
         from it rather than read the position again."""
         return self.choose(analysis.position)
 
+    def new_game(self, seat: int | None) -> None:
+        """A game starts in which the agent plays `seat` (0 moves first, 1; None: positions one by
+        one). Agents that keep nothing between games ignore it; a user's agent is made anew."""
+
     def exact_at(self, position: State) -> bool:
         """Where `searches_to_end`: whether the agent plays `position` perfectly."""
         return False

@@ -24,11 +24,13 @@ from retrograde.spec import AgentSpec, Option, parse_spec, parse_spec_list
 #: name -> "module:Class" of every generic agent.
 AGENTS: dict[str, str] = {
     "dqn": "retrograde.agents.dqn:DqnAgent",
+    "engine": "retrograde.agents.user.agents:EngineAgent",
     "ga": "retrograde.agents.ga:GaAgent",
     "greedy": "retrograde.agents.greedy:GreedyAgent",
     "lookup": "retrograde.agents.lookup:LookupAgent",
     "mcts": "retrograde.agents.mcts:MctsAgent",
     "minimax": "retrograde.agents.minimax:MinimaxAgent",
+    "python": "retrograde.agents.user.agents:PythonAgent",
     "random": "retrograde.agents.random_agent:RandomAgent",
     "rl": "retrograde.agents.rl:RlAgent",
 }
@@ -93,17 +95,21 @@ def reads_store(name: str) -> bool:
     return name in AGENTS and agent_class(name).needs_store
 
 
-def _given_values(parsed: AgentSpec, options: tuple[Option, ...]) -> dict:
-    """The typed values of the options a spec gives, in the order the agent declares them.
+def _given_values(parsed: AgentSpec, options: tuple[Option, ...], open_options: bool = False
+                  ) -> tuple[dict, tuple[tuple[str, str], ...]]:
+    """The typed values of the options a spec gives, in the order the agent declares them, and
+    (for an agent with open options: a user's, whose constructor takes any keyword) the others
+    as written, in the spec's order.
 
     :raises BadAgent: an option the agent does not take, or a bad value."""
     declared = {option.name: option for option in options}
     given = dict(parsed.options)
     for key in given:
-        if key not in declared:
+        if key not in declared and not open_options:
             known = ", ".join(declared) or "none"
             raise BadAgent(f"agent spec {str(parsed)!r}: {parsed.name} has no option {key!r} (options: {known})")
-    return {name: option.convert(given[name], str(parsed)) for name, option in declared.items() if name in given}
+    return ({name: option.convert(given[name], str(parsed)) for name, option in declared.items() if name in given},
+            tuple((key, value) for key, value in parsed.options if key not in declared))
 
 
 def _digest(parsed: AgentSpec, name: str, path: Path) -> str:
@@ -115,7 +121,7 @@ def _digest(parsed: AgentSpec, name: str, path: Path) -> str:
     return "sha256:" + hashlib.sha256(content).hexdigest()[:32]
 
 
-def resolve_agent(spec: str | AgentSpec, game: Game) -> ResolvedAgent:
+def resolve_agent(spec: str | AgentSpec | object, game: Game, defaults: dict | None = None) -> ResolvedAgent:
     """The agent `spec` names, resolved for `game`: the one place spec text is parsed
     (`spec.parse_spec`; a nested spec, `lookup:fallback=(minimax:depth=2)`, resolved in the same
     pass) and checked against the agent's declared options.
@@ -126,9 +132,17 @@ def resolve_agent(spec: str | AgentSpec, game: Game) -> ResolvedAgent:
     wherever its artifact lies and however its spec is spelt; a spec with no file, written in that
     order, is its own stream name.
 
+    A user's agent (`python`, `engine`) is known by its code instead (its class's `identify`,
+    which also starts it once: code that cannot load is refused here), and an object given to the
+    Python API (any other `spec`) by its name and its source (`user.agents.ObjectAgent`).
+    `defaults`: option values that replace the declared defaults of the agents that take them
+    (the limits of users' agents: --move-time, the report's log folder); never in stream names.
+
     :raises BadAgent: a bad grammar, an unknown agent or option, a bad value, an unreadable file,
         or an agent that cannot play `game` (checks needing a store come with `ResolvedAgent.build`).
     """
+    if not isinstance(spec, (str, AgentSpec)):
+        return _resolve_object(spec, defaults or {})
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     cls, extra = _resolve(parsed.name, game)
     reason = cls.cannot_play(game)
@@ -138,10 +152,10 @@ def resolve_agent(spec: str | AgentSpec, game: Game) -> ResolvedAgent:
     if preset is not None:
         cls, extra = _resolve(parsed.name, game, preset)
     options = agent_options(parsed.name, game, preset)
-    given = _given_values(parsed, options)
+    given, keywords = _given_values(parsed, options, getattr(cls, "open_options", False))
     values, streamed, digests = {}, {}, {}
     for option in options:
-        value = given.get(option.name, option.default)
+        value = given.get(option.name, (defaults or {}).get(option.name, option.default))
         if isinstance(value, AgentSpec):
             value = resolve_agent(value, game)
         if option.name in given:
@@ -152,15 +166,36 @@ def resolve_agent(spec: str | AgentSpec, game: Game) -> ResolvedAgent:
             values[option.name] = value
     stream = str(AgentSpec(parsed.name, tuple((name, str(value)) for name, value in streamed.items())))
     files = tuple((given[key], digests[key]) for key, _ in parsed.options if key in digests)
+    if hasattr(cls, "identify"):
+        stream, label, built = cls.identify({**values, "keywords": keywords}, game)
+        return ResolvedAgent(parsed, cls, None, tuple(built.items()), stream, files, label)
     return ResolvedAgent(parsed, cls, extra.get("policy"), tuple(values.items()), stream, files)
 
 
-def resolve_agents(specs: str | Sequence[str], game: Game, store=None) -> Iterator[tuple[ResolvedAgent, Player]]:
-    """Each agent of a comma-separated list of specs (`parse_spec_list`) or of a list of specs,
-    resolved for `game` and built once (seed 0, with `store`), in turn: an edge's every error
-    comes before any work. Yields (the resolved agent, the agent built)."""
+def _resolve_object(target: object, defaults: dict) -> ResolvedAgent:
+    """An object given to the Python API as an agent (`user.agents.ObjectAgent`).
+
+    :raises BadAgent: it is neither callable nor has a `choose` method."""
+    from retrograde.agents.user.agents import ObjectAgent, object_label, object_stream
+
+    if not (callable(target) or callable(getattr(target, "choose", None))):
+        raise BadAgent(f"{target!r} is not an agent: give a spec (text), a callable or an object with "
+                       "choose(position)")
+    label = object_label(target)
+    values = {"target": target, "label": label, **{key: defaults[key] for key in ("move_time", "tries", "logs")
+                                                   if key in defaults}}
+    return ResolvedAgent(AgentSpec("object"), ObjectAgent, None, tuple(values.items()),
+                         object_stream(target, label), (), label)
+
+
+def resolve_agents(specs: str | Sequence[str | object], game: Game, store=None, defaults: dict | None = None
+                   ) -> Iterator[tuple[ResolvedAgent, Player]]:
+    """Each agent of a comma-separated list of specs (`parse_spec_list`) or of a list of specs
+    (or objects: the Python API's), resolved for `game` (with `defaults`: `resolve_agent`) and
+    built once (seed 0, with `store`), in turn: an edge's every error comes before any work.
+    Yields (the resolved agent, the agent built)."""
     for spec in parse_spec_list(specs) if isinstance(specs, str) else specs:
-        resolved = resolve_agent(spec, game)
+        resolved = resolve_agent(spec, game, defaults)
         yield resolved, resolved.build(game, seed=0, store=store)
 
 

@@ -21,7 +21,8 @@ from retrograde.spec import AgentSpec
 class ResolvedAgent:
     """An agent spec resolved for one game.
 
-    `written`: the spec as written (its text, `spec`, names the agent in reports and on the page);
+    `written`: the spec as written (its text, `spec`, names the agent in reports and on the page,
+    unless `label` is given: a user's agent is named by its code, never by its path);
     `cls`: the class that plays, with `policy` the game's `Policy` class a `PolicyAgent` plays (a
     game's own agent, or a course report's player: `preset=NUMBER`), else None; `values`: every
     option's typed value in the order the agent declares them (its default where the spec gives
@@ -35,11 +36,12 @@ class ResolvedAgent:
     values: tuple[tuple[str, Any], ...]
     stream: str
     files: tuple[tuple[Path, str], ...] = ()
+    label: str | None = None
 
     @property
     def spec(self) -> str:
-        """The spec's text: the agent's name in reports, artifacts and the explorer."""
-        return str(self.written)
+        """The agent's name in reports, artifacts and the explorer: the spec's text, or its label."""
+        return self.label if self.label is not None else str(self.written)
 
     @property
     def name(self) -> str:

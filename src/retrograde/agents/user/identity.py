@@ -1,0 +1,48 @@
+"""A user's agent is known by its code, never by where it lies: two copies of one player give
+the same report, and the same random streams."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from collections.abc import Iterable
+from pathlib import Path
+
+from retrograde.errors import BadAgent
+
+#: Hex digits of a digest written in names (the whole digest is in the stream name).
+SHORT = 8
+
+
+def code_digest(file: Path) -> str:
+    """sha256 of `file` and of the other .py files of its folder (its helper modules), each
+    with its name, in name order: "sha256:" and 64 hex digits."""
+    digest = hashlib.sha256()
+    folder = file.parent
+    others = sorted(path for path in folder.glob("*.py") if path.name != file.name)
+    for path in [file, *others]:
+        digest.update(path.name.encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def module_file(module: str) -> Path:
+    """The file module `module` would be loaded from (its parent packages are imported to find it).
+
+    :raises BadAgent: no such module, or one that is not a Python file."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError) as exc:
+        raise BadAgent(f"module {module}: cannot find it ({exc})") from None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        raise BadAgent(f"module {module}: no such Python module on sys.path")
+    return Path(spec.origin)
+
+
+def files_digest(paths: Iterable[Path], extra: str) -> str:
+    """sha256 of the given files' contents (those that exist) and of `extra`."""
+    digest = hashlib.sha256(extra.encode())
+    for path in paths:
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return "sha256:" + digest.hexdigest()
