@@ -14,7 +14,7 @@ from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor, open_executor
 from retrograde.validation import play_sprt
 from retrograde.validation.pairs import Sprt, estimate, pentanomial
-from retrograde.validation.tournament import INITIAL, OPENINGS, Pairing, every_pairing, mirrors, tally
+from retrograde.validation.tournament import INITIAL, OPENINGS, Pairing, Played, every_pairing, mirrors, tally
 
 NIM123 = {"heaps": [1, 2, 3]}
 # Game i of A moving first (A's result) and game i of B moving first (B's result): the six pairs
@@ -28,7 +28,8 @@ def test_pairs_are_counted_from_each_seat_and_mirrored():
     first, second = (resolve_agent(spec, make_game("nim", NIM123)) for spec in ("random", "greedy"))
     a, b = Pairing(first, second, INITIAL, 6, "A first"), Pairing(second, first, INITIAL, 6, "B first")
     plies = [5, 9, 9, 7, 9, 9]
-    a_records, b_records = list(zip(A_FIRST, plies)), list(zip(B_FIRST, plies))
+    a_records = [Played(*record) for record in zip(A_FIRST, plies)]
+    b_records = [Played(*record) for record in zip(B_FIRST, plies)]
     entry = tally(a, a_records, 9, b_records)
     mirrored = tally(b, b_records, 9, a_records)
     assert entry["pairs"] == {"LL": 1, "LD": 1, "DD_WL": 2, "WD": 1, "WW": 1}

@@ -10,6 +10,10 @@ For a position of value v (side to move's view) and the value c its chosen move 
 * loss shortfall, in lost positions: the slowest loss's remoteness minus the chosen loss's
   (how much sooner the agent lets the game end; `mean_loss_shortfall`).
 
+A user's agent that gives up a move (`agents.base.Forfeit`) loses at once: the chosen move's
+value is a loss in 0 plies (a won or drawn position's value not kept, a lost position's whole
+remoteness short); its forfeits are counted by reason, and each gets a line on stderr.
+
 All non-terminal positions are measured when the store holds at most `limit` of them, else a
 seeded sample per tier, proportional to the tier's share and at least `MIN_PER_TIER`; each
 measured position then stands for `weight` positions of its tier so that the figures estimate
@@ -21,6 +25,8 @@ positions, all agents in each task (the store is read once per chunk), each agen
 from __future__ import annotations
 
 import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,11 +34,15 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.agents import ResolvedAgent
+from retrograde.agents.base import Forfeit
+from retrograde.agents.lookup import optimal_moves
+from retrograde.agents.match import ForfeitNotices, by_reason
 from retrograde.data.probing import analyse
 from retrograde.data.store import Store
 from retrograde.pipeline.graph import Task
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.worker import WorkerState
+from retrograde.validation.rating import wilson
 from retrograde.validation.seeding import task_seed
 from retrograde.validation.worker import worker_store
 
@@ -42,6 +52,8 @@ DEFAULT_POSITIONS = 20_000
 MIN_PER_TIER = 5
 #: Positions per task.
 CHUNK = 500
+#: An agent's worst positions the report shows.
+WORST = 10
 
 
 @dataclass(frozen=True)
@@ -95,8 +107,11 @@ def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent
 
     Returns `playable` (False for terminal draws, which have no move), `outcome`/`remoteness`
     of each playable position, and per agent the chosen move's `chosen_outcome` and
-    `chosen_remoteness` (mover's view, plies from the position) and its `seconds` choosing. Each
-    agent chooses from the analysis read here (`Player.choose_analysed`): the lookup agent reads none again."""
+    `chosen_remoteness` (mover's view, plies from the position; a loss in 0 where it forfeits),
+    its `seconds` choosing, its `forfeits` [(k, reason, detail, position text)] and its `worst`
+    positions of the chunk [(k, `worst_entry`)] (`worst_order`: the chunk's share of the worst
+    of all). Each agent chooses from the analysis read here (`Player.choose_analysed`): the
+    lookup agent reads none again."""
     store = worker_store(worker, location)
     game = store.game
     positions = [game.position_at(game.tier(tiers[t]), i) for t, i in zip(tier_of.tolist(), index.tolist())]
@@ -109,17 +124,58 @@ def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent
         agent = resolved.build(game, seed=task_seed(seed, "move-quality", resolved.stream, chunk), store=store)
         chosen_outcome = np.empty(len(analyses), dtype=np.int8)
         chosen_remoteness = np.empty(len(analyses), dtype=np.int64)
+        chosen: list[str | None] = []  # the move text, None where the agent forfeits
+        forfeits: list[tuple[int, str, str, str]] = []
         started = time.perf_counter()
         for k, analysis in enumerate(analyses):
-            move, _ = agent.choose_analysed(analysis)
+            try:
+                move, _ = agent.choose_analysed(analysis)
+            except Forfeit as given_up:
+                chosen_outcome[k], chosen_remoteness[k] = oc.LOSS, 0
+                chosen.append(None)
+                forfeits.append((k, given_up.reason, given_up.detail, game.format(analysis.position)))
+                continue
             value = next((m.value for m in analysis.moves if m.move == move), None)
             if value is None:
                 raise RuntimeError(f"agent {agent.spec} chose {move!r}, not a legal move in "
                                    f"{game.format(analysis.position)!r}")
             chosen_outcome[k], chosen_remoteness[k] = value.outcome, value.remoteness or 0
+            chosen.append(move)
+        seconds = time.perf_counter() - started
+        gave_up = {k: reason for k, reason, _, _ in forfeits}
+        worst = [(k, worst_entry(game, analyses[k], chosen[k], gave_up.get(k)))
+                 for k in worst_order(outcome, remoteness, chosen_outcome, chosen_remoteness).tolist()]
         per_agent.append({"chosen_outcome": chosen_outcome, "chosen_remoteness": chosen_remoteness,
-                          "seconds": time.perf_counter() - started})
+                          "seconds": seconds, "forfeits": forfeits, "worst": worst})
     return {"playable": playable, "outcome": outcome, "remoteness": remoteness, "agents": per_agent}
+
+
+def worst_order(outcome: np.ndarray, remoteness: np.ndarray, chosen_outcome: np.ndarray,
+                chosen_remoteness: np.ndarray) -> np.ndarray:
+    """Indices of the positions where the chosen move gives the most away, at most `WORST`,
+    worst first: the value lost first (win->loss, then win->draw, then draw->loss), then the
+    most remoteness given away (a won position kept: plies beyond the fastest win; a lost one:
+    plies sooner than the slowest loss), then in the order given. Positions where nothing is
+    given away are left out."""
+    won, drawn, lost = outcome == oc.WIN, outcome == oc.DRAW, outcome == oc.LOSS
+    value_lost = np.select([won & (chosen_outcome == oc.LOSS), won & (chosen_outcome == oc.DRAW),
+                            drawn & (chosen_outcome == oc.LOSS)], [3, 2, 1], 0)
+    given = np.select([won & (chosen_outcome == oc.WIN), lost], [chosen_remoteness - remoteness,
+                                                                  remoteness - chosen_remoteness], 0)
+    order = np.lexsort((-given, -value_lost))  # stable: ties stay in the order given
+    return order[(value_lost[order] > 0) | (given[order] > 0)][:WORST]
+
+
+def worst_entry(game, analysis, move: str | None, forfeit: str | None) -> dict[str, Any]:
+    """A worst position as the report lists it: the position, its value and remoteness, the move
+    chosen (None where the agent forfeits: `forfeit` says why) with the value it achieves, and
+    the right moves (the lookup agent's: `optimal_moves`)."""
+    achieved = next(m.value for m in analysis.moves if m.move == move) if move is not None else None
+    return {"position": game.format(analysis.position), "value": analysis.value.name,
+            "remoteness": analysis.value.remoteness, "chosen": move, "forfeit": forfeit,
+            "achieves": oc.name(oc.LOSS) if achieved is None else achieved.name,
+            "achieves_remoteness": 0 if achieved is None else achieved.remoteness,
+            "best": [m.move for m in optimal_moves(analysis.moves)]}
 
 
 def quality_tasks(store: Store, agents: tuple[ResolvedAgent, ...], selection: Selection, seed: int) -> list[Task]:
@@ -130,23 +186,38 @@ def quality_tasks(store: Store, agents: tuple[ResolvedAgent, ...], selection: Se
             for chunk, start in enumerate(range(0, len(selection), CHUNK))]
 
 
-def run_chunks(executor, tasks: list[Task], label: str, quiet: bool) -> list[Any]:
-    """Run tasks whose cost is their number of positions, with a progress line; their results
-    in the order of `tasks`."""
-    progress = Progress(label, sum(task.cost for task in tasks), quiet=quiet)
+def run_chunks(executor, tasks: list[Task], label: str, quiet: bool, *, agents: int = 0,
+               arrived: Callable[[Task, Any], None] | None = None) -> list[Any]:
+    """Run tasks whose cost is their number of positions, with a progress line (counting moves,
+    positions times `agents`, where `agents` choose at each); their results in the order of
+    `tasks`. `arrived(task, result)` is called as each result comes in."""
+    per_position, unit = (agents, "moves") if agents else (1, "positions")
+    progress = Progress(label, sum(task.cost for task in tasks) * per_position, quiet=quiet, unit=unit)
     results = {}
     for task, result in executor.run(tasks):
         results[task.key] = result
-        progress.advance(task.cost)
+        progress.advance(task.cost * per_position)
+        if arrived is not None:
+            arrived(task, result)
     progress.finish("done")
     return [results[task.key] for task in tasks]
 
 
 def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: int, executor,
             quiet: bool = False) -> dict[str, Any]:
-    """Move quality of every agent: the report's `agents[SPEC]` entries and the sample's description."""
+    """Move quality of every agent: the report's `agents[SPEC]` entries (with each agent's
+    forfeits by reason and its `WORST` worst positions) and the sample's description. Each
+    forfeit gets a line on stderr as its chunk comes in, `quiet` or not."""
     selection = select_positions(store, positions, seed)
-    ordered = run_chunks(executor, quality_tasks(store, tuple(agents), selection, seed), "move quality", quiet)
+    notices = ForfeitNotices()
+
+    def announce(task: Task, result: dict[str, Any]) -> None:
+        for agent, chosen in zip(agents, result["agents"]):
+            for _, reason, detail, position in chosen["forfeits"]:
+                notices.note(agent.spec, reason, detail, position)
+
+    ordered = run_chunks(executor, quality_tasks(store, tuple(agents), selection, seed), "move quality", quiet,
+                         agents=len(agents), arrived=announce)
     playable = np.concatenate([r["playable"] for r in ordered]) if ordered else np.zeros(0, bool)
     outcome = np.concatenate([r["outcome"] for r in ordered]) if ordered else np.zeros(0, np.int8)
     remoteness = np.concatenate([r["remoteness"] for r in ordered]) if ordered else np.zeros(0, np.int64)
@@ -161,6 +232,9 @@ def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: 
         entries[spec] = summarise(selection.tiers, tier_of, weight, outcome, remoteness, chosen_outcome,
                                  chosen_remoteness)
         entries[spec]["move_quality"]["seconds"] = round(sum(r["agents"][a]["seconds"] for r in ordered), 3)
+        entries[spec]["move_quality"]["forfeits"] = by_reason(Counter(
+            reason for r in ordered for _, reason, _, _ in r["agents"][a]["forfeits"]))
+        entries[spec]["worst"] = worst(ordered, a, outcome, remoteness, chosen_outcome, chosen_remoteness)
     sample = {"positions": int(playable.sum()), "exhaustive": selection.exhaustive,
               "limit": positions, "min_per_tier": MIN_PER_TIER,
               "non_terminal_positions": sum(selection.candidates.values()),
@@ -168,6 +242,17 @@ def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: 
                            for t, name in enumerate(selection.tiers)}}
     return {"agents": entries, "sample": sample,
             "trickiest": trickiest(store.game, selection, playable, outcome, chosen)}
+
+
+def worst(ordered: list[dict[str, Any]], a: int, outcome: np.ndarray, remoteness: np.ndarray,
+          chosen_outcome: np.ndarray, chosen_remoteness: np.ndarray) -> list[dict[str, Any]]:
+    """Agent `a`'s worst positions of all the chunks (`ordered`; the columns: every chunk's
+    playable positions in turn), `worst_order`'s: each among its chunk's worst."""
+    found, offset = {}, 0
+    for result in ordered:
+        found.update((offset + k, entry) for k, entry in result["agents"][a]["worst"])
+        offset += len(result["outcome"])
+    return [found[i] for i in worst_order(outcome, remoteness, chosen_outcome, chosen_remoteness).tolist()]
 
 
 #: Positions the report names as the trickiest.
@@ -235,5 +320,17 @@ def summarise(tiers: tuple[str, ...], tier_of: np.ndarray, weight: np.ndarray, o
         by_value[oc.name(code)] = _figures(*(column[rows] for column in columns))
     given = (chosen_remoteness - remoteness)[(outcome == oc.WIN) & (chosen_outcome == oc.WIN)]
     lost_by, count = np.unique(given, return_counts=True)
-    return {"move_quality": _figures(*columns), "by_tier": by_tier, "by_value": by_value,
+    overall = _figures(*columns)
+    overall["value_kept_ci95"] = value_kept_interval(overall["value_kept"], weight)
+    return {"move_quality": overall, "by_tier": by_tier, "by_value": by_value,
             "remoteness_given_away": {str(k): int(n) for k, n in zip(lost_by.tolist(), count.tolist())}}
+
+
+def value_kept_interval(value_kept: float | None, weight: np.ndarray) -> list[float] | None:
+    """The 95% Wilson interval (`rating.wilson`) of the weighted share of values kept, counted
+    over the measured positions' effective number (Kish: (sum of weights)^2 / sum of squared
+    weights; the number of positions where every weight is the same); None where nothing is measured."""
+    if value_kept is None:
+        return None
+    effective = float(weight.sum() ** 2 / (weight ** 2).sum())
+    return list(wilson(value_kept * effective, effective))

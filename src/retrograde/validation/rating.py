@@ -24,8 +24,9 @@ PRIOR_GAMES = 1.0
 BOOTSTRAP = 200
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (0, 1 when n is 0)."""
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (0, 1 when n is 0); `n` may be an effective count
+    (a weighted sample's), not a whole number."""
     if n <= 0:
         return 0.0, 1.0
     p = successes / n

@@ -11,21 +11,25 @@ how many workers play them, in which order batches finish, or where the artifact
 Batches are made as the executor asks for them (batch b of every pairing, then batch b+1), their
 openings drawn as they are needed, and their games counted as they finish: a tournament holds
 the batches in flight, not its games, so `MAX_GAMES` bounds a pairing's games, not memory.
+
+A user's agent that gives up a move (`agents.base.Forfeit`) loses that game; the entries count
+each seat's forfeits by reason, and the driver says so on stderr as they arrive.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, islice
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.agents import ResolvedAgent, resolve_agent
-from retrograde.agents.match import play_game
+from retrograde.agents.match import Forfeited, ForfeitNotices, by_reason, play_game
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import Game, make_game
@@ -145,17 +149,35 @@ def _drawn_again(openings: list[State], count: int, rng: np.random.Generator) ->
             yield openings[int(i)]
 
 
+class Played(NamedTuple):
+    """A game as a task returns it: the result for the agent that moved first, its plies, and
+    who forfeited it (None where nobody did)."""
+
+    result: str
+    plies: int
+    forfeit: Forfeited | None = None
+
+
 def play_batch(worker: WorkerState, game_name: str, params: dict[str, Any], location: str | None,
                first: ResolvedAgent, second: ResolvedAgent, seed: int, starts: tuple[State, ...],
-               max_plies: int) -> list[tuple[str, int]]:
-    """One task: games of `first` (moving first) against `second` from each start, as
-    (result for first, plies). Both agents are built once for the batch, seeded from `seed`."""
+               max_plies: int) -> list[Played]:
+    """One task: games of `first` (moving first) against `second` from each start. Both agents
+    are built once for the batch, seeded from `seed`."""
     store = worker_store(worker, location) if location else None
     game = store.game if store is not None else make_game(game_name, params)
     agents = [resolved.build(game, seed=task_seed(seed, seat), store=store)
               for seat, resolved in enumerate((first, second))]
     records = [play_game(*agents, start, max_plies=max_plies) for start in starts]
-    return [(record.result, record.plies) for record in records]
+    return [Played(record.result, record.plies, record.forfeit) for record in records]
+
+
+def announce_forfeits(notices: ForfeitNotices, pairing: Pairing, records: Sequence[Played]) -> None:
+    """A line on stderr for each forfeit among the games of a batch of `pairing`."""
+    for record in records:
+        if record.forfeit is not None:
+            gave_up = record.forfeit
+            notices.note((pairing.first, pairing.second)[gave_up.seat].spec, gave_up.reason, gave_up.detail,
+                         gave_up.position)
 
 
 @dataclass(frozen=True)
@@ -237,8 +259,8 @@ def tournament_tasks(game: Game, store: Store | None, pairings: Sequence[Pairing
 @dataclass
 class Tally:
     """A pairing's games counted as their batches finish (none of them kept): results, game
-    lengths, games stopped at `max_plies` and, where `pairs` is given, the pentanomial counts of
-    its pairs with its mirror's games."""
+    lengths, games stopped at `max_plies`, each seat's forfeits by reason and, where `pairs` is
+    given, the pentanomial counts of its pairs with its mirror's games."""
 
     max_plies: int
     pairs: list[int] | None = None
@@ -247,28 +269,33 @@ class Tally:
     losses: int = 0
     capped: int = 0
     plies: int = 0
+    forfeits: tuple[Counter[str], Counter[str]] = field(default_factory=lambda: (Counter(), Counter()))
 
     @classmethod
     def of(cls, max_plies: int, *, paired: bool) -> Tally:
         """Nothing counted yet; pairs counted if `paired` (the pairing has a mirror)."""
         return cls(max_plies, [0] * len(CELLS) if paired else None)
 
-    def add(self, records: Sequence[tuple[str, int]]) -> None:
-        """Count a batch's (result, plies) records."""
+    def add(self, records: Sequence[Played]) -> None:
+        """Count a batch's records."""
         self.games += len(records)
-        self.wins += sum(result == "win" for result, _ in records)
-        self.losses += sum(result == "loss" for result, _ in records)
-        self.capped += sum(result == "draw" and p >= self.max_plies for result, p in records)
-        self.plies += sum(p for _, p in records)
+        self.wins += sum(record.result == "win" for record in records)
+        self.losses += sum(record.result == "loss" for record in records)
+        self.capped += sum(record.result == "draw" and record.plies >= self.max_plies for record in records)
+        self.plies += sum(record.plies for record in records)
+        for record in records:
+            if record.forfeit is not None:
+                self.forfeits[record.forfeit.seat][record.forfeit.reason] += 1
 
-    def pair(self, records: Sequence[tuple[str, int]], mirror: Sequence[tuple[str, int]]) -> None:
+    def pair(self, records: Sequence[Played], mirror: Sequence[Played]) -> None:
         """Count the pairs of a batch with the same batch of the mirror (game i with game i)."""
-        found = pentanomial([result for result, _ in records], [result for result, _ in mirror])
+        found = pentanomial([record.result for record in records], [record.result for record in mirror])
         self.pairs = [n + more for n, more in zip(self.pairs, found)]
 
     def entry(self, pairing: Pairing) -> dict[str, Any]:
         """The SPEC §7 tournament entry, with the start kind, game lengths, capped games
-        (counted among the draws) and the pair statistics from `first`'s view
+        (counted among the draws), each seat's forfeits by reason (counted among its losses;
+        `by_reason`) and the pair statistics from `first`'s view
         (`pairs.pair_figures`; None without a mirror)."""
         draws = self.games - self.wins - self.losses
         return {"first": pairing.first.spec, "second": pairing.second.spec, "start": pairing.start, "games": self.games,
@@ -276,11 +303,12 @@ class Tally:
                 "first_win_ci95": list(wilson(self.wins, self.games)), "draw_ci95": list(wilson(draws, self.games)),
                 "second_win_ci95": list(wilson(self.losses, self.games)), "capped": self.capped,
                 "mean_plies": round(self.plies / self.games, 2) if self.games else None,
-                **pair_figures(self.pairs)}
+                **pair_figures(self.pairs),
+                "forfeits": {seat: by_reason(counted) for seat, counted in zip(("first", "second"), self.forfeits)}}
 
 
-def tally(pairing: Pairing, records: list[tuple[str, int]], max_plies: int,
-          mirror: list[tuple[str, int]] | None = None) -> dict[str, Any]:
+def tally(pairing: Pairing, records: list[Played], max_plies: int,
+          mirror: list[Played] | None = None) -> dict[str, Any]:
     """A pairing's tournament entry (`Tally.entry`) from all its records and, if given, its mirror's."""
     counted = Tally.of(max_plies, paired=mirror is not None)
     counted.add(records)
@@ -293,15 +321,18 @@ def run_tournament(game: Game, store: Store | None, pairings: Sequence[Pairing],
                    max_plies: int, openings: Iterable[State] = (), start: State | None = None,
                    quiet: bool = False) -> list[dict[str, Any]]:
     """Play every pairing; one entry per pairing, in their order. A batch is counted as it
-    finishes, its pairs once the same batch of the mirror is in (held until then)."""
+    finishes, its pairs once the same batch of the mirror is in (held until then); each forfeit
+    gets a line on stderr (`ForfeitNotices`), `quiet` or not."""
     mirror_of = mirrors(pairings)
     tallies = [Tally.of(max_plies, paired=q is not None) for q in mirror_of]
-    waiting: dict[tuple[int, int], list[tuple[str, int]]] = {}  # (pairing, batch): its mirror's is still out
+    waiting: dict[tuple[int, int], list[Played]] = {}  # (pairing, batch): its mirror's is still out
     tasks = tournament_tasks(game, store, pairings, seed, openings, max_plies, start)
     progress = Progress("tournament", sum(pairing.games for pairing in pairings), quiet=quiet, unit="games")
+    notices = ForfeitNotices()
     for task, records in executor.run(tasks):
         p, batch = (int(part) for part in task.key.split("-")[1:])  # batch_task's key: games-P-BATCH
         progress.advance(len(records), f"{task.args[3].spec} vs {task.args[4].spec}")
+        announce_forfeits(notices, pairings[p], records)
         tallies[p].add(records)
         q = mirror_of[p]
         if q is None or batch >= batch_count(pairings[q]):
@@ -343,7 +374,8 @@ def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, s
                quiet: bool = True) -> dict[str, Any]:
     """`games` games with A first and `games` with B first, from `start` (default: the game's
     start position). Returns {"game", "params", "seed", "max_plies", "start", "tournaments":
-    [A first, B first]} with SPEC §7 tournament entries.
+    [A first, B first]} with SPEC §7 tournament entries. A user's agent that forfeits a game
+    loses it there (the entry's "forfeits" counts each seat's by reason).
 
     :raises BadAgent: a spec is wrong, or an agent cannot play the game or needs a store.
     :raises BadOption: games or max_plies below 1.
@@ -377,6 +409,7 @@ def play_sprt(spec_a: str, spec_b: str, game: Game, test: Sprt, *, pairs: int, s
     both = [Pairing(a, b, OPENINGS, pairs, "A first"), Pairing(b, a, OPENINGS, pairs, "B first")]
     executor = executor or InProcessExecutor()
     progress = Progress("sprt", 2 * pairs, quiet=quiet, unit="games")
+    notices = ForfeitNotices()
     tallies = (Tally.of(cap, paired=True), Tally.of(cap, paired=True))
     counted: list[str] = []  # the openings of the pairs counted, as the output lists them
     result, batch, size = "inconclusive", 0, 1
@@ -389,6 +422,7 @@ def play_sprt(spec_a: str, spec_b: str, game: Game, test: Sprt, *, pairs: int, s
         for task, played in executor.run(tasks):
             done[task.key] = played
             progress.advance(len(played), f"{task.args[3].spec} vs {task.args[4].spec}")
+            announce_forfeits(notices, both[int(task.key.split("-")[1])], played)
         for b in batches:
             ours, theirs = done[f"games-0-{b}"], done[f"games-1-{b}"]
             for seat, records, mirror in ((tallies[0], ours, theirs), (tallies[1], theirs, ours)):
