@@ -24,7 +24,7 @@ from retrograde.agents.user import protocol
 from retrograde.agents.user.calling import NativeApi, describe_exception, seeded_keywords
 from retrograde.agents.user.course import IllegalAnswer
 from retrograde.agents.user.identity import SHORT, code_digest, files_digest, module_file
-from retrograde.agents.user.process import Launch, ProcessGone, Refused, acquire, discard
+from retrograde.agents.user.process import Launch, ProcessGone, Refused, lease
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, State
 from retrograde.spec import Option
@@ -59,7 +59,8 @@ class ProcessAgent(Player):
         self.launch = self.launch_of(values)
         self._game_line = protocol.game_line(game.name, game.params)
         self._seat: int | None = None
-        self._fresh = True  # a `new` is owed before the next position
+        self._games = 0  # games begun: with id(self), the `owner` a process plays for
+        self._game_seed = int(self.rng.integers(2**62))
 
     @classmethod
     def launch_of(cls, values: dict[str, Any]) -> Launch:
@@ -67,37 +68,41 @@ class ProcessAgent(Player):
         raise NotImplementedError
 
     def new_game(self, seat: int | None) -> None:
-        self._seat, self._fresh = seat, True
+        """The next game is played anew by the user's agent (`new` with a seed drawn here)."""
+        self._seat, self._games = seat, self._games + 1
+        self._game_seed = int(self.rng.integers(2**62))
 
     def choose(self, position: State) -> tuple[str, State]:
         text = self.game.format(position)
         legal = dict(self.game.moves(position))
-        process = None
         try:
-            process = acquire(self.launch, self._game_line)
-            if self._fresh:
-                self._expect(process.request(protocol.new_line(int(self.rng.integers(2**62)), self._seat),
-                                             self.move_time), "ready")
-                self._fresh = False
-            answer = ""
-            for _ in range(self.tries):
-                answer = process.request(f"position {text}", self.move_time)
-                word, rest = protocol.split(answer)
-                if word == "forfeit":
-                    raise Forfeit(*protocol.parse_forfeit(rest))
-                if word != "move":
-                    raise Forfeit("exception", f"answered {answer[:200]!r}, not 'move MOVE' or 'forfeit REASON TEXT'")
-                move = next((known for known in legal if known.lower() == rest.lower()), None)
-                if move is not None:
-                    return move, legal[move]
-            raise Forfeit("illegal", f"answered {answer[:200]!r}, not a legal move in {text!r} ({self.tries} answers, "
-                                     "none legal)")
+            with lease(self.launch, self._game_line) as process:
+                owner = (id(self), self._games)
+                if process.owner != owner:  # a new game, or a process another player used last
+                    self._expect(process.request(protocol.new_line(self._game_seed, self._seat), self.move_time),
+                                 "ready")
+                    process.owner = owner
+                return self._ask(process, text, legal)
         except ProcessGone as exc:
-            discard(process) if process is not None else None
-            self._fresh = True
             raise Forfeit(exc.reason, exc.detail) from None
         except Refused as exc:
             raise Forfeit("exception", f"its process refused the game: {exc}") from None
+
+    def _ask(self, process, text: str, legal: dict[str, State]) -> tuple[str, State]:
+        """The legal move the process answers at `text`, asked again while it answers none."""
+        answer = ""
+        for _ in range(self.tries):
+            answer = process.request(f"position {text}", self.move_time)
+            word, rest = protocol.split(answer)
+            if word == "forfeit":
+                raise Forfeit(*protocol.parse_forfeit(rest))
+            if word != "move":
+                raise Forfeit("exception", f"answered {answer[:200]!r}, not 'move MOVE' or 'forfeit REASON TEXT'")
+            move = next((known for known in legal if known.lower() == rest.lower()), None)
+            if move is not None:
+                return move, legal[move]
+        raise Forfeit("illegal", f"answered {answer[:200]!r}, not a legal move in {text!r} ({self.tries} answers, "
+                                 "none legal)")
 
     @staticmethod
     def _expect(answer: str, word: str) -> None:
@@ -110,7 +115,8 @@ class ProcessAgent(Player):
         engine refuses, a broken handshake are one line (BadAgent) before any work. The process
         stays in the pool for this thread's first task."""
         try:
-            acquire(cls.launch_of(values), protocol.game_line(game.name, game.params))
+            with lease(cls.launch_of(values), protocol.game_line(game.name, game.params)):
+                pass
         except Refused as exc:
             raise BadAgent(f"agent {label!r}: {exc}") from None
         except ProcessGone as exc:
@@ -201,7 +207,8 @@ class EngineAgent(ProcessAgent):
         cwd = str(Path(values["cwd"] or os.getcwd()).absolute())
         built = {**values, "cwd": cwd, "label": "engine " + Path(words[0]).name}
         try:
-            identity = acquire(cls.launch_of(built), protocol.game_line(game.name, game.params)).identity
+            with lease(cls.launch_of(built), protocol.game_line(game.name, game.params)) as process:
+                identity = process.identity
         except Refused as exc:
             raise BadAgent(f"agent engine {command!r}: {exc}") from None
         except ProcessGone as exc:

@@ -1,5 +1,5 @@
 """The harness's side of the engine protocol: a user's agent process started with its limits,
-asked with a time limit, and kept for the next task in the same worker thread (`pool`).
+asked with a time limit, and kept for the next player of the same agent (`lease`).
 
 An agent process is started in its own session, its stderr appended to the agent's log file,
 its address space capped at the memory limit (RLIMIT_AS: a Python agent past it gets a
@@ -10,12 +10,14 @@ MemoryError, which its host reports as a forfeit by memory), and one thread for 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import select
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +77,8 @@ class AgentProcess:
         self._buffer = b""
         self.identity: str | None = None
         self.game: str | None = None
+        #: The player and game its last `new` began (a process lent to another player is sent `new` again).
+        self.owner: tuple[int, int] | None = None
 
     def send(self, line: str) -> None:
         try:
@@ -160,44 +164,48 @@ class AgentProcess:
         self.kill()
 
 
-# --- the pool: one process per agent, game and worker thread ---------------------------------
-_pool: dict[tuple, AgentProcess] = {}
+# --- the pool: idle processes of each agent and game, lent to one player at a time ----------
+_idle: dict[tuple[Launch, str], list[AgentProcess]] = {}
 _lock = threading.Lock()
 
 
-def acquire(launch: Launch, game_line: str) -> AgentProcess:
-    """The running process of `launch` for this thread, started (and its game loaded) if needed.
+@contextlib.contextmanager
+def lease(launch: Launch, game_line: str) -> Iterator[AgentProcess]:
+    """A running process of `launch` with its game loaded (`protocol.game_line`): an idle one
+    (a worker thread's next task, an explorer's next request), else one started now. It goes
+    back to the idle ones afterwards, unless it broke (timed out, died: it is killed).
 
-    :raises Refused, ProcessGone: as `AgentProcess.start` (the process is then discarded)."""
-    key = (launch, game_line, threading.get_ident())
+    :raises Refused, ProcessGone: as `AgentProcess.start` (the process is then killed)."""
+    key = (launch, game_line)
     with _lock:
-        process = _pool.get(key)
-    if process is not None and process.proc.poll() is None:
-        return process
-    process = AgentProcess(launch)
+        waiting = _idle.setdefault(key, [])
+        process = waiting.pop() if waiting else None
+    if process is None or process.proc.poll() is not None:
+        process = AgentProcess(launch)
+        try:
+            process.start(game_line)
+        except BaseException:
+            process.kill()
+            raise
     try:
-        process.start(game_line)
-    except BaseException:
+        yield process
+    except ProcessGone:
         process.kill()
         raise
+    except BaseException:
+        if process.proc.poll() is None:
+            with _lock:
+                _idle[key].append(process)
+        raise
     with _lock:
-        _pool[key] = process
-    return process
-
-
-def discard(process: AgentProcess) -> None:
-    """Kill a process that broke (it timed out or died) and forget it: the next move starts anew."""
-    process.kill()
-    with _lock:
-        for key in [key for key, kept in _pool.items() if kept is process]:
-            del _pool[key]
+        _idle[key].append(process)
 
 
 @atexit.register
 def close_all() -> None:
-    """Let every agent process quit (each in `QUIT_TIME`), at exit."""
+    """Let every idle agent process quit (each in `QUIT_TIME`), at exit."""
     with _lock:
-        processes = list(_pool.values())
-        _pool.clear()
+        processes = [process for waiting in _idle.values() for process in waiting]
+        _idle.clear()
     for process in processes:
         process.close()
