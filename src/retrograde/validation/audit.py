@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from retrograde import __version__
 from retrograde.agents import ResolvedAgent, resolve_agents
+from retrograde.agents.match import Forfeited
 from retrograde.agents.registry import playable_agents
 from retrograde.data.durable import check_writable
 from retrograde.data.lock import writer_lock
@@ -19,7 +21,7 @@ from retrograde.data.store import Store
 from retrograde.errors import BadAgent, BadOption, StoreError
 from retrograde.games import Game
 from retrograde.pipeline.executors import open_executor
-from retrograde.validation import published, quality, rating, sampled, summary, tournament
+from retrograde.validation import published, quality, rating, resume, sampled, summary, tournament
 from retrograde.validation import report as reports
 from retrograde.validation.artifacts import fitness_curves, learning_curves, step_units, training
 
@@ -27,11 +29,26 @@ DEFAULT_GAMES = 100
 #: Agents validated when none are named, in this order: those that can play the game.
 DEFAULT_AGENTS = ("lookup", "random", "greedy", "expert", "rules", "minimax:depth=2", "minimax:depth=3", "mcts",
                   "endgame")
+#: The record classes the tasks' results hold (their results kept as such: `resume`).
+RESULT_RECORDS = (tournament.Played, Forfeited)
+#: The names of users' own agents: a Python file or module, an engine, an object from the API.
+USER_AGENTS = ("python", "engine", "object")
+#: Set beside users' own agents when no other agent is named, in this order: those that can play the game.
+BASELINES = ("lookup", "minimax:depth=2", "minimax:depth=3", "mcts", "random")
 
 
-def default_agents(game: Game, store: Store | None) -> list[ResolvedAgent]:
-    """The `DEFAULT_AGENTS` that can play `game` (with `store`), resolved."""
-    return [resolved for resolved, _ in playable_agents(DEFAULT_AGENTS, game, store)]
+def default_agents(game: Game, store: Store | None, specs: Sequence[str] = DEFAULT_AGENTS) -> list[ResolvedAgent]:
+    """The agents of `specs` (default: `DEFAULT_AGENTS`) that can play `game` (with `store`), resolved."""
+    return [resolved for resolved, _ in playable_agents(specs, game, store)]
+
+
+def with_baselines(agents: list[ResolvedAgent], game: Game, store: Store | None) -> list[ResolvedAgent]:
+    """`agents`, and after them the `BASELINES` that can play `game` (with `store`) where every agent
+    named is a user's own (`USER_AGENTS`): a student's agent alone says nothing until it is set
+    beside agents of known strength."""
+    if not all(agent.name in USER_AGENTS for agent in agents):
+        return agents
+    return agents + default_agents(game, store, BASELINES)
 
 
 def check_out_dir(out_dir: Path) -> None:
@@ -108,8 +125,9 @@ def _start(game: Game, store: Store | None) -> tuple[str | None, int | None, str
 def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike,
              agent_specs: str | list[str] | None = None, *, game: Game | None = None,
              tiers: tuple[str, ...] | None = None, games: int = DEFAULT_GAMES, positions: int | None = None,
-             seed: int = 0, max_plies: int | None = None, openings: bool = True, executor=None,
-             workers: int | None = None, scheduler: str | None = None, quiet: bool = False) -> dict[str, Any]:
+             seed: int = 0, max_plies: int | None = None, openings: bool = True, baselines: bool = True,
+             executor=None, workers: int | None = None, scheduler: str | None = None,
+             quiet: bool = False) -> dict[str, Any]:
     """Validate agents and write report.json/.md/.html into `out_dir`.
 
     Move quality is exact either way: read from a solved `store`, or, with `store` None and a
@@ -117,10 +135,13 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
     `tiers` (default: the game's `sampled_tiers`), each solved by exact search (`sampled`).
     `positions`: how many are measured (default: `quality.DEFAULT_POSITIONS` from a store,
     `sampled.DEFAULT_POSITIONS` sampled). `agent_specs`: a comma-separated list of specs or a
-    list of specs, resolved here (`check_agents`); None: the default agents for the game. Tasks run on
-    `executor`, else on the one `open_executor` gives for `workers`/`scheduler` (opened once the
-    inputs are checked). Returns the report; its "checks" say whether the consistency checks
-    passed ("ok" false in any: the CLI exits 1).
+    list of specs, resolved here (`check_agents`); None: the default agents for the game. Where
+    every agent named is a user's own, the baselines that can play follow them (`with_baselines`)
+    unless `baselines` is False. Tasks run on `executor`, else on the one `open_executor` gives for
+    `workers`/`scheduler` (opened once the inputs are checked); their results are kept in the
+    report folder as they finish, so that the same command, stopped and rerun, resumes (`resume`).
+    Returns the report; its "checks" say whether the consistency checks passed ("ok" false in
+    any: the CLI exits 1).
 
     :raises BadOption: games, positions or max_plies below 1, an --out that cannot be written,
         bad tiers, or a game without a store that is validated against one.
@@ -128,7 +149,7 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
     :raises StoreError: no store, or one not completely solved.
     """
     options = dict(games=games, positions=positions, seed=seed, max_plies=max_plies, openings=openings,
-                   executor=executor, workers=workers, scheduler=scheduler, quiet=quiet)
+                   baselines=baselines, executor=executor, workers=workers, scheduler=scheduler, quiet=quiet)
     if store is None:
         if game is None:
             raise BadOption("validate needs a solved store, or a game whose positions it samples")
@@ -141,8 +162,8 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
 
 
 def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, tiers: tuple[str, ...] | None,
-              games: int, positions: int | None, seed: int, max_plies: int | None, openings: bool, executor,
-              workers: int | None, scheduler: str | None, quiet: bool) -> dict[str, Any]:
+              games: int, positions: int | None, seed: int, max_plies: int | None, openings: bool, baselines: bool,
+              executor, workers: int | None, scheduler: str | None, quiet: bool) -> dict[str, Any]:
     started = time.monotonic()
     tournament.check_games(games)
     if positions is None:
@@ -159,6 +180,8 @@ def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, ti
         agents = default_agents(game, store) or check_agents([], game, store)
     else:
         agents = check_agents(agent_specs, game, store)
+        if baselines:
+            agents = with_baselines(agents, game, store)
     out_dir.parent.mkdir(parents=True, exist_ok=True)  # every input is good: the lock goes beside the report
     work = dict(agents=agents, tiers=tiers, games=games, positions=positions, seed=seed, max_plies=max_plies,
                 openings=openings, quiet=quiet, started=started)
@@ -173,8 +196,13 @@ def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, ti
 def _run(game: Game, store: Store | None, out_dir: Path, *, agents: list[ResolvedAgent], tiers: tuple[str, ...] | None,
          games: int, positions: int, seed: int, max_plies: int | None, openings: bool, executor, quiet: bool,
          started: float) -> dict[str, Any]:
-    """The work, once every input is known good; writes the report at the end."""
+    """The work, once every input is known good; writes the report at the end. The tasks' results
+    are kept in the report folder until then (`resume`): a rerun takes those of a stopped run."""
     cap = max_plies if max_plies is not None else tournament.default_max_plies(game)
+    kept = resume.TaskResults(out_dir, results_identity(game, store, agents, tiers=tiers, games=games,
+                                                        positions=positions, seed=seed, max_plies=cap,
+                                                        openings=openings), RESULT_RECORDS)
+    executor = resume.ResumingExecutor(executor, kept)
     specs = [agent.spec for agent in agents]
     if store is not None:
         measured = quality.measure(store, agents, positions=positions, seed=seed, executor=executor, quiet=quiet)
@@ -240,7 +268,20 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, agents: list[Resolve
                           "ratings_s": round(finished - games_done, 2), "total_s": round(finished - started, 2)},
                **_wall_clock(report)}
     reports.write_report(out_dir, report, timings)
+    kept.remove()
     return report
+
+
+def results_identity(game: Game, store: Store | None, agents: Sequence[ResolvedAgent], *,
+                     tiers: tuple[str, ...] | None, games: int, positions: int, seed: int, max_plies: int,
+                     openings: bool) -> dict[str, Any]:
+    """Everything that decides a validation's task results, and no path (a store or an agent's file
+    moved is the same run): the game, the store's plan digest, the agents' stream names in order
+    (an agent's file by its content), the counts, the seed and retrograde's version."""
+    return {"game": game.name, "params": game.params, "plan": store.plan_digest if store is not None else None,
+            "agents": [agent.stream for agent in agents], "tiers": list(tiers) if tiers is not None else None,
+            "games": games, "positions": positions, "seed": seed, "max_plies": max_plies, "openings": openings,
+            "version": __version__}
 
 
 def _wall_clock(report: dict[str, Any]) -> dict[str, Any]:
