@@ -8,8 +8,8 @@ solved store from Python (see `retrograde.api`).
 
 __version__ = "0.1.0"
 
-__all__ = ["Agent", "MissingTierError", "Position", "SolvedStore", "__version__", "agent", "match", "open_store", "solve",
-           "train", "validate"]
+__all__ = ["Agent", "MissingTierError", "Position", "SolvedStore", "__version__", "agent", "explore", "match",
+           "open_store", "solve", "train", "validate"]
 
 #: Names served by `retrograde.api`, imported on first use: every CLI call imports this
 #: package, and must not pay for zarr and numpy before it needs them.

@@ -30,7 +30,7 @@ from retrograde.games import Game
 from retrograde.games.position import Position
 
 __all__ = ["Agent", "MissingTierError", "MoveResult", "Position", "ProbeResult", "SolvedStore", "TierInfo",
-           "TierValues", "ValueResult", "agent", "match", "open_store", "solve", "train", "validate"]
+           "TierValues", "ValueResult", "agent", "explore", "match", "open_store", "solve", "train", "validate"]
 
 
 def _position(game: Game, given: str | Position, holder: str) -> Position:
@@ -310,10 +310,17 @@ class Agent:
         return move, Position(self.game, state)
 
 
-def agent(spec: str, *, store: SolvedStore | None = None, game: Game | str | None = None, seed: int = 0) -> Agent:
-    """The agent named by `spec` (`NAME[:key=value,...]`, as on the command line) for the
-    store's game, or for `game` without a store: `agent(...).choose("x../.o./... x")` returns
-    (move, Position); `match` below plays whole games.
+#: An agent as the API takes one: a spec (`NAME[:key=value,...]`, as on the command line), or the
+#: user's own object: a callable `f(position)` or an object with `choose(position)`, given a
+#: `Position` and answering a move in the game's notation (docs/agents.md).
+AgentLike = Any
+
+
+def agent(spec: AgentLike, *, store: SolvedStore | None = None, game: Game | str | None = None,
+          seed: int = 0) -> Agent:
+    """The agent `spec` names (or the user's object, `AgentLike`) for the store's game, or for
+    `game` without a store: `agent(...).choose("x../.o./... x")` returns (move, Position);
+    `match` below plays whole games.
 
     :raises BadAgent: unknown agent or option, a bad value, or an agent that needs a store.
     """
@@ -323,12 +330,13 @@ def agent(spec: str, *, store: SolvedStore | None = None, game: Game | str | Non
     return Agent(build_agent(spec, instance, seed=seed, store=raw), instance)
 
 
-def match(first: str, second: str, *, store: SolvedStore | None = None, game: Game | str | None = None,
+def match(first: AgentLike, second: AgentLike, *, store: SolvedStore | None = None, game: Game | str | None = None,
           games: int = 100, seed: int = 0, start: str | Position | None = None,
           max_plies: int | None = None) -> list[dict[str, Any]]:
     """`games` games with `first` moving first and `games` with `second` moving first (in this
-    process); returns the two SPEC §7 tournament entries (first_wins, draws, second_wins,
-    first_win_ci95, ...), the seat `first` moved first in before the other."""
+    process; each a spec or the user's object, `AgentLike`); returns the two SPEC §7 tournament
+    entries (first_wins, draws, second_wins, first_win_ci95, forfeits, ...), the seat `first`
+    moved first in before the other."""
     from retrograde.validation import play_match
 
     instance, raw = _instance(game, store)
@@ -351,20 +359,33 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int = 0,
 
 
 def validate(store: SolvedStore | str | os.PathLike | None, out: str | os.PathLike,
-             agents: str | list[str] | None = None, *, game: Game | str | None = None,
+             agents: str | list[AgentLike] | None = None, *, game: Game | str | None = None,
              tiers: tuple[str, ...] | None = None, games: int = 100, positions: int | None = None, seed: int = 0,
              workers: int | None = 0, quiet: bool = True) -> dict[str, Any]:
     """Measure agents against the store (exact move quality, tournaments, ratings) and write
     report.json, report.md and report.html into `out`; returns the report (SPEC §7). With
     `store` None and a `game` no store holds whole, move quality is measured on positions sampled
     from baseline games in `tiers` (default: those the game's `sampling` hook names) and solved by
-    exact search.
-    `workers=0` runs in this process, None as the CLI decides, N on a local cluster."""
+    exact search. `agents`: specs, or the user's objects among them (`AgentLike`; where only
+    users' agents are named the baselines follow them).
+    `workers=0` runs in this process, None as the CLI decides, N on a local cluster; with a
+    user's object among the agents, in this process (an object does not travel to workers)."""
     from retrograde.validation import validate as validate_stage
 
     if store is None:
         instance, raw = _instance(game, None)
     else:
         instance, raw = None, store._opened if isinstance(store, SolvedStore) else store
+    if agents is not None and not isinstance(agents, str) and not all(isinstance(a, str) for a in agents):
+        workers = 0
     return validate_stage(raw, out, agents, game=instance, tiers=tiers, games=games, positions=positions, seed=seed,
                           workers=workers, quiet=quiet)
+
+
+def explore(store: SolvedStore, agents: str | list[AgentLike] | None = None, *, port: int = 8000,
+            host: str = "127.0.0.1") -> None:
+    """Serve the web explorer of `store` (as `retrograde explore`) until Ctrl-C, its page playing
+    against `agents` (specs, or the user's objects: `AgentLike`)."""
+    from retrograde.explorer.server import serve
+
+    serve(store._opened, host=host, port=port, agent_specs=agents, say=print)

@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException
 
 from retrograde import outcome as oc
 from retrograde.agents import parse_spec, resolve_agents
+from retrograde.agents.base import Forfeit
 from retrograde.agents.registry import playable_agents
 from retrograde.data.probing import Analysis, analyse
 from retrograde.errors import BadAgent, BadOption, MissingTierError, RetrogradeError
@@ -37,7 +38,7 @@ class Explorer:
     request can name neither a file nor a deeper search), and one lock, since the store's chunk
     cache and the agents' random generators are not shared between threads."""
 
-    def __init__(self, store, agent_specs: str | None):
+    def __init__(self, store, agent_specs: str | list | None):
         self.store = store
         self.game = store.game
         self.agents = {}
@@ -94,7 +95,10 @@ class Explorer:
         with self.lock:
             if rng.random() < p:
                 agent.rng.bit_generator.state = np.random.default_rng([seed, 1]).bit_generator.state
-                move, child = agent.choose(position)
+                try:
+                    move, child = agent.choose(position)
+                except Forfeit as exc:  # a user's agent gave up the move: the page says why
+                    raise BadAgent(f"agent {agent.spec!r} forfeits ({exc.reason}): {exc.detail}") from None
                 by = "agent"
             else:
                 move, child = moves[int(rng.integers(len(moves)))]
