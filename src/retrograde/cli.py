@@ -515,6 +515,11 @@ def explore(store_path, port, host, agent_specs) -> None:
 
 
 # --- validate / match ---------------------------------------------------------------------
+move_time_option = click.option(
+    "--move-time", type=click.FloatRange(min=0.001, max=86400), default=10.0, show_default=True, metavar="SECONDS",
+    help="Seconds your own agents (python:, engine:) may take over a move before forfeiting it (a spec's "
+         "move_time=... wins).")
+
 @cli.command()
 @click.option("--store", "store_path", default=None, type=PATH,
               help="The solved store whose values judge every move.")
@@ -538,9 +543,13 @@ def explore(store_path, port, host, agent_specs) -> None:
 @click.option("--max-plies", type=int, default=None, metavar="P",
               help="Games still going after P plies count as draws (default: 200 for a game that can go on "
                    "for ever; beyond any game's end otherwise).")
+@move_time_option
+@click.option("--no-baselines", "no_baselines", is_flag=True,
+              help="Where only your own agents are named, measure them alone (by default the baselines lookup, "
+                   "minimax:depth=2, minimax:depth=3, mcts and random that can play the game follow them).")
 @cluster_options
-def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, positions, seed, max_plies, workers,
-             scheduler, quiet) -> None:
+def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, positions, seed, max_plies, move_time,
+             no_baselines, workers, scheduler, quiet) -> None:
     """Exact move quality of agents, tournaments between them, ratings and a report.
 
     Exit status: 0 done and every consistency check passed (the lookup agent plays perfectly, an
@@ -557,7 +566,8 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
         raise BadOption("--tiers goes with --game: a store's positions are sampled from all its tiers")
     tiers = None if tier_text is None else tuple(t.strip() for t in tier_text.split(","))
     options = dict(games=games, positions=positions, seed=seed, max_plies=max_plies, workers=workers,
-                   scheduler=scheduler, quiet=quiet)
+                   scheduler=scheduler, quiet=quiet, baselines=not no_baselines,
+                   agent_defaults={"move_time": move_time})
     if store_path is not None:
         with _open_read(store_path) as store:
             report = run_validation(store, out_dir, agent_specs, **options)
@@ -589,9 +599,10 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
               help="Play pairs from seeded random openings until a sequential probability ratio test of "
                    "Elo0 against Elo1 (logistic Elo of A over B; alpha, beta 0.05) decides; --games caps the "
                    "pairs. Not with --from.")
+@move_time_option
 @cluster_options
-def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies, as_json, sprt_text, workers,
-          scheduler, quiet) -> None:
+def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies, as_json, sprt_text, move_time,
+          workers, scheduler, quiet) -> None:
     """Play AGENT_A against AGENT_B (each NAME[:key=value,...]): GAMES games with each moving first; wins, draws and losses
     of the first mover with 95% Wilson intervals, and the pairs (game i of each seat), Elo and LOS of A over B."""
     from contextlib import nullcontext
@@ -613,10 +624,11 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
             raise BadOption(f"--game {game_text!r}: store {store_path!r} holds {game.describe()}")
         position = game.parse(start) if start else None
         with open_executor(workers=workers, scheduler=scheduler) as executor:
+            defaults = {"move_time": move_time}
             result = (play_sprt(agent_a, agent_b, game, test, pairs=games, seed=seed, store=store,
-                                max_plies=max_plies, executor=executor, quiet=quiet) if test else
-                      play_match(agent_a, agent_b, game, games=games, seed=seed, store=store, start=position,
-                                 max_plies=max_plies, executor=executor, quiet=quiet))
+                                max_plies=max_plies, executor=executor, quiet=quiet, agent_defaults=defaults) if test
+                      else play_match(agent_a, agent_b, game, games=games, seed=seed, store=store, start=position,
+                                      max_plies=max_plies, executor=executor, quiet=quiet, agent_defaults=defaults))
     if as_json:
         click.echo(json.dumps(result))
         return

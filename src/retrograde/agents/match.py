@@ -46,6 +46,8 @@ def play_game(first: Player, second: Player, start: State, *, max_plies: int) ->
     game = first.game
     position, moves, positions = start, [], [start]
     agents = (first, second)
+    first.new_game(0)
+    second.new_game(1)
     for ply in range(max_plies + 1):
         terminal = game.primitive(position)
         if terminal:

@@ -61,11 +61,13 @@ def check_out_dir(out_dir: Path) -> None:
     check_writable(existing)
 
 
-def check_agents(specs: str | Sequence[str], game: Game, store: Store | None) -> list[ResolvedAgent]:
-    """The agents of a comma-separated list of specs or a list of specs, resolved and each built
-    once (every spec error before any work), none named twice."""
+def check_agents(specs: str | Sequence[str], game: Game, store: Store | None, agent_defaults: dict | None = None
+                 ) -> list[ResolvedAgent]:
+    """The agents of a comma-separated list of specs or a list of specs (or the API's objects),
+    resolved (with `agent_defaults`: `registry.resolve_agent`) and each built once (every spec
+    error before any work), none named twice."""
     agents: list[ResolvedAgent] = []
-    for agent, _ in resolve_agents(specs, game, store):
+    for agent, _ in resolve_agents(specs, game, store, agent_defaults):
         if agent.spec in (known.spec for known in agents):
             raise BadAgent(f"agent {agent.spec!r} is named twice")
         agents.append(agent)
@@ -127,7 +129,7 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
              tiers: tuple[str, ...] | None = None, games: int = DEFAULT_GAMES, positions: int | None = None,
              seed: int = 0, max_plies: int | None = None, openings: bool = True, baselines: bool = True,
              executor=None, workers: int | None = None, scheduler: str | None = None,
-             quiet: bool = False) -> dict[str, Any]:
+             quiet: bool = False, agent_defaults: dict | None = None) -> dict[str, Any]:
     """Validate agents and write report.json/.md/.html into `out_dir`.
 
     Move quality is exact either way: read from a solved `store`, or, with `store` None and a
@@ -140,6 +142,8 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
     unless `baselines` is False. Tasks run on `executor`, else on the one `open_executor` gives for
     `workers`/`scheduler` (opened once the inputs are checked); their results are kept in the
     report folder as they finish, so that the same command, stopped and rerun, resumes (`resume`).
+    `agent_defaults`: option values for the agents that take them (users' agents' move time);
+    users' agents log to OUT/logs/ unless they say otherwise.
     Returns the report; its "checks" say whether the consistency checks passed ("ok" false in
     any: the CLI exits 1).
 
@@ -149,7 +153,8 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
     :raises StoreError: no store, or one not completely solved.
     """
     options = dict(games=games, positions=positions, seed=seed, max_plies=max_plies, openings=openings,
-                   baselines=baselines, executor=executor, workers=workers, scheduler=scheduler, quiet=quiet)
+                   baselines=baselines, executor=executor, workers=workers, scheduler=scheduler, quiet=quiet,
+                   agent_defaults={"logs": str(Path(out_dir).absolute() / "logs"), **(agent_defaults or {})})
     if store is None:
         if game is None:
             raise BadOption("validate needs a solved store, or a game whose positions it samples")
@@ -163,7 +168,8 @@ def validate(store: Store | str | os.PathLike | None, out_dir: str | os.PathLike
 
 def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, tiers: tuple[str, ...] | None,
               games: int, positions: int | None, seed: int, max_plies: int | None, openings: bool, baselines: bool,
-              executor, workers: int | None, scheduler: str | None, quiet: bool) -> dict[str, Any]:
+              executor, workers: int | None, scheduler: str | None, quiet: bool,
+              agent_defaults: dict) -> dict[str, Any]:
     started = time.monotonic()
     tournament.check_games(games)
     if positions is None:
@@ -179,7 +185,7 @@ def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, ti
     if agent_specs is None:  # where none of the defaults can play, check_agents refuses the empty list
         agents = default_agents(game, store) or check_agents([], game, store)
     else:
-        agents = check_agents(agent_specs, game, store)
+        agents = check_agents(agent_specs, game, store, agent_defaults)
         if baselines:
             agents = with_baselines(agents, game, store)
     out_dir.parent.mkdir(parents=True, exist_ok=True)  # every input is good: the lock goes beside the report

@@ -356,22 +356,23 @@ def check_games(games: int) -> None:
                         "play a longer match as several, each with its own --seed")
 
 
-def _check_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, store: Store | None,
-                 max_plies: int | None) -> tuple[ResolvedAgent, ResolvedAgent, int]:
-    """Every error of a match before any game: its two agents resolved (each built once) and its ply cap."""
+def _check_match(spec_a, spec_b, game: Game, *, games: int, seed: int, store: Store | None,
+                 max_plies: int | None, agent_defaults: dict | None) -> tuple[ResolvedAgent, ResolvedAgent, int]:
+    """Every error of a match before any game: its two agents resolved (each built once; with
+    `agent_defaults`, as `registry.resolve_agent` takes them) and its ply cap."""
     check_games(games)
     if max_plies is not None and max_plies < 1:
         raise BadOption(f"--max-plies {max_plies}: must be at least 1")
     agents = []
     for spec in (spec_a, spec_b):
-        agents.append(resolve_agent(spec, game))
+        agents.append(resolve_agent(spec, game, agent_defaults))
         agents[-1].build(game, seed=seed, store=store)
     return *agents, max_plies if max_plies is not None else default_max_plies(game)
 
 
-def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, store: Store | None = None,
+def play_match(spec_a, spec_b, game: Game, *, games: int, seed: int, store: Store | None = None,
                start: State | None = None, max_plies: int | None = None, executor=None,
-               quiet: bool = True) -> dict[str, Any]:
+               quiet: bool = True, agent_defaults: dict | None = None) -> dict[str, Any]:
     """`games` games with A first and `games` with B first, from `start` (default: the game's
     start position). Returns {"game", "params", "seed", "max_plies", "start", "tournaments":
     [A first, B first]} with SPEC §7 tournament entries. A user's agent that forfeits a game
@@ -383,7 +384,8 @@ def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, s
     """
     if start is not None and game.primitive(start):
         raise BadPosition(f"{game.format(start)!r}: the game is over there, no match can start from it")
-    a, b, cap = _check_match(spec_a, spec_b, game, games=games, seed=seed, store=store, max_plies=max_plies)
+    a, b, cap = _check_match(spec_a, spec_b, game, games=games, seed=seed, store=store, max_plies=max_plies,
+                             agent_defaults=agent_defaults)
     both = [Pairing(a, b, INITIAL, games, "A first"), Pairing(b, a, INITIAL, games, "B first")]
     entries = run_tournament(game, store, both, seed=seed, executor=executor or InProcessExecutor(),
                              max_plies=cap, start=start, quiet=quiet)
@@ -391,8 +393,9 @@ def play_match(spec_a: str, spec_b: str, game: Game, *, games: int, seed: int, s
             "start": game.format(start if start is not None else game.initial_position), "tournaments": entries}
 
 
-def play_sprt(spec_a: str, spec_b: str, game: Game, test: Sprt, *, pairs: int, seed: int, store: Store | None = None,
-              max_plies: int | None = None, executor=None, quiet: bool = True) -> dict[str, Any]:
+def play_sprt(spec_a, spec_b, game: Game, test: Sprt, *, pairs: int, seed: int, store: Store | None = None,
+              max_plies: int | None = None, executor=None, quiet: bool = True,
+              agent_defaults: dict | None = None) -> dict[str, Any]:
     """Pairs of games of A against B, pair i from seeded random opening i (A first, then B
     first), until `test` decides on the pairs so far or `pairs` pairs are played. Rounds of
     batches (1, 2, 4, ... up to `SPRT_ROUND_BATCHES` a seat) run on the executor; the test is
@@ -404,7 +407,8 @@ def play_sprt(spec_a: str, spec_b: str, game: Game, test: Sprt, *, pairs: int, s
     :raises BadAgent: a spec is wrong, or an agent cannot play the game or needs a store.
     :raises BadOption: pairs or max_plies below 1, or a game too short for openings.
     """
-    a, b, cap = _check_match(spec_a, spec_b, game, games=pairs, seed=seed, store=store, max_plies=max_plies)
+    a, b, cap = _check_match(spec_a, spec_b, game, games=pairs, seed=seed, store=store, max_plies=max_plies,
+                             agent_defaults=agent_defaults)
     openings = random_openings(game, pairs, seed)
     both = [Pairing(a, b, OPENINGS, pairs, "A first"), Pairing(b, a, OPENINGS, pairs, "B first")]
     executor = executor or InProcessExecutor()

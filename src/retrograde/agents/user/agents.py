@@ -16,6 +16,7 @@ import shlex
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,7 +25,7 @@ from retrograde.agents.user import protocol
 from retrograde.agents.user.calling import NativeApi, describe_exception, seeded_keywords
 from retrograde.agents.user.course import IllegalAnswer
 from retrograde.agents.user.identity import SHORT, code_digest, files_digest, module_file
-from retrograde.agents.user.process import Launch, ProcessGone, Refused, lease
+from retrograde.agents.user.process import AgentProcess, Launch, ProcessGone, Refused, lease
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, State
 from retrograde.spec import Option
@@ -110,17 +111,27 @@ class ProcessAgent(Player):
             raise Forfeit("exception", f"answered {answer[:200]!r}, not {word!r}")
 
     @classmethod
-    def check(cls, values: dict[str, Any], game: Game, label: str) -> None:
-        """Start the process once, where the spec is resolved: a file that cannot load, a game an
-        engine refuses, a broken handshake are one line (BadAgent) before any work. The process
-        stays in the pool for this thread's first task."""
+    def check(cls, values: dict[str, Any], game: Game, label: str) -> str:
+        """Start the process once, where the spec is resolved, and let it quit: a file that cannot
+        load, a game an engine refuses, a broken handshake are one line (BadAgent) before any
+        work, and nothing is written (its output goes nowhere, not to its log). Its handshake's id.
+
+        :raises BadAgent: as said, or the command cannot start."""
+        process = None
         try:
-            with lease(cls.launch_of(values), protocol.game_line(game.name, game.params)):
-                pass
+            process = AgentProcess(replace(cls.launch_of(values), log=os.devnull))
+            process.start(protocol.game_line(game.name, game.params))
+            return process.identity
         except Refused as exc:
             raise BadAgent(f"agent {label!r}: {exc}") from None
         except ProcessGone as exc:
             raise BadAgent(f"agent {label!r} did not start: {exc.reason}: {exc.detail}") from None
+        except OSError as exc:
+            raise BadAgent(f"agent {label!r}: cannot start {values.get('command') or 'its host'} "
+                           f"({exc.strerror or exc})") from None
+        finally:
+            if process is not None:
+                process.close()
 
 
 class PythonAgent(ProcessAgent):
@@ -206,15 +217,7 @@ class EngineAgent(ProcessAgent):
             raise BadAgent(f"agent engine: command={command}: {exc}") from None
         cwd = str(Path(values["cwd"] or os.getcwd()).absolute())
         built = {**values, "cwd": cwd, "label": "engine " + Path(words[0]).name}
-        try:
-            with lease(cls.launch_of(built), protocol.game_line(game.name, game.params)) as process:
-                identity = process.identity
-        except Refused as exc:
-            raise BadAgent(f"agent engine {command!r}: {exc}") from None
-        except ProcessGone as exc:
-            raise BadAgent(f"agent engine {command!r} did not start: {exc.reason}: {exc.detail}") from None
-        except OSError as exc:
-            raise BadAgent(f"agent engine {command!r}: cannot start it ({exc.strerror or exc})") from None
+        identity = cls.check(built, game, f"engine {command}")
         digest = files_digest((Path(cwd) / word for word in words), identity)
         label = f"{identity}@{digest.split(':')[1][:SHORT]}"
         return f"engine:id=({identity}),code={digest}", label, {**built, "label": built["label"]}
