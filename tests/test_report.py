@@ -136,11 +136,11 @@ def test_a_store_without_the_start_says_its_value_is_unknown(solved, tmp_path):
     assert data["answer"] in (out / "report.md").read_text()
 
 
-def test_only_the_trickiest_positions_link_to_the_explorer():
-    """validation/report.py: the trickiest positions' first column links each position to the
-    explorer (its text URL-quoted); no other table does."""
+def test_only_tables_of_positions_link_to_the_explorer():
+    """validation/report.py: a table of positions (the trickiest, an agent's worst) links each
+    position of its first column to the explorer (its text URL-quoted); no other table does."""
     head, rows = ["position", "value", "agents"], [["x.o/.../... x", "win", "random"]]
-    tricky = reports._html_section(reports.Section("Trickiest positions", head, rows))
+    tricky = reports._html_section(reports.Section("Trickiest positions", head, rows, links=0))
     other = reports._html_section(reports.Section("Positions", head, rows))
     assert f'<a href="{reports.EXPLORER}x.o/.../...%20x">' in tricky
     assert "<a href" not in other

@@ -231,7 +231,7 @@ def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: 
             else np.zeros(0, np.int64)
         entries[spec] = summarise(selection.tiers, tier_of, weight, outcome, remoteness, chosen_outcome,
                                  chosen_remoteness)
-        entries[spec]["move_quality"]["seconds"] = round(sum(r["agents"][a]["seconds"] for r in ordered), 3)
+        entries[spec]["move_quality"]["seconds"] = round(sum(r["agents"][a]["seconds"] for r in ordered), 6)
         entries[spec]["move_quality"]["forfeits"] = by_reason(Counter(
             reason for r in ordered for _, reason, _, _ in r["agents"][a]["forfeits"]))
         entries[spec]["worst"] = worst(ordered, a, outcome, remoteness, chosen_outcome, chosen_remoteness)

@@ -1,8 +1,13 @@
 """The validation report as files: report.json (SPEC §7 and everything the plots show),
 report.md (tables) and report.html (tables and plots, self-contained: PNGs inlined as base64,
 no external resource), the same bytes for the same inputs and seed however often the command
-runs (or is killed and rerun); and timings.json, the run's wall-clock figures, which differ
-from run to run. Each is written to a temporary name and renamed into place."""
+runs (or is killed and rerun); and timings.json, the run's wall-clock figures (each agent's
+moves per second among them), which differ from run to run. Each is written to a temporary
+name and renamed into place.
+
+After the tables of all agents, each agent has a section of its own, what its author wants to
+know: value kept with its interval, remoteness given away, where it errs, its forfeits, its
+games against each other agent, and its worst positions, each linked to the explorer."""
 
 from __future__ import annotations
 
@@ -182,6 +187,79 @@ def trickiest_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]
         for t in report.get("trickiest", [])]
 
 
+def _value(name: str, remoteness: int | None) -> str:
+    """"win in 7", "loss in 0", "draw"."""
+    return name if remoteness is None else f"{name} in {remoteness}"
+
+
+def worst_table(report: dict[str, Any], spec: str) -> tuple[list[str], list[list[str]]]:
+    """An agent's worst positions (`quality.worst_order`): the move it chose (or its forfeit),
+    what that achieves, and the right moves."""
+    return ["position", "value", "chosen", "achieves", "right moves"], [
+        [w["position"], _value(w["value"], w["remoteness"]),
+         w["chosen"] if w["forfeit"] is None else f"forfeit ({w['forfeit']})",
+         _value(w["achieves"], w["achieves_remoteness"]), " ".join(w["best"])]
+        for w in report["agents"][spec].get("worst", [])]
+
+
+def _errs(report: dict[str, Any], spec: str) -> str:
+    """The tier groups where the agent keeps the value least (up to three, each below 100%)."""
+    label, _, _ = summary.tier_groups(report)
+    groups = sorted(((figures["value_kept"], group, figures["positions"])
+                     for group, figures in summary.group_quality(report, spec).items() if figures["value_kept"] < 1),
+                    key=lambda item: item[0])[:3]
+    named = (lambda group: f"{group} {label}") if label != "tier" else (lambda group: f"tier {group}")
+    return "; ".join(f"{named(group)}: {summary.percent(kept)} of {n:,} positions" for kept, group, n in groups) or \
+        "nowhere: every value kept"
+
+
+def _games(report: dict[str, Any], spec: str) -> list[list[str]]:
+    """The agent's games against each other agent (both seats, every start; capped games as
+    draws) and the pair Elo of each of its pairings where it moved first."""
+    rows = []
+    for other in report["agents"]:
+        if other == spec:
+            continue
+        wins = draws = losses = 0
+        elo = []
+        for t in report["tournaments"]:
+            if (t["first"], t["second"]) == (spec, other):
+                wins, draws, losses = wins + t["first_wins"], draws + t["draws"], losses + t["second_wins"]
+                if t.get("elo") is not None:
+                    elo.append(f"{summary.elo_interval(t['elo'], t['elo_ci95'])} moving first from {t['start']}")
+            elif (t["first"], t["second"]) == (other, spec):
+                wins, draws, losses = wins + t["second_wins"], draws + t["draws"], losses + t["first_wins"]
+        games = wins + draws + losses
+        if games:
+            score = f"{100 * (wins + draws / 2) / games:.0f}% {wins}-{draws}-{losses}"
+            rows.append([f"against {_short(report, other)}", "; ".join([score, *(f"pair Elo {e}" for e in elo)])])
+    return rows
+
+
+def agent_table(report: dict[str, Any], spec: str) -> tuple[list[str], list[list[str]]]:
+    """One agent's figures, as its author wants them: value kept with its interval, remoteness
+    given away, where it errs, forfeits, rating and games against each other agent."""
+    entry = report["agents"][spec]
+    q = entry["move_quality"]
+    interval = f" {_interval(q['value_kept_ci95'])}" if q.get("value_kept_ci95") else ""
+    rating = entry.get("rating") or report["ratings"]["agents"].get(spec)
+    rows = [["spec", spec],
+            ["value kept", f"{summary.percent(q['value_kept'])}{interval}"],
+            ["moves measured", f"{q['positions']:,} (its moves per second are in {TIMINGS})"],
+            ["wins kept, draws kept", f"{summary.percent(q['win_kept'])}, {summary.percent(q['draw_kept'])}"],
+            ["value given away", f"win→loss {q['win_to_loss']:,}, win→draw {q['win_to_draw']:,}, "
+                                 f"draw→loss {q['draw_to_loss']:,}"],
+            ["remoteness given away", f"{_num(q['mean_remoteness_lost'])} plies a won position kept; loss shortfall "
+                                      f"{_num(q['mean_loss_shortfall'])} plies a lost position"],
+            ["where it errs most", _errs(report, spec)]]
+    if "forfeits" in q:
+        rows.append(["forfeits", f"{summary.counts(q['forfeits']) or 'none'} of its moves measured; "
+                                 f"{summary.counts(summary.game_forfeits(report, spec)) or 'none'} of its games"])
+    if rating:
+        rows.append(["rating", summary.elo_interval(rating["elo"], rating["ci95"])])
+    return ["", _short(report, spec)], rows + _games(report, spec)
+
+
 @dataclass(frozen=True)
 class Section:
     """A table of the report: `brief` (a summary shown open, the full rows collapsed below it)."""
@@ -194,6 +272,8 @@ class Section:
     after_plots: bool = False
     #: A column of long text shown under each row.
     notes: str | None = None
+    #: The column whose cells are positions, linked to the explorer in the page.
+    links: int | None = None
 
 
 def sections(report: dict[str, Any]) -> list[Section]:
@@ -206,7 +286,7 @@ def sections(report: dict[str, Any]) -> list[Section]:
     if report.get("trickiest"):
         found.append(Section("Trickiest positions", *trickiest_table(report), note=(
             "The sampled positions where the most agents give the value away. With `retrograde explore --store "
-            "STORE` running, each position links to it.")))
+            "STORE` running, each position links to it."), links=0))
     found += [Section("Tournaments", *tournament_table(report), brief=tournament_matrix(report), note=(
                   "Each cell: the row agent's score against the column agent over all their games (both seats, "
                   "every start), wins-draws-losses; games stopped at the ply cap count as draws there. "
@@ -221,7 +301,32 @@ def sections(report: dict[str, Any]) -> list[Section]:
                              notes=course.WHY))
     found += [Section("Value kept by tier", *tier_table(report), brief=tier_group_table(report), after_plots=True,
                       note=f"Tiers: {report['tier_legend']}.")]
+    for spec in report["agents"]:
+        found += agent_sections(report, spec)
     return found
+
+
+def agent_sections(report: dict[str, Any], spec: str) -> list[Section]:
+    """An agent's own section (`agent_table`) and, where measured, its worst positions."""
+    short = _short(report, spec)
+    found = [Section(f"Agent {short}", *agent_table(report, spec), after_plots=True)]
+    if "worst" in report["agents"][spec]:
+        found.append(Section(f"Agent {short}: its worst positions", *worst_table(report, spec), after_plots=True,
+                             links=0))
+    return found
+
+
+#: How the agents' own sections read (in "How this was measured").
+EACH_AGENT = (
+    "Each agent's own section: value kept with its 95% Wilson interval, counted over the measured positions' "
+    "effective number (each position weighs the positions it stands for: Kish's (sum of weights)² / sum of "
+    "squared weights); its games against each other agent over both seats and every start (capped games as "
+    "draws), with the pair Elo where it moved first; and its worst positions, at most 10: the value lost first "
+    "(win→loss, win→draw, draw→loss), then the most remoteness given away, with the right moves (the lookup "
+    "agent's: the fastest win, the slowest loss), each linked to the explorer while `retrograde explore --store "
+    "STORE` runs. A forfeit (the agent raised, kept answering illegal moves, ran past its move time or its "
+    "memory, or its process died) loses the game, and at a measured position counts as a loss in 0: a won or "
+    "drawn position's value given away, a lost one's whole remoteness short.")
 
 
 def _sample_lines(report: dict[str, Any]) -> list[str]:
@@ -275,6 +380,7 @@ def _intro(report: dict[str, Any]) -> list[str]:
         f"games stop after {report['max_plies']} plies (capped: shown apart, counted as draws in report.json "
         "and the ratings). Intervals: 95% Wilson; pair Elo: pentanomial, normal approximation.",
         f"Ratings: {report['ratings']['scale']}; anchored at {report['ratings']['anchor']}.",
+        EACH_AGENT,
         f"Wall-clock timings (each stage, each agent's move choice{SEARCH_TIMES[sample_kind]}) are in {TIMINGS} "
         "beside this report: they vary from run to run, and this report does not.",
     ]
@@ -361,11 +467,10 @@ def html_table(head: list[str], rows: list[list[str]], links: int | None = None,
 
 def _html_section(section: Section) -> str:
     """A section's title, note and table; a brief shows open with the full rows collapsed, a long table collapses."""
-    links = 0 if section.title == "Trickiest positions" else None
     parts = [f"<h2>{html.escape(section.title)}</h2>"]
     if section.note:
         parts.append(f"<p>{html.escape(section.note)}</p>")
-    full = html_table(section.head, section.rows, links,
+    full = html_table(section.head, section.rows, section.links,
                        section.head.index(section.notes) if section.notes else None)
     if section.brief:
         parts.append(html_table(*section.brief))
@@ -416,16 +521,26 @@ def html_page(report: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def moves_per_second(report: dict[str, Any], timings: dict[str, Any]) -> dict[str, float | None]:
+    """Each agent's moves per second in move quality: its measured positions over its seconds
+    choosing (`timings["move_quality_s"]`); None where no time was measured."""
+    seconds = timings.get("move_quality_s", {})
+    return {spec: round(entry["move_quality"]["positions"] / seconds[spec], 1) if seconds.get(spec) else None
+            for spec, entry in report["agents"].items()}
+
+
 def write_report(out_dir: Path, report: dict[str, Any], timings: dict[str, Any] | None = None) -> None:
     """Create `out_dir` if needed and write the three report files, and `timings` (wall-clock
-    seconds, kept out of `report`) as timings.json when given: all of them, or none. Each is
+    seconds, kept out of `report`) as timings.json when given, with each agent's moves per
+    second (`moves_per_second`): all of them, or none. Each is
     written to a temporary name and flushed first; only then are they renamed into place. A
     refused write (a full disk: the CLI's one line, exit 74) or an interrupt removes the
     temporary files, and the folder if this call made it, before it goes on up."""
     contents = {"report.json": json.dumps(report, indent=2) + "\n", "report.md": markdown(report),
                 "report.html": html_page(report)}
     if timings is not None:
-        contents[TIMINGS] = json.dumps(timings, indent=2) + "\n"
+        contents[TIMINGS] = json.dumps({**timings, "moves_per_second": moves_per_second(report, timings)},
+                                       indent=2) + "\n"
     made = not out_dir.exists()
     partials: dict[Path, Path] = {}
     try:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from retrograde.agents import ResolvedAgent
+from retrograde.agents.base import Forfeit
 
 #: Positions a tier group needs in the move-quality sample before a finding names it.
 MIN_GROUP_POSITIONS = 30
@@ -187,10 +188,39 @@ def _trained(report: dict[str, Any], short: dict[str, str], names: dict[str, str
             f"({against}).")
 
 
+def counts(by_reason: dict[str, int]) -> str:
+    """Forfeits by reason as text: "timeout 3, exception 1" ("" for none)."""
+    return ", ".join(f"{reason} {n:,}" for reason, n in by_reason.items())
+
+
+def game_forfeits(report: dict[str, Any], spec: str) -> dict[str, int]:
+    """The games `spec` forfeited by reason, over both seats and every pairing (reasons in
+    `Forfeit.REASONS` order, those never given left out)."""
+    counted = dict.fromkeys(Forfeit.REASONS, 0)
+    for t in report["tournaments"]:
+        for seat in ("first", "second"):
+            if t[seat] == spec:
+                for reason, n in t.get("forfeits", {}).get(seat, {}).items():
+                    counted[reason] += n
+    return {reason: n for reason, n in counted.items() if n}
+
+
+def _forfeits(report: dict[str, Any], short: dict[str, str]) -> str | None:
+    """The agents that gave up moves (a user's agent's errors: the first thing its author needs to see)."""
+    found = []
+    for spec, entry in report["agents"].items():
+        moves, games = entry["move_quality"].get("forfeits", {}), game_forfeits(report, spec)
+        if moves or games:
+            found.append(f"{short[spec]} {sum(moves.values()):,} of its {entry['move_quality']['positions']:,} "
+                         f"measured moves ({counts(moves) or 'none'}) and {sum(games.values()):,} games "
+                         f"({counts(games) or 'none'})")
+    return f"Forfeits: {'; '.join(found)}; each counts as lost." if found else None
+
+
 def findings(report: dict[str, Any], short: dict[str, str], names: dict[str, str]) -> list[str]:
-    """3-5 sentences the numbers support (fewer when there is too little to say); `short` and
-    `names`: each spec's short name and agent name."""
-    found = [_best(report, short, names), _weakness(report, short, names), _where(report, names),
+    """3-5 sentences the numbers support (fewer when there is too little to say), forfeits
+    first where an agent gave up moves; `short` and `names`: each spec's short name and agent name."""
+    found = [_forfeits(report, short), _best(report, short, names), _weakness(report, short, names), _where(report, names),
              _trained(report, short, names)]
     capped = sum(entry.get("capped", 0) for entry in report["tournaments"])
     games = sum(entry["games"] for entry in report["tournaments"])
