@@ -471,6 +471,9 @@ def test_nim_state_and_strategies():
         state.nimming(nim.Nimply(3, 4))
     with pytest.raises(AssertionError, match="holds 1"):
         state.nimming((0, 2))
+    with pytest.raises(AssertionError, match="at least 1"):
+        state.nimming((1, 0))
+    assert state.rows == (1, 3, 5, 5)
     assert not nim.Nim.with_rows([0, 0])
     game = make_game("nim", {"heaps": [1, 3, 5, 7]})
     state = game.initial_position

@@ -23,8 +23,8 @@ SERVED = "game"
 #: Cells a side of the board that `Game()` makes (`configure` sets it to the store's game's).
 size = 5
 
-#: The board's dtype: signed, as the course's board was under numpy 1 (uint8 times -1 was promoted
-#: to int16 then; under numpy 2 it stays uint8 and -1 wraps to 255).
+#: The board's dtype: signed, as the course's board was under numpy 1 (its uint8 ones times -1 were
+#: promoted to int16 then; numpy 2 refuses that product with an OverflowError).
 BOARD_DTYPE = np.int16
 
 
@@ -137,7 +137,7 @@ class Game:
         """The winner's index, or -1 while nobody has a line. The board is judged as the course's
         loop judges it, just after `current_player_idx` moved: where both players have a line,
         the mover completed the opponent's and loses (our rules, games.quixo)."""
-        board, n = self._board, self._board.shape[0]
+        board = self._board
         lines = [*board, *board.T, board.diagonal(), np.fliplr(board).diagonal()]
         owners = {int(line[0]) for line in lines if line[0] != -1 and (line == line[0]).all()}
         other = 1 - self.current_player_idx
