@@ -487,3 +487,15 @@ def test_nim_state_and_strategies():
         NIM.ask(answering(nim.Nimply(9, 1)), game, state, legal, 2)
     with pytest.raises(BadAgent, match="strategy"):
         NIM.construct(type("Inert", (), {}), {})
+
+
+@pytest.mark.parametrize("name, params, names", [("quixo", {"size": 4}, {"Game", "Move", "Player"}),
+                                                 ("quarto", {}, {"Quarto", "Player", "Piece"}),
+                                                 ("nim", {"heaps": [1, 2]}, {"Nim", "Nimply"})])
+def test_served_modules_give_the_course_names(monkeypatch, name, params, names):
+    api = COURSE_APIS[name]
+    monkeypatch.setitem(sys.modules, api.served, api.module(make_game(name, params)))
+    imported = {}
+    exec(f"from {api.served} import *", imported)
+    assert set(imported) - {"__builtins__"} == names
+    assert all(imported[cls].__module__ == api.served for cls in names)

@@ -13,6 +13,9 @@ from collections import namedtuple
 #: The name students import this module by (the classes carry it, for pickles).
 SERVED = "nim"
 
+#: What `from nim import *` gives: the course's names alone.
+__all__ = ["Nim", "Nimply"]
+
 #: A take: `num_objects` objects from row `row` (0-based).
 Nimply = namedtuple("Nimply", "row, num_objects", module=SERVED)
 

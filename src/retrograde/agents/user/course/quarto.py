@@ -22,6 +22,9 @@ from retrograde.games.quarto.cells import board_lines, is_line
 #: The name students import this module by (the classes carry it, for pickles).
 SERVED = "quarto"
 
+#: What `from quarto import *` gives: the course's names alone.
+__all__ = ["Piece", "Player", "Quarto"]
+
 #: The cells of every line that wins (`configure` adds the 2x2 squares for that variant).
 lines = board_lines(False)
 

@@ -20,6 +20,9 @@ import numpy as np
 #: table holding `game.Move`) are written and read back under it.
 SERVED = "game"
 
+#: What `from game import *` gives: the course's names alone.
+__all__ = ["Game", "Move", "Player"]
+
 #: Cells a side of the board that `Game()` makes (`configure` sets it to the store's game's).
 size = 5
 
