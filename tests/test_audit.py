@@ -1,5 +1,5 @@
 """The validate stage (validation/audit.py) and the `validate` command: the agents it takes when
-none are named, the executor it opens, the report folder it makes (one writer at a time), the
+none are named, the baselines it sets beside users' own agents, the executor it opens, the report folder it makes (one writer at a time), the
 consistency checks of its move quality, what its report says of the store and its tasks, the
 report it writes end to end, and bad input refused in one line with nothing written."""
 
@@ -178,3 +178,33 @@ def test_a_second_validate_writing_the_same_folder_is_refused(open_solved, tmp_p
         with pytest.raises(StoreError, match=r"report folder .* is being written by another run \(pid \d+ on "):
             validate(store, out, "random", games=1, positions=10, openings=False, quiet=True)
     assert not out.exists() and list((tmp_path / "reports").iterdir()) == []
+
+
+def first_move(position):
+    """A user's agent given to the Python API: the first legal move."""
+    return position.moves[0]
+
+
+def test_users_agents_alone_are_set_beside_the_baselines_that_can_play(open_solved):
+    """validation/audit.py: where every agent named is a user's own, the baselines lookup,
+    minimax:depth=2, minimax:depth=3, mcts and random follow them (lookup only with a store); an
+    agent of ours named beside them adds none."""
+    store, game = open_solved("tictactoe"), make_game("tictactoe")
+    mine = audit.check_agents([first_move], game, store)
+    assert [agent.spec for agent in audit.with_baselines(mine, game, store)] == [
+        "first_move", "lookup", "minimax:depth=2", "minimax:depth=3", "mcts", "random"]
+    assert [agent.spec for agent in audit.with_baselines(audit.check_agents([first_move], game, None), game, None)] \
+        == ["first_move", "minimax:depth=2", "minimax:depth=3", "mcts", "random"]
+    beside = audit.check_agents([first_move, "random"], game, store)
+    assert audit.with_baselines(beside, game, store) == beside
+
+
+def test_validate_of_a_users_agent_measures_the_baselines_too_unless_told_not_to(open_solved, tmp_path):
+    store = open_solved("tictactoe")
+    options = dict(games=1, positions=20, openings=False, quiet=True)
+    alone = validate(store, tmp_path / "alone", [first_move], baselines=False, **options)
+    assert alone["settings"]["agents"] == ["first_move"] and len(alone["tournaments"]) == 1
+    beside = validate(store, tmp_path / "beside", [first_move], **options)
+    assert beside["settings"]["agents"] == ["first_move", "lookup", "minimax:depth=2", "minimax:depth=3", "mcts",
+                                            "random"]
+    assert len(beside["tournaments"]) == 36

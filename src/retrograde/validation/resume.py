@@ -82,7 +82,7 @@ def encode(value: Any, records: Mapping[str, type]) -> Any:
         return {"$": "record", "type": record_name(kind),
                 "fields": {name: encode(item, records) for name, item in record_fields(value).items()}}
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in ARRAY_KINDS:
-        array = np.ascontiguousarray(value)
+        array = np.asarray(value)
         return {"$": "scalar" if isinstance(value, np.generic) else "array", "dtype": array.dtype.str,
                 "shape": list(array.shape), "data": base64.b64encode(array.tobytes()).decode("ascii")}
     raise TypeError(f"a task result holds a {kind.__name__}, which is not kept")
