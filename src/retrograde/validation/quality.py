@@ -37,7 +37,7 @@ from retrograde.agents import ResolvedAgent
 from retrograde.agents.base import Forfeit
 from retrograde.agents.lookup import optimal_moves
 from retrograde.agents.match import ForfeitNotices, by_reason
-from retrograde.data.probing import analyse
+from retrograde.data.probing import Analysis, MoveValue, analyse
 from retrograde.data.store import Store
 from retrograde.pipeline.graph import Task
 from retrograde.pipeline.progress import Progress
@@ -124,7 +124,7 @@ def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent
         agent = resolved.build(game, seed=task_seed(seed, "move-quality", resolved.stream, chunk), store=store)
         chosen_outcome = np.empty(len(analyses), dtype=np.int8)
         chosen_remoteness = np.empty(len(analyses), dtype=np.int64)
-        chosen: list[str | None] = []  # the move text, None where the agent forfeits
+        chosen: list[MoveValue | None] = []  # the move and its value, None where the agent forfeits
         forfeits: list[tuple[int, str, str, str]] = []
         started = time.perf_counter()
         for k, analysis in enumerate(analyses):
@@ -135,12 +135,12 @@ def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent
                 chosen.append(None)
                 forfeits.append((k, given_up.reason, given_up.detail, game.format(analysis.position)))
                 continue
-            value = next((m.value for m in analysis.moves if m.move == move), None)
-            if value is None:
+            made = next((m for m in analysis.moves if m.move == move), None)
+            if made is None:
                 raise RuntimeError(f"agent {agent.spec} chose {move!r}, not a legal move in "
                                    f"{game.format(analysis.position)!r}")
-            chosen_outcome[k], chosen_remoteness[k] = value.outcome, value.remoteness or 0
-            chosen.append(move)
+            chosen_outcome[k], chosen_remoteness[k] = made.value.outcome, made.value.remoteness or 0
+            chosen.append(made)
         seconds = time.perf_counter() - started
         gave_up = {k: reason for k, reason, _, _ in forfeits}
         worst = [(k, worst_entry(game, analyses[k], chosen[k], gave_up.get(k)))
@@ -166,15 +166,14 @@ def worst_order(outcome: np.ndarray, remoteness: np.ndarray, chosen_outcome: np.
     return order[(value_lost[order] > 0) | (given[order] > 0)][:WORST]
 
 
-def worst_entry(game, analysis, move: str | None, forfeit: str | None) -> dict[str, Any]:
+def worst_entry(game, analysis: Analysis, made: MoveValue | None, forfeit: str | None) -> dict[str, Any]:
     """A worst position as the report lists it: the position, its value and remoteness, the move
-    chosen (None where the agent forfeits: `forfeit` says why) with the value it achieves, and
-    the right moves (the lookup agent's: `optimal_moves`)."""
-    achieved = next(m.value for m in analysis.moves if m.move == move) if move is not None else None
+    chosen (None where the agent forfeits: `forfeit` says why) with the value it achieves (a
+    forfeit: a loss in 0), and the right moves (the lookup agent's: `optimal_moves`)."""
     return {"position": game.format(analysis.position), "value": analysis.value.name,
-            "remoteness": analysis.value.remoteness, "chosen": move, "forfeit": forfeit,
-            "achieves": oc.name(oc.LOSS) if achieved is None else achieved.name,
-            "achieves_remoteness": 0 if achieved is None else achieved.remoteness,
+            "remoteness": analysis.value.remoteness, "chosen": None if made is None else made.move,
+            "forfeit": forfeit, "achieves": oc.name(oc.LOSS) if made is None else made.value.name,
+            "achieves_remoteness": 0 if made is None else made.value.remoteness,
             "best": [m.move for m in optimal_moves(analysis.moves)]}
 
 
