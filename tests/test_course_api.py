@@ -26,6 +26,13 @@ QUIXO, QUARTO, NIM = COURSE_APIS["quixo"], COURSE_APIS["quarto"], COURSE_APIS["n
 SYMBOL = {-1: ".", 0: "x", 1: "o"}
 
 
+@pytest.fixture(autouse=True)
+def configuration_kept(monkeypatch):
+    """The tests configure the served modules for their games; later tests find them as they were."""
+    monkeypatch.setattr(quixo, "size", quixo.size)
+    monkeypatch.setattr(quarto, "lines", quarto.lines)
+
+
 def walked(game, seed: int, count: int, steps: int) -> list:
     """Non-terminal positions met on seeded random games of `game` (up to `steps` plies each)."""
     rng = random.Random(seed)
