@@ -1,7 +1,8 @@
 """The validate stage (validation/audit.py) and the `validate` command: the agents it takes when
-none are named, the baselines it sets beside users' own agents, the executor it opens, the report folder it makes (one writer at a time), the
-consistency checks of its move quality, what its report says of the store and its tasks, the
-report it writes end to end, and bad input refused in one line with nothing written."""
+none are named, the baselines it sets beside users' own agents, the executor it opens, the report
+folder it makes (one writer at a time), the consistency checks of its move quality, what its
+report says of the store and its tasks, the report it writes end to end, and bad input refused in
+one line with nothing written."""
 
 from __future__ import annotations
 

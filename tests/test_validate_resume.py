@@ -233,8 +233,9 @@ def test_a_killed_validate_of_a_users_agent_resumes_to_the_same_bytes(solved, tm
     host process too) once a move-quality chunk's result is on the disk, then rerun: report.json
     is an uninterrupted run's, byte for byte, and the folder is gone."""
     (tmp_path / "slow.py").write_text(SLOW_AGENT)
-    args = ["validate", "--store", str(solved("tictactoe")), "--agents", f"python:file={tmp_path / 'slow.py'},name=Slow,random",
-            "--games", "2", "--positions", "600", "--seed", "2", "--workers", "0", "--quiet"]
+    args = ["validate", "--store", str(solved("tictactoe")), "--agents",
+            f"python:file={tmp_path / 'slow.py'},name=Slow,random", "--games", "2", "--positions", "600", "--seed", "2",
+            "--workers", "0", "--quiet"]
     code, _, stderr = cli(*args, "--out", str(tmp_path / "whole"))
     assert code == 0, stderr
 
