@@ -10,7 +10,6 @@ its constructor (of a function: of its signature) gets one derived from the run'
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.util
 import inspect
@@ -23,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents.user.course import IllegalAnswer
+from retrograde.agents.user.course import CourseApi, asked
 from retrograde.games.base import Game, State
 from retrograde.games.position import Position
 
@@ -110,34 +109,28 @@ def seat_of(text: str) -> int:
     return 1 if text.endswith(" o") else 0
 
 
-class NativeApi:
-    """The native API: a callable or an object with `choose`, given a `Position`."""
+class NativeApi(CourseApi):
+    """The native API: a callable or an object with `choose`, given a `Position`, answering a
+    move in our notation; made and asked again as a course API's player is."""
 
+    game_name = "any game"
     served = None
+    method = "choose"
+    question = "choose(position)"
 
     def module(self, game: Game):
         return None
 
-    def construct(self, target: Any, keywords: dict[str, Any]) -> Any:
-        """A player: a class instantiated with `keywords`; a function bound to them."""
-        if inspect.isclass(target):
-            return target(**keywords)
-        return functools.partial(target, **keywords) if keywords else target
-
     def ask(self, player: Any, game: Game, state: State, legal: dict[str, State], tries: int) -> str:
-        """The legal move the player answers, asked again while it answers none, `tries` in all.
-
-        :raises IllegalAnswer: `tries` answers, none legal."""
         position = Position(game, state)
-        choose = player.choose if hasattr(player, "choose") else player
-        answer = None
-        for _ in range(tries):
-            answer = choose(position)
-            move = answer_text(answer, game, legal)
-            if move is not None:
-                return move
-        raise IllegalAnswer(f"answered {answer!r}, not a legal move in {game.format(state)!r} "
-                            f"({tries} answers, none legal; moves are written like {next(iter(legal))!r})")
+        choose = self.answering(player)
+
+        def judge(given):
+            move = answer_text(given, game, legal)
+            return move, "" if move is not None else (f"not a legal move in {game.format(state)} (moves are "
+                                                      f"written like {next(iter(legal))})")
+
+        return asked(tries, lambda: choose(position), judge)
 
 
 def answer_text(answer: Any, game: Game, legal: dict[str, State]) -> str | None:
