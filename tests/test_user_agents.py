@@ -1,0 +1,322 @@
+"""Users' own agents measured unchanged (issue 33), through the command line and the Python API:
+the sample players of tests/players (native callables, the Nim lab's strategies, a test engine
+over the line protocol). What a deterministic player chooses is worked out here, in our
+notation, and every figure of its move quality is checked against the store probed move by
+move; misbehaving agents forfeit, counted by reason, and the run goes on; code that cannot load
+is one line naming the file; an agent is known by its code, never by its path.
+
+The course's Quixo and Quarto players are in test_user_agents_course.py (it uses the helpers here).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from functools import reduce
+from operator import xor
+from pathlib import Path
+
+import pytest
+
+import retrograde
+from conftest import run_cli
+from retrograde.data.store import Store
+from retrograde.validation.quality import DEFAULT_POSITIONS, select_positions
+
+PLAYERS = Path(__file__).parent / "players"
+ENGINE = PLAYERS / "engine.py"
+#: The figures of `move_quality` a reference gives (the report has more: its interval, seconds).
+FIGURES = ("positions", "won", "drawn", "lost", "win_to_draw", "win_to_loss", "draw_to_loss", "value_kept",
+           "win_kept", "draw_kept", "mean_remoteness_lost", "mean_loss_shortfall")
+
+
+# --- running the command line ---------------------------------------------------------------------
+def python_spec(file: Path, name: str, **options) -> str:
+    """The spec of a user's Python agent: `python:file=(PATH),name=NAME,KEY=VALUE...`."""
+    return ",".join([f"python:file=({file}),name={name}", *(f"{key}={value}" for key, value in options.items())])
+
+
+def engine_spec(*arguments: str, **options) -> str:
+    """The spec of the test engine, run with this interpreter and `arguments`."""
+    command = " ".join([sys.executable, str(ENGINE), *arguments])
+    return ",".join([f"engine:command=({command})", *(f"{key}={value}" for key, value in options.items())])
+
+
+def validate(store: Path, out: Path, specs: list[str], *options: str, cwd: Path | None = None):
+    """Run `retrograde validate` on `store` with the agents `specs` (no progress lines): the
+    completed process and report.json (None where it wrote none)."""
+    result = run_cli("validate", "--store", str(store), "--out", str(out), "--agents", ",".join(specs), "--quiet",
+                     *options, cwd=cwd)
+    report_file = out / "report.json"
+    return result, json.loads(report_file.read_text()) if report_file.exists() else None
+
+
+def entry(report: dict, name: str) -> dict:
+    """The report's entry of the user's agent whose class or function is `name` (named
+    `NAME@DIGEST` or `NAME(KEYWORDS)@DIGEST`)."""
+    found = [spec for spec in report["agents"] if spec.split("@")[0].split("(")[0] == name]
+    assert len(found) == 1, f"{name!r} among {list(report['agents'])}"
+    return report["agents"][found[0]]
+
+
+def assert_clean_run(result) -> None:
+    """The run finished (exit 0) and no traceback came out."""
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+
+
+# --- the reference: move quality worked out by probing the store -------------------------------------
+def measured_positions(store: Path, positions: int | None = None, seed: int = 0) -> list[tuple]:
+    """The positions `validate --positions` measures (every one where the store holds fewer) with
+    the number of positions each stands for, probed: [(ProbeResult, weight)], terminal ones left out."""
+    with Store.open(store) as raw:
+        selection = select_positions(raw, DEFAULT_POSITIONS if positions is None else positions, seed)
+    probed = []
+    with retrograde.open_store(store) as solved:
+        for tier, index, weight in zip(selection.tier_of.tolist(), selection.index.tolist(), selection.weight):
+            result = solved.probe(solved.position_at(selection.tiers[tier], index))
+            if result.moves:
+                probed.append((result, float(weight)))
+    return probed
+
+
+def move_quality(probed: list[tuple], choose) -> dict:
+    """The `move_quality` figures of a player choosing `choose(ProbeResult) -> move text`."""
+    rows = []
+    for result, weight in probed:
+        chosen = next(move for move in result.moves if move.move == choose(result))
+        rows.append((result.value, result.remoteness or 0, chosen.value, chosen.remoteness or 0, weight))
+
+    def share(hit, rows):
+        total = sum(r[4] for r in rows)
+        return sum(r[4] for r in rows if hit(r)) / total if rows and total else None
+
+    def mean(value, rows):
+        total = sum(r[4] for r in rows)
+        return sum(r[4] * value(r) for r in rows) / total if rows and total else None
+
+    won, drawn, lost = ([r for r in rows if r[0] == value] for value in ("win", "draw", "loss"))
+    kept = lambda r: r[2] == r[0]  # noqa: E731
+    return {"positions": len(rows), "won": len(won), "drawn": len(drawn), "lost": len(lost),
+            "win_to_draw": sum(r[2] == "draw" for r in won), "win_to_loss": sum(r[2] == "loss" for r in won),
+            "draw_to_loss": sum(r[2] == "loss" for r in drawn), "value_kept": share(kept, rows),
+            "win_kept": share(kept, won), "draw_kept": share(kept, drawn),
+            "mean_remoteness_lost": mean(lambda r: r[3] - r[1], [r for r in won if kept(r)]),
+            "mean_loss_shortfall": mean(lambda r: r[1] - r[3], lost)}
+
+
+def assert_quality(got: dict, expected: dict, who: str) -> None:
+    """The report's move quality of `who` is the reference's, figure by figure."""
+    for figure in FIGURES:
+        assert got[figure] == pytest.approx(expected[figure], rel=1e-9, abs=1e-12), (who, figure, got, expected)
+    assert got.get("forfeits", {}) == {}, (who, got)
+
+
+def nim_sum_move(text: str, k: int | None) -> str:
+    """The nim-sum player's move (HEAP-COUNT, 1-based) in Nim position `text`: the first take,
+    heaps in order and fewest objects first, after which the heaps' Grundy values (h mod k+1
+    where takes are bounded by k) sum to 0; else one object from the first heap holding any."""
+    heaps = [int(h) for h in text.split(",")]
+    grundy = (lambda h: h) if k is None else (lambda h: h % (k + 1))
+    total = reduce(xor, map(grundy, heaps))
+    for i, h in enumerate(heaps):
+        for n in range(1, (h if k is None else min(h, k)) + 1):
+            if total ^ grundy(h) ^ grundy(h - n) == 0:
+                return f"{i + 1}-{n}"
+    return f"{next(i for i, h in enumerate(heaps) if h) + 1}-1"
+
+
+# --- the Nim lab's strategies and the engine, measured exactly -----------------------------------------
+@pytest.mark.parametrize("params", [{"heaps": [1, 3, 5, 7]}, {"heaps": [2, 3, 4], "max_take": 2}],
+                         ids=["unbounded", "k=2"])
+def test_the_nim_sum_strategy_and_engine_are_measured_exactly(solved, tmp_path, params):
+    """The lab's `optimal(state) -> Nimply` (api=course) and the engine, both nim-sum players
+    honouring k, keep exactly the values a probe of every position says their moves keep."""
+    store = solved("nim", params)
+    result, report = validate(store, tmp_path / "report", [
+        python_spec(PLAYERS / "nim" / "nimsum.py", "optimal", api="course"), engine_spec(), "random"],
+        "--games", "2")
+    assert_clean_run(result)
+    expected = move_quality(measured_positions(store), lambda r: nim_sum_move(str(r.position),
+                                                                                params.get("max_take")))
+    assert expected["positions"] == report["move_quality_sample"]["positions"]
+    assert_quality(entry(report, "optimal")["move_quality"], expected, "optimal")
+    assert_quality(report["agents"]["nimsum-engine 1.0@" + engine_digest(report)]["move_quality"], expected,
+                   "engine")
+    for tournament in report["tournaments"]:
+        assert tournament["forfeits"] == {"first": {}, "second": {}}
+
+
+def engine_digest(report: dict) -> str:
+    """The short digest in the test engine's name in `report`."""
+    (name,) = [spec for spec in report["agents"] if spec.startswith("nimsum-engine 1.0@")]
+    return name.split("@")[1]
+
+
+def test_copies_of_a_player_in_other_folders_give_the_same_report(solved, tmp_path):
+    """The random lab strategy copied into two folders, measured from each: report.json is the
+    same bytes (the agent is known, and its random streams seeded, by its code, not its path);
+    it plays every move without a forfeit (the course loop's retries are not needed: its takes
+    are legal)."""
+    store = solved("nim", {"heaps": [1, 3, 5, 7]})
+    reports = []
+    for folder in ("one", "two/deeper"):
+        copy = tmp_path / folder / "random_strategy.py"
+        copy.parent.mkdir(parents=True)
+        shutil.copy(PLAYERS / "nim" / "random_strategy.py", copy)
+        result, report = validate(store, tmp_path / folder / "report", [
+            python_spec(copy, "pure_random", api="course"), "random"], "--games", "3")
+        assert_clean_run(result)
+        assert entry(report, "pure_random")["move_quality"]["forfeits"] == {}
+        reports.append((tmp_path / folder / "report" / "report.json").read_bytes())
+    assert reports[0] == reports[1]
+    assert str(tmp_path).encode() not in reports[0]
+
+
+def test_an_engine_is_spoken_to_by_the_protocol(solved, tmp_path):
+    """The engine against itself from 1,3,5,7 (nim-sum 0): the second player wins every game,
+    and its log (its stderr) shows the handshake, the game's parameters, a new game per seat,
+    the positions of the game played by the nim-sum and a clean quit."""
+    store = solved("nim", {"heaps": [1, 3, 5, 7]})
+    logs = tmp_path / "logs"
+    spec = engine_spec(logs=f"({logs})")
+    result = run_cli("match", spec, spec, "--store", str(store), "--games", "2", "--json", "--quiet")
+    assert_clean_run(result)
+    document = json.loads(result.stdout)
+    for seat in document["tournaments"] if isinstance(document, dict) else document:
+        assert (seat["first_wins"], seat["draws"], seat["second_wins"]) == (0, 0, 2)
+    (log,) = logs.glob("*.log")
+    got = [line.removeprefix("engine got: ") for line in log.read_text().splitlines()]
+    assert got[:2] == ["retrograde 1", 'game nim {"heaps": [1, 3, 5, 7], "max_take": null, "misere": false}']
+    assert got[-1] == "quit" and got.count("retrograde 1") == got.count("quit")
+    assert any(line.startswith("new ") and line.endswith((" 0", " 1")) for line in got)
+    game, position = [], "1,3,5,7"
+    while position != "0,0,0,0":
+        game.append(f"position {position}")
+        heap, take = map(int, nim_sum_move(position, None).split("-"))
+        heaps = [int(h) for h in position.split(",")]
+        heaps[heap - 1] -= take
+        position = ",".join(map(str, heaps))
+    asked = [line for line in got if line.startswith("position ")]
+    assert asked[:len(game)] == game
+
+
+@pytest.mark.parametrize("kind,reason", [("crash", "died"), ("hang", "timeout"), ("garbage", "illegal"),
+                                         ("forfeit", "exception")])
+def test_a_misbehaving_engine_forfeits_and_the_run_goes_on(solved, tmp_path, kind, reason):
+    """An engine that crashes, hangs past the move time, answers garbage or gives up: every move
+    it is asked for is a forfeit with its reason, in move quality and in every game it plays
+    (lost by it), one line each on stderr, no traceback, exit 0."""
+    store = solved("nim", {"heaps": [1, 2]})
+    result, report = validate(store, tmp_path / "report", [
+        engine_spec("--misbehave", kind, move_time="0.5", tries="3"), "random"], "--games", "1")
+    assert_clean_run(result)
+    name = "nimsum-engine 1.0@" + engine_digest(report)
+    quality = report["agents"][name]["move_quality"]
+    assert quality["forfeits"] == {reason: quality["positions"]} and quality["positions"] == 5
+    assert quality["value_kept"] < 1
+    for tournament in report["tournaments"]:
+        forfeits, games = tournament["forfeits"], tournament["games"]
+        if tournament["first"] == name:  # it forfeits its first move, and the game
+            assert forfeits["first"] == {reason: games} and tournament["second_wins"] == games
+        elif tournament["second"] == name and tournament["start"] == "initial":  # 1,2: it always gets a move
+            assert forfeits["second"] == {reason: games} and tournament["first_wins"] == games
+        elif tournament["second"] == name:  # an opening may end the game before it moves
+            assert set(forfeits["second"]) <= {reason} and tournament["second_wins"] == 0
+        else:
+            assert forfeits == {"first": {}, "second": {}}
+    lines = [line for line in result.stderr.splitlines() if "forfeit" in line]
+    assert lines and all(name in line and f"({reason})" in line for line in lines[:5])
+
+
+def test_an_engine_that_refuses_the_game_is_one_line(solved, tmp_path):
+    """The test engine plays normal Nim only: on a misère store it refuses, and validate says so
+    in one line (exit 2) and writes nothing."""
+    store = solved("nim", {"heaps": [1, 2], "misere": True})
+    result, report = validate(store, tmp_path / "report", [engine_spec(), "random"])
+    assert result.returncode == 2 and report is None and not (tmp_path / "report").exists()
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "normal nim only" in lines[0] and "Traceback" not in result.stderr
+
+
+# --- native agents, from the command line and the Python API ----------------------------------------------
+def test_a_native_callable_seeded_by_rng_plays_the_same_games_again(solved, tmp_path):
+    """`RandomMover(rng)` from a file (native API): two runs give the same report.json, its
+    moves are all legal (no forfeit), and a second seed gives other games."""
+    store = solved("nim", {"heaps": [1, 3, 5, 7]})
+    spec = python_spec(PLAYERS / "native" / "random_mover.py", "RandomMover")
+    runs = []
+    for out, seed in (("a", "0"), ("b", "0"), ("c", "1")):
+        result, report = validate(store, tmp_path / out, [spec, "random"], "--games", "4", "--seed", seed)
+        assert_clean_run(result)
+        assert entry(report, "RandomMover")["move_quality"]["forfeits"] == {}
+        runs.append(report)
+    assert runs[0] == runs[1]
+    assert entry(runs[0], "RandomMover") != entry(runs[2], "RandomMover")
+
+
+def test_objects_are_agents_in_the_python_api(solved, tmp_path):
+    """An object with `choose`, a class taking `rng`, a plain function: validate, match and
+    agent take them where they take specs."""
+    sys.path.insert(0, str(PLAYERS / "native"))
+    try:
+        from random_mover import RandomMover
+    finally:
+        sys.path.remove(str(PLAYERS / "native"))
+    store_path = solved("nim", {"heaps": [1, 3, 5, 7]})
+
+    def nim_sum(position):
+        return nim_sum_move(str(position), None)
+
+    with retrograde.open_store(store_path) as store:
+        report = retrograde.validate(store, tmp_path / "report", agents=[nim_sum, RandomMover, "random"], games=2)
+        expected = move_quality(measured_positions(store_path), lambda r: nim_sum_move(str(r.position), None))
+        assert_quality(report["agents"]["nim_sum"]["move_quality"], expected, "nim_sum")
+        assert report["agents"]["RandomMover"]["move_quality"]["forfeits"] == {}
+        first, second = retrograde.match(nim_sum, "random", store=store, games=3)
+        assert first["first"] == "nim_sum" and second["second"] == "nim_sum"
+        assert second["second_wins"] == 3  # nim-sum 0 at the start: the nim-sum player wins moving second
+        move, child = retrograde.agent(nim_sum, store=store).choose("1,3,5,6")
+        assert (move, str(child)) == ("1-1", "0,3,5,6")
+
+
+def test_an_object_that_raises_forfeits_in_the_python_api(solved, tmp_path):
+    """An object raising on every move: each measured position is a forfeit (exception) and
+    the report is written."""
+    class Broken:
+        def choose(self, position):
+            raise RuntimeError("broken on purpose")
+
+    with retrograde.open_store(solved("nim", {"heaps": [1, 2]})) as store:
+        report = retrograde.validate(store, tmp_path / "report", agents=[Broken(), "random"], games=1)
+    quality = report["agents"]["Broken"]["move_quality"]
+    assert quality["forfeits"] == {"exception": quality["positions"]} and quality["positions"] == 5
+
+
+# --- code that cannot load: one line, nothing written ---------------------------------------------------------
+BROKEN = {
+    "missing": (None, "Greedy", ["no such file"]),
+    "no-class": ("def choose(position):\n    return position.moves[0]\n", "Greedy", ["has no 'Greedy'", "choose"]),
+    "syntax": ("def choose(position)\n    return position.moves[0]\n", "choose", ["player.py:1", "SyntaxError"]),
+    "import": ("import no_such_module_anywhere\n", "choose", ["player.py:1", "no_such_module_anywhere"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_player_that_cannot_load_is_one_line_and_nothing_is_written(solved, tmp_path, case):
+    """A missing file, no such class, a syntax error, a failing import: exit 2, one line on
+    stderr naming the file (and the line where the error is), no report folder."""
+    source, name, needles = BROKEN[case]
+    player = tmp_path / "mine" / "player.py"
+    player.parent.mkdir()
+    if source is not None:
+        player.write_text(source)
+    out = tmp_path / "report"
+    result, report = validate(solved("nim", {"heaps": [1, 2]}), out, [python_spec(player, name), "random"])
+    assert result.returncode == 2 and report is None and not out.exists()
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "player.py" in lines[0], result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
