@@ -132,44 +132,49 @@ def nim_sum_move(text: str, k: int | None) -> str:
                          ids=["unbounded", "k=2"])
 def test_the_nim_sum_strategy_and_engine_are_measured_exactly(solved, tmp_path, params):
     """The lab's `optimal(state) -> Nimply` (api=course) and the engine, both nim-sum players
-    honouring k, keep exactly the values a probe of every position says their moves keep."""
+    honouring k, keep exactly the values a probe of every position says their moves keep; the
+    native `RandomMover(rng)` plays every move legally."""
     store = solved("nim", params)
     result, report = validate(store, tmp_path / "report", [
-        python_spec(PLAYERS / "nim" / "nimsum.py", "optimal", api="course"), engine_spec(), "random"],
-        "--games", "2")
+        python_spec(PLAYERS / "nim" / "nimsum.py", "optimal", api="course"), engine_spec(),
+        python_spec(PLAYERS / "native" / "random_mover.py", "RandomMover"), "random"], "--games", "1")
     assert_clean_run(result)
     expected = move_quality(measured_positions(store), lambda r: nim_sum_move(str(r.position),
                                                                                 params.get("max_take")))
     assert expected["positions"] == report["move_quality_sample"]["positions"]
     assert_quality(entry(report, "optimal")["move_quality"], expected, "optimal")
-    assert_quality(report["agents"]["nimsum-engine 1.0@" + engine_digest(report)]["move_quality"], expected,
-                   "engine")
+    assert_quality(report["agents"][engine_name(report)]["move_quality"], expected, "engine")
+    assert entry(report, "RandomMover")["move_quality"]["forfeits"] == {}
     for tournament in report["tournaments"]:
         assert tournament["forfeits"] == {"first": {}, "second": {}}
 
 
-def engine_digest(report: dict) -> str:
-    """The short digest in the test engine's name in `report`."""
-    (name,) = [spec for spec in report["agents"] if spec.startswith("nimsum-engine 1.0@")]
-    return name.split("@")[1]
+def engine_name(report: dict, kind: str | None = None) -> str:
+    """The test engine's name in `report` (`id` and digest; a misbehaving one names its KIND)."""
+    prefix = "nimsum-engine" + (f"-{kind}" if kind else "") + " 1.0@"
+    (name,) = [spec for spec in report["agents"] if spec.startswith(prefix)]
+    return name
 
 
 def test_copies_of_a_player_in_other_folders_give_the_same_report(solved, tmp_path):
-    """The random lab strategy copied into two folders, measured from each: report.json is the
-    same bytes (the agent is known, and its random streams seeded, by its code, not its path);
-    it plays every move without a forfeit (the course loop's retries are not needed: its takes
-    are legal)."""
+    """The random lab strategy and the native `RandomMover(rng)`, copied into two folders and
+    measured from each: report.json is the same bytes (an agent is known, and its random streams
+    seeded, by its code, not its path; the host seeds `random` for the lab's strategy), and no path
+    is written in it. Neither forfeits a move (their answers are legal)."""
     store = solved("nim", {"heaps": [1, 3, 5, 7]})
     reports = []
     for folder in ("one", "two/deeper"):
-        copy = tmp_path / folder / "random_strategy.py"
-        copy.parent.mkdir(parents=True)
-        shutil.copy(PLAYERS / "nim" / "random_strategy.py", copy)
-        result, report = validate(store, tmp_path / folder / "report", [
-            python_spec(copy, "pure_random", api="course"), "random"], "--games", "3")
+        copies = tmp_path / folder
+        copies.mkdir(parents=True)
+        for player in (PLAYERS / "nim" / "random_strategy.py", PLAYERS / "native" / "random_mover.py"):
+            shutil.copy(player, copies)
+        result, report = validate(store, copies / "report", [
+            python_spec(copies / "random_strategy.py", "pure_random", api="course"),
+            python_spec(copies / "random_mover.py", "RandomMover"), "random"], "--games", "2")
         assert_clean_run(result)
-        assert entry(report, "pure_random")["move_quality"]["forfeits"] == {}
-        reports.append((tmp_path / folder / "report" / "report.json").read_bytes())
+        for name in ("pure_random", "RandomMover"):
+            assert entry(report, name)["move_quality"]["forfeits"] == {}
+        reports.append((copies / "report" / "report.json").read_bytes())
     assert reports[0] == reports[1]
     assert str(tmp_path).encode() not in reports[0]
 
@@ -202,78 +207,67 @@ def test_an_engine_is_spoken_to_by_the_protocol(solved, tmp_path):
     assert asked[:len(game)] == game
 
 
-@pytest.mark.parametrize("kind,reason", [("crash", "died"), ("hang", "timeout"), ("garbage", "illegal"),
-                                         ("forfeit", "exception")])
-def test_a_misbehaving_engine_forfeits_and_the_run_goes_on(solved, tmp_path, kind, reason):
-    """An engine that crashes, hangs past the move time, answers garbage or gives up: every move
-    it is asked for is a forfeit with its reason, in move quality and in every game it plays
-    (lost by it), one line each on stderr, no traceback, exit 0."""
+#: How the test engine misbehaves -> the forfeit it earns.
+MISBEHAVIOUR = {"crash": "died", "hang": "timeout", "garbage": "illegal", "forfeit": "exception"}
+
+
+def test_misbehaving_engines_forfeit_and_the_run_goes_on(solved, tmp_path):
+    """Engines that crash, hang past the move time, answer garbage or give up, at every move:
+    each move measured is a forfeit with its reason, and so is every game such an engine plays
+    (lost by it); forfeits are told on stderr in one line each (naming the agent and the
+    reason), no traceback, exit 0."""
     store = solved("nim", {"heaps": [1, 2]})
-    result, report = validate(store, tmp_path / "report", [
-        engine_spec("--misbehave", kind, move_time="0.5", tries="3"), "random"], "--games", "1")
+    specs = [engine_spec("--misbehave", kind, move_time="0.25", tries="3") for kind in MISBEHAVIOUR]
+    result, report = validate(store, tmp_path / "report", [*specs, "random"], "--games", "1")
     assert_clean_run(result)
-    name = "nimsum-engine 1.0@" + engine_digest(report)
-    quality = report["agents"][name]["move_quality"]
-    assert quality["forfeits"] == {reason: quality["positions"]} and quality["positions"] == 5
-    assert quality["value_kept"] < 1
+    reasons = {engine_name(report, kind): reason for kind, reason in MISBEHAVIOUR.items()}
+    for name, reason in reasons.items():
+        quality = report["agents"][name]["move_quality"]
+        assert quality["forfeits"] == {reason: 5} and quality["positions"] == 5, (name, quality)
+        assert quality["win_kept"] == 0
     for tournament in report["tournaments"]:
         forfeits, games = tournament["forfeits"], tournament["games"]
-        if tournament["first"] == name:  # it forfeits its first move, and the game
-            assert forfeits["first"] == {reason: games} and tournament["second_wins"] == games
-        elif tournament["second"] == name and tournament["start"] == "initial":  # 1,2: it always gets a move
-            assert forfeits["second"] == {reason: games} and tournament["first_wins"] == games
-        elif tournament["second"] == name:  # an opening may end the game before it moves
-            assert set(forfeits["second"]) <= {reason} and tournament["second_wins"] == 0
+        first, second = reasons.get(tournament["first"]), reasons.get(tournament["second"])
+        if first:  # it forfeits its first move, and the game
+            assert forfeits["first"] == {first: games} and tournament["second_wins"] == games, tournament
+            assert forfeits["second"] == {}
+        elif second and tournament["start"] == "initial":  # from 1,2 it always gets a move
+            assert forfeits["second"] == {second: games} and tournament["first_wins"] == games, tournament
+        elif second:  # an opening may end the game before it moves
+            assert set(forfeits["second"]) <= {second} and tournament["second_wins"] == 0, tournament
         else:
             assert forfeits == {"first": {}, "second": {}}
-    lines = [line for line in result.stderr.splitlines() if "forfeit" in line]
-    assert lines and all(name in line and f"({reason})" in line for line in lines[:5])
+    told = [line for line in result.stderr.splitlines() if "forfeit" in line]
+    for name, reason in reasons.items():
+        assert any(name in line and f"({reason})" in line for line in told), (name, result.stderr)
 
 
-def test_an_engine_that_refuses_the_game_is_one_line(solved, tmp_path):
-    """The test engine plays normal Nim only: on a misère store it refuses, and validate says so
-    in one line (exit 2) and writes nothing."""
-    store = solved("nim", {"heaps": [1, 2], "misere": True})
-    result, report = validate(store, tmp_path / "report", [engine_spec(), "random"])
-    assert result.returncode == 2 and report is None and not (tmp_path / "report").exists()
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "normal nim only" in lines[0] and "Traceback" not in result.stderr
-
-
-# --- native agents, from the command line and the Python API ----------------------------------------------
-def test_a_native_callable_seeded_by_rng_plays_the_same_games_again(solved, tmp_path):
-    """`RandomMover(rng)` from a file (native API): two runs give the same report.json, its
-    moves are all legal (no forfeit), and a second seed gives other games."""
-    store = solved("nim", {"heaps": [1, 3, 5, 7]})
-    spec = python_spec(PLAYERS / "native" / "random_mover.py", "RandomMover")
-    runs = []
-    for out, seed in (("a", "0"), ("b", "0"), ("c", "1")):
-        result, report = validate(store, tmp_path / out, [spec, "random"], "--games", "4", "--seed", seed)
-        assert_clean_run(result)
-        assert entry(report, "RandomMover")["move_quality"]["forfeits"] == {}
-        runs.append(report)
-    assert runs[0] == runs[1]
-    assert entry(runs[0], "RandomMover") != entry(runs[2], "RandomMover")
-
-
-def test_objects_are_agents_in_the_python_api(solved, tmp_path):
-    """An object with `choose`, a class taking `rng`, a plain function: validate, match and
-    agent take them where they take specs."""
+def test_objects_are_agents_in_the_python_api(solved, tmp_path, capfd):
+    """A plain function, a class taking `rng` and an object whose `choose` raises: validate,
+    match and agent take them where they take specs. The function is measured exactly; the
+    raising object forfeits every move (exception), told on stderr, and the report is written."""
     sys.path.insert(0, str(PLAYERS / "native"))
     try:
         from random_mover import RandomMover
     finally:
         sys.path.remove(str(PLAYERS / "native"))
-    store_path = solved("nim", {"heaps": [1, 3, 5, 7]})
 
     def nim_sum(position):
         return nim_sum_move(str(position), None)
 
+    class Broken:
+        def choose(self, position):
+            raise RuntimeError("broken on purpose")
+
+    store_path = solved("nim", {"heaps": [1, 3, 5, 7]})
     with retrograde.open_store(store_path) as store:
-        report = retrograde.validate(store, tmp_path / "report", agents=[nim_sum, RandomMover, "random"], games=2)
+        report = retrograde.validate(store, tmp_path / "report", agents=[nim_sum, RandomMover, Broken(), "random"],
+                                     games=1)
         expected = move_quality(measured_positions(store_path), lambda r: nim_sum_move(str(r.position), None))
         assert_quality(report["agents"]["nim_sum"]["move_quality"], expected, "nim_sum")
         assert report["agents"]["RandomMover"]["move_quality"]["forfeits"] == {}
+        assert report["agents"]["Broken"]["move_quality"]["forfeits"] == {"exception": expected["positions"]}
+        assert "RuntimeError: broken on purpose" in capfd.readouterr().err
         first, second = retrograde.match(nim_sum, "random", store=store, games=3)
         assert first["first"] == "nim_sum" and second["second"] == "nim_sum"
         assert second["second_wins"] == 3  # nim-sum 0 at the start: the nim-sum player wins moving second
@@ -281,20 +275,26 @@ def test_objects_are_agents_in_the_python_api(solved, tmp_path):
         assert (move, str(child)) == ("1-1", "0,3,5,6")
 
 
-def test_an_object_that_raises_forfeits_in_the_python_api(solved, tmp_path):
-    """An object raising on every move: each measured position is a forfeit (exception) and
-    the report is written."""
-    class Broken:
-        def choose(self, position):
-            raise RuntimeError("broken on purpose")
+# --- what cannot load or play: one line, nothing written ---------------------------------------------------------
+def assert_refused(cli, store: Path, out: Path, specs: list[str], *needles: str) -> str:
+    """`validate` (in this process) exits 2 with one line on stderr holding every needle, no
+    traceback, and no report folder; returns the line."""
+    code, stdout, stderr = cli("validate", "--store", str(store), "--out", str(out), "--agents", ",".join(specs),
+                               "--quiet")
+    assert code == 2 and not out.exists(), (code, stderr)
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
 
-    with retrograde.open_store(solved("nim", {"heaps": [1, 2]})) as store:
-        report = retrograde.validate(store, tmp_path / "report", agents=[Broken(), "random"], games=1)
-    quality = report["agents"]["Broken"]["move_quality"]
-    assert quality["forfeits"] == {"exception": quality["positions"]} and quality["positions"] == 5
+
+def test_an_engine_that_refuses_the_game_is_one_line(solved, tmp_path, cli):
+    """The test engine plays normal Nim only: on a misère store it refuses, in one line."""
+    assert_refused(cli, solved("nim", {"heaps": [1, 2], "misere": True}), tmp_path / "report",
+                   [engine_spec(), "random"], "normal nim only")
 
 
-# --- code that cannot load: one line, nothing written ---------------------------------------------------------
 BROKEN = {
     "missing": (None, "Greedy", ["no such file"]),
     "no-class": ("def choose(position):\n    return position.moves[0]\n", "Greedy", ["has no 'Greedy'", "choose"]),
@@ -304,19 +304,13 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))
-def test_a_player_that_cannot_load_is_one_line_and_nothing_is_written(solved, tmp_path, case):
-    """A missing file, no such class, a syntax error, a failing import: exit 2, one line on
-    stderr naming the file (and the line where the error is), no report folder."""
+def test_a_player_that_cannot_load_is_one_line_and_nothing_is_written(solved, tmp_path, cli, case):
+    """A missing file, no such class, a syntax error, a failing import: one line naming the
+    file (and the line where the error is), nothing written."""
     source, name, needles = BROKEN[case]
     player = tmp_path / "mine" / "player.py"
     player.parent.mkdir()
     if source is not None:
         player.write_text(source)
-    out = tmp_path / "report"
-    result, report = validate(solved("nim", {"heaps": [1, 2]}), out, [python_spec(player, name), "random"])
-    assert result.returncode == 2 and report is None and not out.exists()
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "player.py" in lines[0], result.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
+    assert_refused(cli, solved("nim", {"heaps": [1, 2]}), tmp_path / "report", [python_spec(player, name), "random"],
+                   "player.py", *needles)

@@ -4,7 +4,7 @@ every other game.
 
     python3 engine.py [--misbehave KIND] [--at N]
 
-KIND (from its N-th `position` on, default 1): crash (exits with status 3), hang (never
+KIND (from its N-th `position` on, default 1; its `id` then names KIND): crash (exits with status 3), hang (never
 answers), garbage (answers a move that is not one), forfeit (gives the move up itself).
 It logs every message it gets on stderr.
 """
@@ -36,7 +36,8 @@ def nim_move(heaps, k):
 def answer(word, rest, state, misbehave, at):
     """The reply to one message (None: no reply)."""
     if word == "retrograde":
-        return "id nimsum-engine 1.0" if rest == "1" else "refuse protocol 1 only"
+        name = "nimsum-engine" + (f"-{misbehave}" if misbehave else "")
+        return f"id {name} 1.0" if rest == "1" else "refuse protocol 1 only"
     if word == "game":
         name, _, params = rest.partition(" ")
         params = json.loads(params or "{}")
