@@ -139,8 +139,8 @@ def test_the_nim_sum_strategy_and_engine_are_measured_exactly(solved, tmp_path, 
         python_spec(PLAYERS / "nim" / "nimsum.py", "optimal", api="course"), engine_spec(),
         python_spec(PLAYERS / "native" / "random_mover.py", "RandomMover"), "random"], "--games", "1")
     assert_clean_run(result)
-    expected = move_quality(measured_positions(store), lambda r: nim_sum_move(str(r.position),
-                                                                                params.get("max_take")))
+    probed = measured_positions(store)
+    expected = move_quality(probed, lambda r: nim_sum_move(str(r.position), params.get("max_take")))
     assert expected["positions"] == report["move_quality_sample"]["positions"]
     assert_quality(entry(report, "optimal")["move_quality"], expected, "optimal")
     assert_quality(report["agents"][engine_name(report)]["move_quality"], expected, "engine")
@@ -211,16 +211,18 @@ def test_an_engine_is_spoken_to_by_the_protocol(solved, tmp_path):
 MISBEHAVIOUR = {"crash": "died", "hang": "timeout", "garbage": "illegal", "forfeit": "exception"}
 
 
-def test_misbehaving_engines_forfeit_and_the_run_goes_on(solved, tmp_path):
-    """Engines that crash, hang past the move time, answer garbage or give up, at every move:
-    each move measured is a forfeit with its reason, and so is every game such an engine plays
-    (lost by it); forfeits are told on stderr in one line each (naming the agent and the
-    reason), no traceback, exit 0."""
+def test_misbehaving_agents_forfeit_and_the_run_goes_on(solved, tmp_path):
+    """Engines that crash, hang past the move time, answer garbage or give up, and a Python agent
+    asking for more memory than its limit, at every move: each move measured is a forfeit with
+    its reason, and so is every game such an agent plays (lost by it); forfeits are told on
+    stderr in one line each (naming the agent and the reason), no traceback, exit 0."""
     store = solved("nim", {"heaps": [1, 2]})
     specs = [engine_spec("--misbehave", kind, move_time="0.25", tries="3") for kind in MISBEHAVIOUR]
-    result, report = validate(store, tmp_path / "report", [*specs, "random"], "--games", "1")
+    hog = python_spec(PLAYERS / "native" / "hog.py", "hog", memory="1024")
+    result, report = validate(store, tmp_path / "report", [*specs, hog, "random"], "--games", "1")
     assert_clean_run(result)
     reasons = {engine_name(report, kind): reason for kind, reason in MISBEHAVIOUR.items()}
+    reasons[next(spec for spec in report["agents"] if spec.startswith("hog@"))] = "memory"
     for name, reason in reasons.items():
         quality = report["agents"][name]["move_quality"]
         assert quality["forfeits"] == {reason: 5} and quality["positions"] == 5, (name, quality)
@@ -242,6 +244,34 @@ def test_misbehaving_engines_forfeit_and_the_run_goes_on(solved, tmp_path):
         assert any(name in line and f"({reason})" in line for line in told), (name, result.stderr)
 
 
+def favourite_move(text: str, heap: int, whole: bool) -> str:
+    """Favourite's move: from heap `heap` (1-based) while it holds objects, else from the first
+    heap holding any; all of them where `whole`, else one."""
+    heaps = [int(h) for h in text.split(",")]
+    i = heap - 1 if heaps[heap - 1] else next(i for i, h in enumerate(heaps) if h)
+    return f"{i + 1}-{heaps[i] if whole else 1}"
+
+
+def test_constructor_keywords_are_python_literals(solved, tmp_path):
+    """`heap=3,whole=True,note=hello` reach the constructor as 3, True and 'hello' (the player
+    refuses other types), the name in the report says them, and two settings are two agents,
+    each measured exactly."""
+    store = solved("nim", {"heaps": [1, 3, 5, 7]})
+    favourite = PLAYERS / "native" / "favourite.py"
+    result, report = validate(store, tmp_path / "report", [
+        python_spec(favourite, "Favourite", heap="3", whole="True", note="hello"),
+        python_spec(favourite, "Favourite", heap="2"), "random"], "--games", "1")
+    assert_clean_run(result)
+    names = [spec for spec in report["agents"] if spec.startswith("Favourite")]
+    assert len(names) == 2 and any("heap=3" in name and "whole=True" in name for name in names), names
+    probed = measured_positions(store)
+    for name in names:
+        heap, whole = (3, True) if "heap=3" in name else (2, False)
+        expected = move_quality(probed, lambda r: favourite_move(str(r.position), heap, whole))
+        assert_quality(report["agents"][name]["move_quality"], expected, name)
+
+
+# --- native agents in the Python API ------------------------------------------------------------------------------
 def test_objects_are_agents_in_the_python_api(solved, tmp_path, capfd):
     """A plain function, a class taking `rng` and an object whose `choose` raises: validate,
     match and agent take them where they take specs. The function is measured exactly; the
