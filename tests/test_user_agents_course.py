@@ -231,8 +231,8 @@ def test_misbehaving_quixo_players_forfeit_and_the_run_goes_on(solved, tmp_path)
 
 
 def test_a_player_past_the_move_time_forfeits_by_timeout(solved, tmp_path):
-    """A player that sleeps: with --move-time 0.5 each game it plays is lost by a forfeit
-    (timeout), in either seat; the match ends, exit 0, no traceback."""
+    """A player that sleeps: with --move-time 0.5 each game it plays from the empty board is lost
+    by a forfeit (timeout), in either seat, told in one line each; exit 0, no traceback."""
     store = solved("quixo", QUIXO3)
     sleeper = python_spec(PLAYERS / "quixo" / "sleeper.py", "Sleeper", api="course")
     result = run_cli("match", sleeper, "random", "--store", str(store), "--games", "1", "--move-time", "0.5",
@@ -240,9 +240,10 @@ def test_a_player_past_the_move_time_forfeits_by_timeout(solved, tmp_path):
     assert_clean_run(result)
     document = json.loads(result.stdout)
     first, second = document["tournaments"] if isinstance(document, dict) else document
-    assert first["forfeits"]["first"] == {"timeout": 1} and first["second_wins"] == 1
-    assert second["forfeits"]["second"] in ({"timeout": 1}, {})  # an opening may leave it no move
-    assert "forfeits (timeout)" in result.stderr
+    assert first["forfeits"] == {"first": {"timeout": 1}, "second": {}} and first["second_wins"] == 1
+    assert second["forfeits"] == {"first": {}, "second": {"timeout": 1}} and second["first_wins"] == 1
+    told = [line for line in result.stderr.splitlines() if "forfeits (timeout)" in line]
+    assert len(told) == 2 and all(line.startswith("agent 'Sleeper@") for line in told), result.stderr
 
 
 def test_a_private_copy_without_alias_is_one_line(solved, tmp_path, cli):
