@@ -16,6 +16,7 @@ import sys
 from functools import reduce
 from operator import xor
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -43,11 +44,11 @@ def engine_spec(*arguments: str, **options) -> str:
     return ",".join([f"engine:command=({command})", *(f"{key}={value}" for key, value in options.items())])
 
 
-def validate(store: Path, out: Path, specs: list[str], *options: str, cwd: Path | None = None):
+def validate(store: Path, out: Path, specs: list[str], *options: str):
     """Run `retrograde validate` on `store` with the agents `specs` (no progress lines): the
     completed process and report.json (None where it wrote none)."""
     result = run_cli("validate", "--store", str(store), "--out", str(out), "--agents", ",".join(specs), "--quiet",
-                     *options, cwd=cwd)
+                     *options)
     report_file = out / "report.json"
     return result, json.loads(report_file.read_text()) if report_file.exists() else None
 
@@ -81,29 +82,46 @@ def measured_positions(store: Path, positions: int | None = None, seed: int = 0)
     return probed
 
 
+class Measured(NamedTuple):
+    """One measured position: its value and remoteness, what the chosen move achieves (the
+    mover's view, plies from the position), and how many positions it stands for."""
+
+    value: str
+    remoteness: int
+    chosen: str
+    chosen_remoteness: int
+    weight: float
+
+    @property
+    def kept(self) -> bool:
+        return self.chosen == self.value
+
+
 def move_quality(probed: list[tuple], choose) -> dict:
-    """The `move_quality` figures of a player choosing `choose(ProbeResult) -> move text`."""
+    """The `move_quality` figures of a player choosing `choose(ProbeResult) -> move text`: the
+    shares weighted by the positions each measured one stands for, the counts not."""
     rows = []
     for result, weight in probed:
         chosen = next(move for move in result.moves if move.move == choose(result))
-        rows.append((result.value, result.remoteness or 0, chosen.value, chosen.remoteness or 0, weight))
+        rows.append(Measured(result.value, result.remoteness or 0, chosen.value, chosen.remoteness or 0, weight))
 
-    def share(hit, rows):
-        total = sum(r[4] for r in rows)
-        return sum(r[4] for r in rows if hit(r)) / total if rows and total else None
+    def share(rows, hit=Measured.kept.fget):
+        total = sum(row.weight for row in rows)
+        return sum(row.weight for row in rows if hit(row)) / total if total else None
 
-    def mean(value, rows):
-        total = sum(r[4] for r in rows)
-        return sum(r[4] * value(r) for r in rows) / total if rows and total else None
+    def mean(rows, value):
+        total = sum(row.weight for row in rows)
+        return sum(row.weight * value(row) for row in rows) / total if total else None
 
-    won, drawn, lost = ([r for r in rows if r[0] == value] for value in ("win", "draw", "loss"))
-    kept = lambda r: r[2] == r[0]  # noqa: E731
+    won, drawn, lost = ([row for row in rows if row.value == value] for value in ("win", "draw", "loss"))
     return {"positions": len(rows), "won": len(won), "drawn": len(drawn), "lost": len(lost),
-            "win_to_draw": sum(r[2] == "draw" for r in won), "win_to_loss": sum(r[2] == "loss" for r in won),
-            "draw_to_loss": sum(r[2] == "loss" for r in drawn), "value_kept": share(kept, rows),
-            "win_kept": share(kept, won), "draw_kept": share(kept, drawn),
-            "mean_remoteness_lost": mean(lambda r: r[3] - r[1], [r for r in won if kept(r)]),
-            "mean_loss_shortfall": mean(lambda r: r[1] - r[3], lost)}
+            "win_to_draw": sum(row.chosen == "draw" for row in won),
+            "win_to_loss": sum(row.chosen == "loss" for row in won),
+            "draw_to_loss": sum(row.chosen == "loss" for row in drawn),
+            "value_kept": share(rows), "win_kept": share(won), "draw_kept": share(drawn),
+            "mean_remoteness_lost": mean([row for row in won if row.kept],
+                                         lambda row: row.chosen_remoteness - row.remoteness),
+            "mean_loss_shortfall": mean(lost, lambda row: row.remoteness - row.chosen_remoteness)}
 
 
 def assert_quality(got: dict, expected: dict, who: str) -> None:
