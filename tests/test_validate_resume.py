@@ -6,6 +6,7 @@ test SIGKILLs the command with a user's (slow) agent mid-run and reruns it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import pickle
@@ -22,7 +23,7 @@ from retrograde.errors import StoreError
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.pipeline.graph import Task
 from retrograde.validation import validate
-from retrograde.validation.resume import FOLDER, IDENTITY, MISSING, ResumingExecutor, TaskResults
+from retrograde.validation.resume import FOLDER, IDENTITY, LOG, MISSING, ResumingExecutor, TaskResults
 
 
 class Game(NamedTuple):
@@ -45,21 +46,29 @@ def square(worker, x: int) -> int:
 
 
 def kept_keys(out: Path) -> set[str]:
-    return {path.stem for path in (out / FOLDER).glob("*.json")} - {Path(IDENTITY).stem}
+    """The keys of the log's lines."""
+    log = out / FOLDER / LOG
+    return {line.split(b" ")[0].decode() for line in log.read_bytes().splitlines()} if log.exists() else set()
+
+
+def line(key: str, body: bytes) -> bytes:
+    """A line of the log: the key, the digest of the JSON, the JSON."""
+    return b"%s %s %s\n" % (key.encode(), hashlib.blake2b(body, digest_size=16).hexdigest().encode(), body)
 
 
 # --- the results folder ---------------------------------------------------------------------
 def test_results_come_back_as_they_went(tmp_path):
     """Arrays keep dtype, shape and values; numpy scalars, tuples, dicts with number keys and the
-    named record classes keep their types; and the file is JSON (no pickle)."""
+    named record classes keep their types; and the log's line holds JSON (no pickle)."""
     result = {"playable": np.array([True, False, True]), "outcome": np.array([-1, 0, 1], dtype=np.int8),
               "grid": np.arange(6, dtype=np.uint16).reshape(2, 3), "empty": np.zeros(0, dtype=np.int64),
               "seconds": 0.1 + 0.2, "inf": math.inf, "count": np.int64(7), "share": np.float32(0.25),
               3: ("a", 1, None, True), "records": [Game("win", 5), Game("loss", 2, Reason(1, "timeout"))],
               "nested": [[1, 2], {"x": (1.5,)}]}
     TaskResults(tmp_path, {"run": 1}, RECORDS).keep(Task("quality-0", square), result)
-    text = (tmp_path / FOLDER / "quality-0.json").read_text()
-    json.loads(text)  # plain JSON
+    key, digest, body = (tmp_path / FOLDER / LOG).read_bytes().split(b" ", 2)
+    assert key == b"quality-0" and body.endswith(b"\n") and line("quality-0", body[:-1]) == b" ".join((key, digest, body))
+    json.loads(body)  # plain JSON
     back = TaskResults(tmp_path, {"run": 1}, RECORDS).load(Task("quality-0", square))
     assert list(back) == list(result)
     for key in ("playable", "outcome", "grid", "empty"):
@@ -85,12 +94,27 @@ def test_results_come_back_as_they_went(tmp_path):
     b'[' * 100000,
     b'{"trunc',
 ])
-def test_a_file_that_is_not_a_kept_result_is_missing(tmp_path, content):
-    """Whatever a report folder holds, loading it makes no object but the named records' and
-    raises nothing: the task runs again."""
-    results = TaskResults(tmp_path, {"run": 1}, RECORDS)
-    (tmp_path / FOLDER / "games-0-0.json").write_bytes(content)
-    assert results.load(Task("games-0-0", square)) is MISSING
+def test_a_line_that_is_not_a_kept_result_is_missing(tmp_path, content):
+    """Whatever a report folder's log holds, loading it makes no object but the named records'
+    and raises nothing: the task runs again."""
+    TaskResults(tmp_path, {"run": 1}, RECORDS)
+    (tmp_path / FOLDER / LOG).write_bytes(line("games-0-0", content))
+    assert TaskResults(tmp_path, {"run": 1}, RECORDS).load(Task("games-0-0", square)) is MISSING
+
+
+def test_lines_cut_short_or_damaged_are_missing_and_the_others_kept(tmp_path):
+    """A line whose digest fails is missing; one cut short at the end is cut off, so that the next
+    result kept starts a line of its own."""
+    TaskResults(tmp_path, {"run": 1})
+    log = tmp_path / FOLDER / LOG
+    log.write_bytes(line("quality-0", b"1") + line("quality-1", b"2").replace(b" 2", b" 3")
+                    + line("quality-2", b"[4]") + line("quality-3", b"[9]")[:-3])
+    results = TaskResults(tmp_path, {"run": 1})
+    assert [results.load(Task(f"quality-{k}", square)) for k in range(4)] == [1, MISSING, [4], MISSING]
+    results.keep(Task("quality-3", square), [9])
+    again = TaskResults(tmp_path, {"run": 1})
+    assert [again.load(Task(f"quality-{k}", square)) for k in range(4)] == [1, MISSING, [4], [9]]
+    assert log.read_bytes().endswith(line("quality-2", b"[4]") + line("quality-3", b"[9]"))
 
 
 def test_a_result_of_another_type_is_not_kept(tmp_path):
@@ -108,11 +132,11 @@ def test_a_result_of_another_type_is_not_kept(tmp_path):
 def test_another_run_clears_the_folder_and_the_same_run_keeps_it(tmp_path):
     first = TaskResults(tmp_path, {"seed": 1, "agents": ["random"]})
     first.keep(Task("quality-0", square), 4)
-    (tmp_path / FOLDER / "stray.json.1234.partial").write_text("half")
     assert TaskResults(tmp_path, {"agents": ["random"], "seed": 1}).load(Task("quality-0", square)) == 4
     other = TaskResults(tmp_path, {"seed": 2, "agents": ["random"]})
     assert other.load(Task("quality-0", square)) is MISSING
-    assert sorted(path.name for path in (tmp_path / FOLDER).iterdir()) == [IDENTITY]
+    assert sorted(path.name for path in (tmp_path / FOLDER).iterdir()) == [IDENTITY, LOG]
+    assert kept_keys(tmp_path) == set()
     assert TaskResults(tmp_path, {"seed": 1, "agents": ["random"]}).load(Task("quality-0", square)) is MISSING
     other.remove()
     assert not (tmp_path / FOLDER).exists() and tmp_path.is_dir()
@@ -125,6 +149,20 @@ def test_a_link_for_the_folder_is_refused(tmp_path):
     with pytest.raises(StoreError, match="symbolic link"):
         TaskResults(tmp_path / "out", {"run": 1})
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_a_log_that_is_a_link_is_cleared_not_followed(tmp_path):
+    target = tmp_path / "elsewhere.log"
+    target.write_bytes(line("quality-0", b"5"))
+    TaskResults(tmp_path / "out", {"run": 1})
+    log = tmp_path / "out" / FOLDER / LOG
+    log.unlink()
+    log.symlink_to(target)
+    results = TaskResults(tmp_path / "out", {"run": 1})
+    assert results.load(Task("quality-0", square)) is MISSING
+    results.keep(Task("quality-1", square), 6)
+    assert not log.is_symlink() and kept_keys(tmp_path / "out") == {"quality-1"}
+    assert target.read_bytes() == line("quality-0", b"5")
 
 
 # --- the executor ---------------------------------------------------------------------------
