@@ -44,11 +44,11 @@ def engine_spec(*arguments: str, **options) -> str:
     return ",".join([f"engine:command=({command})", *(f"{key}={value}" for key, value in options.items())])
 
 
-def validate(store: Path, out: Path, specs: list[str], *options: str):
-    """Run `retrograde validate` on `store` with the agents `specs` (no progress lines): the
-    completed process and report.json (None where it wrote none)."""
+def validate(store: Path, out: Path, specs: list[str], *options: str, cwd: Path | None = None):
+    """Run `retrograde validate` on `store` with the agents `specs` (no progress lines), in
+    folder `cwd`: the completed process and report.json (None where it wrote none)."""
     result = run_cli("validate", "--store", str(store), "--out", str(out), "--agents", ",".join(specs), "--quiet",
-                     *options)
+                     *options, cwd=cwd)
     report_file = out / "report.json"
     return result, json.loads(report_file.read_text()) if report_file.exists() else None
 
@@ -273,12 +273,12 @@ def favourite_move(text: str, heap: int, whole: bool) -> str:
 def test_constructor_keywords_are_python_literals(solved, tmp_path):
     """`heap=3,whole=True,note=hello` reach the constructor as 3, True and 'hello' (the player
     refuses other types), the name in the report says them, and two settings are two agents,
-    each measured exactly."""
+    each measured exactly; the second is named as a module (`python:module=native.favourite`,
+    found on the path of the folder validate runs in)."""
     store = solved("nim", {"heaps": [1, 3, 5, 7]})
-    favourite = PLAYERS / "native" / "favourite.py"
     result, report = validate(store, tmp_path / "report", [
-        python_spec(favourite, "Favourite", heap="3", whole="True", note="hello"),
-        python_spec(favourite, "Favourite", heap="2"), "random"], "--games", "1")
+        python_spec(PLAYERS / "native" / "favourite.py", "Favourite", heap="3", whole="True", note="hello"),
+        "python:module=native.favourite,name=Favourite,heap=2", "random"], "--games", "1", cwd=PLAYERS)
     assert_clean_run(result)
     names = [spec for spec in report["agents"] if spec.startswith("Favourite")]
     assert len(names) == 2 and any("heap=3" in name and "whole=True" in name for name in names), names

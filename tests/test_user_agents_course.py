@@ -72,6 +72,7 @@ def score(child, mover: str) -> int:
 
 
 def mover_of(result) -> str:
+    """The side to move (x or o) at a probed position."""
     return str(result.position).split(" ")[1]
 
 
@@ -140,7 +141,7 @@ def pickled_table(preferences) -> bytes:
 
 # --- Quixo: the deterministic players, measured exactly ------------------------------------------------------
 def test_quixo_course_players_are_measured_exactly(solved, tmp_path):
-    """On 4x4 boards of 15 and 16 cubes (a sample of 147 positions, draws among them): the
+    """On 4x4 boards of 15 and 16 cubes (a sample of over 100 positions, draws among them): the
     greedy player, the same greedy trying its moves on its own subclass of Game, told its seat by
     a constructor keyword, importing the course's code as `quixo_course` (alias=), and the table
     player reading a pickled table of game.Move; a player whose helper module is also called
