@@ -66,8 +66,9 @@ def test_results_come_back_as_they_went(tmp_path):
               3: ("a", 1, None, True), "records": [Game("win", 5), Game("loss", 2, Reason(1, "timeout"))],
               "nested": [[1, 2], {"x": (1.5,)}]}
     TaskResults(tmp_path, {"run": 1}, RECORDS).keep(Task("quality-0", square), result)
-    key, digest, body = (tmp_path / FOLDER / LOG).read_bytes().split(b" ", 2)
-    assert key == b"quality-0" and body.endswith(b"\n") and line("quality-0", body[:-1]) == b" ".join((key, digest, body))
+    written = (tmp_path / FOLDER / LOG).read_bytes()
+    body = written.split(b" ", 2)[2][:-1]
+    assert written == line("quality-0", body)
     json.loads(body)  # plain JSON
     back = TaskResults(tmp_path, {"run": 1}, RECORDS).load(Task("quality-0", square))
     assert list(back) == list(result)
@@ -252,6 +253,28 @@ def test_a_stopped_validate_reruns_only_its_unfinished_tasks_to_the_same_bytes(o
     other = Recording()
     validate(store, out, "minimax:depth=2,random", executor=other, **{**VALIDATION, "seed": 4})
     assert sorted(other.ran) == sorted(whole.ran)  # another seed: nothing reused
+
+
+def test_the_identity_of_a_run_holds_no_path_and_what_decides_results(tmp_path, open_solved):
+    """The same agent's file elsewhere is the same run; its code changed, or its move time, is
+    another (the limits decide forfeits, and stream names leave them out)."""
+    from retrograde.games import make_game
+    from retrograde.validation.audit import check_agents, results_identity
+
+    store, game = open_solved("tictactoe"), make_game("tictactoe")
+    for folder, code in (("a", SLOW_AGENT), ("b", SLOW_AGENT), ("c", SLOW_AGENT.replace("0.002", "0.003"))):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "slow.py").write_text(code)
+
+    def identity(folder: str, extra: str = "") -> dict:
+        agents = check_agents(f"python:file={tmp_path / folder / 'slow.py'},name=Slow{extra},random", game, store)
+        return results_identity(game, store, agents, tiers=None, games=2, positions=600, seed=1, max_plies=9,
+                                openings=True)
+
+    assert identity("a") == identity("b")
+    assert str(tmp_path) not in json.dumps(identity("a"))
+    assert identity("c") != identity("a")
+    assert identity("a", ",move_time=5") != identity("a")
 
 
 SLOW_AGENT = '''import time

@@ -33,6 +33,9 @@ DEFAULT_AGENTS = ("lookup", "random", "greedy", "expert", "rules", "minimax:dept
 RESULT_RECORDS = (tournament.Played, Forfeited)
 #: The names of users' own agents: a Python file or module, an engine, an object from the API.
 USER_AGENTS = ("python", "engine", "object")
+#: The options of users' agents that decide their forfeits (`agents.user.agents.LIMITS`), which
+#: their stream names leave out.
+USER_LIMITS = ("move_time", "tries", "memory")
 #: Set beside users' own agents when no other agent is named, in this order: those that can play the game.
 BASELINES = ("lookup", "minimax:depth=2", "minimax:depth=3", "mcts", "random")
 
@@ -283,9 +286,12 @@ def results_identity(game: Game, store: Store | None, agents: Sequence[ResolvedA
                      openings: bool) -> dict[str, Any]:
     """Everything that decides a validation's task results, and no path (a store or an agent's file
     moved is the same run): the game, the store's plan digest, the agents' stream names in order
-    (an agent's file by its content), the counts, the seed and retrograde's version."""
+    (an agent's file by its content) with the limits of users' agents, the counts, the seed and
+    retrograde's version."""
     return {"game": game.name, "params": game.params, "plan": store.plan_digest if store is not None else None,
-            "agents": [agent.stream for agent in agents], "tiers": list(tiers) if tiers is not None else None,
+            "agents": [[agent.stream, {name: value for name, value in agent.values if name in USER_LIMITS}]
+                       for agent in agents],
+            "tiers": list(tiers) if tiers is not None else None,
             "games": games, "positions": positions, "seed": seed, "max_plies": max_plies, "openings": openings,
             "version": __version__}
 

@@ -123,7 +123,7 @@ def decode(data: Any, records: Mapping[str, type]) -> Any:
 
 
 def body_digest(body: bytes) -> str:
-    """The digest a result's file starts with: of the JSON that follows it."""
+    """The digest on a result's line of the log: of its JSON."""
     return hashlib.blake2b(body, digest_size=16).hexdigest()
 
 
