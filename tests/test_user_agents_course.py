@@ -167,8 +167,9 @@ def test_quixo_course_players_are_measured_exactly(solved, tmp_path):
     probed = measured_positions(store, 100)
     assert 100 < len(probed) == report["move_quality_sample"]["positions"]
     assert any(r.value == "draw" for r, _ in probed)
+    expected = {choose: move_quality(probed, choose) for _, choose in players.values()}
     for name, (_, choose) in players.items():
-        assert_quality(entry(report, name)["move_quality"], move_quality(probed, choose), name)
+        assert_quality(entry(report, name)["move_quality"], expected[choose], name)
     assert len({json.dumps(entry(report, name)["move_quality"]["value_kept"]) for name in players}) > 1
     for tournament in report["tournaments"]:
         assert tournament["forfeits"] == {"first": {}, "second": {}}, tournament

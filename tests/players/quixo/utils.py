@@ -18,19 +18,24 @@ def candidates(size):
 
 
 def lines(board):
-    """The rows, columns and both diagonals of a square board."""
-    return [*board, *board.T, board.diagonal(), board[:, ::-1].diagonal()]
+    """The rows, columns and both diagonals of a square board, as lists."""
+    rows = board.tolist()
+    size = len(rows)
+    return [*rows, *map(list, zip(*rows)), [rows[i][i] for i in range(size)],
+            [rows[i][size - 1 - i] for i in range(size)]]
 
 
 def score(board, mover):
     """The board after `mover`'s move, from its side: -WIN where it holds the opponent's line
     (the mover loses even with a line of its own), WIN where it holds the mover's, else the
     most of the mover's cubes in one line."""
-    if any((line == 1 - mover).all() for line in lines(board)):
+    counts = [(line.count(mover), line.count(1 - mover)) for line in lines(board)]
+    size = len(board)
+    if any(theirs == size for _, theirs in counts):
         return -WIN
-    if any((line == mover).all() for line in lines(board)):
+    if any(mine == size for mine, _ in counts):
         return WIN
-    return max(int((line == mover).sum()) for line in lines(board))
+    return max(mine for mine, _ in counts)
 
 
 def after_course_move(game, from_pos, slide, player):
@@ -46,6 +51,9 @@ def greedy_choice(game, mover, play=after_course_move):
     best, best_score = None, None
     for from_pos, slide in candidates(game.get_board().shape[0]):
         board = play(game, from_pos, slide, mover)
-        if board is not None and (best_score is None or score(board, mover) > best_score):
-            best, best_score = (from_pos, slide), score(board, mover)
+        if board is None:
+            continue
+        value = score(board, mover)
+        if best_score is None or value > best_score:
+            best, best_score = (from_pos, slide), value
     return best
