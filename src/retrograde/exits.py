@@ -38,7 +38,8 @@ def fail(message: str, code: int) -> None:
 
 #: What a stopped command leaves behind, by command name (others only stop).
 AFTER_STOP = {"solve": "rerun the same command to resume", "run": "rerun the same command to resume",
-              "train": "rerun the same command to resume", "verify": "verify keeps no progress: rerun it to check again"}
+              "train": "rerun the same command to resume", "validate": "rerun the same command to resume",
+              "verify": "verify keeps no progress: rerun it to check again"}
 
 
 class Interrupted(BaseException):

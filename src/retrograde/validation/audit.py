@@ -287,9 +287,11 @@ def results_identity(game: Game, store: Store | None, agents: Sequence[ResolvedA
     """Everything that decides a validation's task results, and no path (a store or an agent's file
     moved is the same run): the game, the store's plan digest, the agents' stream names in order
     (an agent's file by its content) with the limits of users' agents, the counts, the seed and
-    retrograde's version."""
+    retrograde's version. An object given to the Python API is known by its class's source alone,
+    not by how it was made: it gets a token of this run alone, so that no rerun takes its results."""
     return {"game": game.name, "params": game.params, "plan": store.plan_digest if store is not None else None,
             "agents": [[agent.stream, {name: value for name, value in agent.values if name in USER_LIMITS}]
+                       + ([os.urandom(16).hex()] if agent.name == "object" else [])
                        for agent in agents],
             "tiers": list(tiers) if tiers is not None else None,
             "games": games, "positions": positions, "seed": seed, "max_plies": max_plies, "openings": openings,
