@@ -195,15 +195,16 @@ def test_the_seat_keyword_is_the_course_player_index(solved):
 def test_misbehaving_quixo_players_forfeit_and_the_run_goes_on(solved, tmp_path):
     """On the 74 positions of 3x3 boards of 8 and 9 cubes: the depth-2 minimax (deep copies and
     `_Game__move`) measured exactly; a player raising at its third move, one answering only
-    illegal moves and one printing at every move. Forfeits are counted by reason (exception
-    where it raised, illegal at every position), the run ends with exit 0 and one line per
-    forfeit on stderr, no traceback; what the printer prints is in its log, not on our stdout;
+    illegal moves, one answering 5x5 coordinates and one printing at every move. Forfeits are
+    counted by reason (exception where it raised, illegal at every position: the 5x5 player is
+    told so), the run ends with exit 0 and one line per forfeit on stderr, no traceback; what the printer prints is in its log, not on our stdout;
     the random player relying on retries plays every move."""
     store = solved("quixo", QUIXO3)
     quixo = PLAYERS / "quixo"
     specs = [python_spec(quixo / "minimax.py", "Minimax", api="course"),
              python_spec(quixo / "raises_third.py", "RaisesOnThird", api="course"),
              python_spec(quixo / "illegal.py", "Inner", api="course"),
+             python_spec(quixo / "five_by_five.py", "FiveByFive", api="course"),
              python_spec(quixo / "chatty.py", "Chatty", api="course"),
              python_spec(quixo / "random_player.py", "RandomPlayer", api="course"), "random"]
     out = tmp_path / "report"
@@ -214,8 +215,9 @@ def test_misbehaving_quixo_players_forfeit_and_the_run_goes_on(solved, tmp_path)
     assert_quality(entry(report, "Minimax")["move_quality"], move_quality(probed, minimax_move), "Minimax")
     raiser = entry(report, "RaisesOnThird")["move_quality"]["forfeits"]
     assert set(raiser) == {"exception"} and raiser["exception"] >= 1
-    inner = entry(report, "Inner")["move_quality"]
-    assert inner["forfeits"] == {"illegal": 74} and inner["win_kept"] == 0
+    for name in ("Inner", "FiveByFive"):
+        illegal = entry(report, name)["move_quality"]
+        assert illegal["forfeits"] == {"illegal": 74} and illegal["win_kept"] == 0, (name, illegal)
     assert entry(report, "RandomPlayer")["move_quality"]["forfeits"] == {}
     assert entry(report, "Chatty")["move_quality"]["forfeits"] == {}
     inner_name = next(spec for spec in report["agents"] if spec.startswith("Inner@"))
@@ -226,6 +228,7 @@ def test_misbehaving_quixo_players_forfeit_and_the_run_goes_on(solved, tmp_path)
     stderr = result.stderr.splitlines()
     assert any("forfeits (illegal)" in line and inner_name in line for line in stderr), result.stderr
     assert any("forfeits (exception)" in line and "ValueError" in line and "no idea" in line for line in stderr)
+    assert any(line.startswith("agent 'FiveByFive@") and "5x5 coordinates" in line for line in stderr), result.stderr
     assert "chatty" not in result.stdout + result.stderr
     (log,) = (out / "logs").glob("Chatty*.log")
     text = log.read_text()
