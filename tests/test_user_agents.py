@@ -176,19 +176,20 @@ def engine_name(report: dict, kind: str | None = None) -> str:
 
 def test_copies_of_a_player_in_other_folders_give_the_same_report(solved, tmp_path):
     """The random lab strategy and the native `RandomMover(rng)`, copied into two folders and
-    measured from each: report.json is the same bytes (an agent is known, and its random streams
-    seeded, by its code, not its path; the host seeds `random` for the lab's strategy), and no path
-    is written in it. Neither forfeits a move (their answers are legal)."""
+    measured from each, the second time on two local worker processes (each with its own host
+    processes): report.json is the same bytes (an agent is known, and its random streams seeded,
+    by its code, not its path nor the process it runs in; the host seeds `random` for the lab's
+    strategy), and no path is written in it. Neither forfeits a move (their answers are legal)."""
     store = solved("nim", {"heaps": [1, 3, 5, 7]})
     reports = []
-    for folder in ("one", "two/deeper"):
+    for folder, workers in (("one", "0"), ("two/deeper", "2")):
         copies = tmp_path / folder
         copies.mkdir(parents=True)
         for player in (PLAYERS / "nim" / "random_strategy.py", PLAYERS / "native" / "random_mover.py"):
             shutil.copy(player, copies)
         result, report = validate(store, copies / "report", [
             python_spec(copies / "random_strategy.py", "pure_random", api="course"),
-            python_spec(copies / "random_mover.py", "RandomMover"), "random"], "--games", "2")
+            python_spec(copies / "random_mover.py", "RandomMover"), "random"], "--games", "2", "--workers", workers)
         assert_clean_run(result)
         for name in ("pure_random", "RandomMover"):
             assert entry(report, name)["move_quality"]["forfeits"] == {}
