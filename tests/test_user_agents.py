@@ -61,6 +61,13 @@ def entry(report: dict, name: str) -> dict:
     return report["agents"][found[0]]
 
 
+def engine_name(report: dict, kind: str | None = None) -> str:
+    """The test engine's name in `report` (`id` and digest; a misbehaving one names its KIND)."""
+    prefix = "nimsum-engine" + (f"-{kind}" if kind else "") + " 1.0@"
+    (name,) = [spec for spec in report["agents"] if spec.startswith(prefix)]
+    return name
+
+
 def assert_clean_run(result) -> None:
     """The run finished (exit 0) and no traceback came out."""
     assert result.returncode == 0, result.stderr
@@ -165,13 +172,6 @@ def test_the_nim_sum_strategy_and_engine_are_measured_exactly(solved, tmp_path, 
     assert entry(report, "RandomMover")["move_quality"]["forfeits"] == {}
     for tournament in report["tournaments"]:
         assert tournament["forfeits"] == {"first": {}, "second": {}}
-
-
-def engine_name(report: dict, kind: str | None = None) -> str:
-    """The test engine's name in `report` (`id` and digest; a misbehaving one names its KIND)."""
-    prefix = "nimsum-engine" + (f"-{kind}" if kind else "") + " 1.0@"
-    (name,) = [spec for spec in report["agents"] if spec.startswith(prefix)]
-    return name
 
 
 def test_copies_of_a_player_in_other_folders_give_the_same_report(solved, tmp_path):
