@@ -104,9 +104,9 @@ def tournament_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
     return head, rows
 
 
-def tournament_matrix(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The row agent's score against the column agent over all their games (both seats, every
-    start): (wins + draws/2) / games, with wins-draws-losses; capped games count as draws."""
+def _totals(report: dict[str, Any]) -> dict[tuple[str, str], list[int]]:
+    """[wins, draws, losses] of each agent against each agent over all their games (both seats,
+    every start; capped games count as draws)."""
     specs = list(report["agents"])
     totals = {(a, b): [0, 0, 0] for a in specs for b in specs}
     for t in report["tournaments"]:
@@ -115,14 +115,21 @@ def tournament_matrix(report: dict[str, Any]) -> tuple[list[str], list[list[str]
                                            ((b, a), (t["second_wins"], t["draws"], t["first_wins"]))):
             if a != b or key == (a, b):  # an agent against itself: its games once
                 totals[key] = [x + y for x, y in zip(totals[key], (wins, draws, losses))]
-    rows = []
-    for a in specs:
-        cells = []
-        for b in specs:
-            wins, draws, losses = totals[(a, b)]
-            n = wins + draws + losses
-            cells.append("–" if a == b or not n else f"{100 * (wins + draws / 2) / n:.0f}% {wins}-{draws}-{losses}")
-        rows.append([_short(report, a), *cells])
+    return totals
+
+
+def _score(wins: int, draws: int, losses: int) -> str:
+    """(wins + draws/2) / games with wins-draws-losses: "55% 10-3-7"."""
+    return f"{100 * (wins + draws / 2) / (wins + draws + losses):.0f}% {wins}-{draws}-{losses}"
+
+
+def tournament_matrix(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The row agent's score against the column agent over all their games (both seats, every
+    start), with wins-draws-losses; capped games count as draws."""
+    specs = list(report["agents"])
+    totals = _totals(report)
+    rows = [[_short(report, a), *("–" if a == b or not sum(totals[a, b]) else _score(*totals[a, b]) for b in specs)]
+            for a in specs]
     return ["row vs column", *(_short(report, b) for b in specs)], rows
 
 
@@ -214,35 +221,25 @@ def _errs(report: dict[str, Any], spec: str) -> str:
 
 
 def _games(report: dict[str, Any], spec: str) -> list[list[str]]:
-    """The agent's games against each other agent (both seats, every start; capped games as
-    draws) and the pair Elo of each of its pairings where it moved first."""
+    """The agent's score against each other agent (`tournament_matrix`'s) and the pair Elo of
+    each of its pairings where it moved first."""
+    totals = _totals(report)
     rows = []
     for other in report["agents"]:
-        if other == spec:
+        if other == spec or not sum(totals[spec, other]):
             continue
-        wins = draws = losses = 0
-        elo = []
-        for t in report["tournaments"]:
-            if (t["first"], t["second"]) == (spec, other):
-                wins, draws, losses = wins + t["first_wins"], draws + t["draws"], losses + t["second_wins"]
-                if t.get("elo") is not None:
-                    elo.append(f"{summary.elo_interval(t['elo'], t['elo_ci95'])} moving first from {t['start']}")
-            elif (t["first"], t["second"]) == (other, spec):
-                wins, draws, losses = wins + t["second_wins"], draws + t["draws"], losses + t["first_wins"]
-        games = wins + draws + losses
-        if games:
-            score = f"{100 * (wins + draws / 2) / games:.0f}% {wins}-{draws}-{losses}"
-            rows.append([f"against {_short(report, other)}", "; ".join([score, *(f"pair Elo {e}" for e in elo)])])
+        elo = [f"pair Elo {summary.elo_interval(t['elo'], t['elo_ci95'])} moving first from {t['start']}"
+               for t in report["tournaments"] if (t["first"], t["second"]) == (spec, other) and t.get("elo") is not None]
+        rows.append([f"against {_short(report, other)}", "; ".join([_score(*totals[spec, other]), *elo])])
     return rows
 
 
 def agent_table(report: dict[str, Any], spec: str) -> tuple[list[str], list[list[str]]]:
     """One agent's figures, as its author wants them: value kept with its interval, remoteness
     given away, where it errs, forfeits, rating and games against each other agent."""
-    entry = report["agents"][spec]
-    q = entry["move_quality"]
+    q = report["agents"][spec]["move_quality"]
     interval = f" {_interval(q['value_kept_ci95'])}" if q.get("value_kept_ci95") else ""
-    rating = entry.get("rating") or report["ratings"]["agents"].get(spec)
+    rating = report["ratings"]["agents"].get(spec)
     rows = [["spec", spec],
             ["value kept", f"{summary.percent(q['value_kept'])}{interval}"],
             ["moves measured", f"{q['positions']:,} (its moves per second are in {TIMINGS})"],
