@@ -158,3 +158,24 @@ def test_the_trained_finding_names_who_beats_the_best_baseline():
     assert _trained(report, {spec: spec for spec in kept}, {spec: spec for spec in kept}) == (
         "Trained agents (value kept, rating): ga 80.0%, +120; rl 50.0%, -10: ga above the best baseline "
         "(best baseline greedy 60.0%, +40; floor random 30.0%, -150).")
+
+
+def test_an_agents_own_section_gives_its_interval_forfeits_and_games():
+    """validation/report.py: greedy's section in the hand-made report: value kept with its
+    interval, where it errs (2 cubes: 70%, then 1 cube: 95%), its forfeits in move quality and
+    in games (3 moving first against lookup, 2 moving second), and its score against lookup over
+    both seats: 1 win, 2+4 draws, 7+6 losses of 20 games = (1 + 3) / 20 = 20%."""
+    report = _report()
+    report["agents"]["greedy"]["move_quality"] |= {"value_kept_ci95": [0.712, 0.866], "forfeits": {"timeout": 4}}
+    report["tournaments"][0]["forfeits"] = {"first": {}, "second": {"died": 2}}
+    report["tournaments"][1]["forfeits"] = {"first": {"exception": 1, "died": 2}, "second": {}}
+    head, rows = reports.agent_table(report, "greedy")
+    row = dict(rows)
+    assert head == ["", "greedy"]
+    assert row["value kept"] == "80.0% [71.2, 86.6]"
+    assert row["where it errs most"] == ("2 cubes on the board: 70.0% of 60 positions; "
+                                         "1 cubes on the board: 95.0% of 40 positions")
+    assert row["forfeits"] == "timeout 4 of its moves measured; exception 1, died 4 of its games"
+    assert row["against lookup"] == "20% 1-6-13"
+    assert "against random" not in row  # no games between them
+    assert row["rating"] == "+150 [+100, +200]"
