@@ -198,7 +198,7 @@ def test_misbehaving_quixo_players_forfeit_and_the_run_goes_on(solved, tmp_path)
     illegal moves, one answering 5x5 coordinates and one printing at every move. Forfeits are
     counted by reason (exception where it raised, illegal at every position: the 5x5 player is
     told so), the run ends with exit 0 and one line per forfeit on stderr, no traceback; what the printer prints is in its log, not on our stdout;
-    the random player relying on retries plays every move."""
+    the random player relying on the retries plays (nearly) every move."""
     store = solved("quixo", QUIXO3)
     quixo = PLAYERS / "quixo"
     specs = [python_spec(quixo / "minimax.py", "Minimax", api="course"),
@@ -218,7 +218,10 @@ def test_misbehaving_quixo_players_forfeit_and_the_run_goes_on(solved, tmp_path)
     for name in ("Inner", "FiveByFive"):
         illegal = entry(report, name)["move_quality"]
         assert illegal["forfeits"] == {"illegal": 74} and illegal["win_kept"] == 0, (name, illegal)
-    assert entry(report, "RandomPlayer")["move_quality"]["forfeits"] == {}
+    # any cell and slide: 2 of its 36 answers may be all a full board allows, so 100 tries fall
+    # short at a position in a few hundred
+    assert set(entry(report, "RandomPlayer")["move_quality"]["forfeits"]) <= {"illegal"}
+    assert sum(entry(report, "RandomPlayer")["move_quality"]["forfeits"].values()) <= 2
     assert entry(report, "Chatty")["move_quality"]["forfeits"] == {}
     inner_name = next(spec for spec in report["agents"] if spec.startswith("Inner@"))
     for tournament in report["tournaments"]:
