@@ -185,7 +185,8 @@ def test_validate_counts_forfeits_and_lists_each_agents_worst_positions(register
     store = open_store(path)
     for entry in quitter["worst"]:
         probed = store.probe(entry["position"])
-        assert (entry["value"], entry["chosen"], entry["forfeit"], entry["achieves"]) == ("win", None, "timeout", "loss")
+        assert (entry["value"], entry["chosen"], entry["forfeit"]) == ("win", None, "timeout")
+        assert (entry["achieves"], entry["achieves_remoteness"]) == ("loss", 0)
         assert probed.value == "win" and probed.remoteness == entry["remoteness"]
         assert set(entry["best"]) == _best(probed.moves)
     assert len(quitter["worst"]) == quality.WORST

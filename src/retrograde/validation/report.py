@@ -229,7 +229,8 @@ def _games(report: dict[str, Any], spec: str) -> list[list[str]]:
         if other == spec or not sum(totals[spec, other]):
             continue
         elo = [f"pair Elo {summary.elo_interval(t['elo'], t['elo_ci95'])} moving first from {t['start']}"
-               for t in report["tournaments"] if (t["first"], t["second"]) == (spec, other) and t.get("elo") is not None]
+               for t in report["tournaments"]
+               if (t["first"], t["second"]) == (spec, other) and t.get("elo") is not None]
         rows.append([f"against {_short(report, other)}", "; ".join([_score(*totals[spec, other]), *elo])])
     return rows
 

@@ -220,8 +220,8 @@ def _forfeits(report: dict[str, Any], short: dict[str, str]) -> str | None:
 def findings(report: dict[str, Any], short: dict[str, str], names: dict[str, str]) -> list[str]:
     """3-5 sentences the numbers support (fewer when there is too little to say), forfeits
     first where an agent gave up moves; `short` and `names`: each spec's short name and agent name."""
-    found = [_forfeits(report, short), _best(report, short, names), _weakness(report, short, names), _where(report, names),
-             _trained(report, short, names)]
+    found = [_forfeits(report, short), _best(report, short, names), _weakness(report, short, names),
+             _where(report, names), _trained(report, short, names)]
     capped = sum(entry.get("capped", 0) for entry in report["tournaments"])
     games = sum(entry["games"] for entry in report["tournaments"])
     if capped:

@@ -357,7 +357,7 @@ def check_games(games: int) -> None:
 
 
 def _check_match(spec_a, spec_b, game: Game, *, games: int, seed: int, store: Store | None,
-                 max_plies: int | None, agent_defaults: dict | None) -> tuple[ResolvedAgent, ResolvedAgent, int]:
+                 max_plies: int | None, agent_defaults: dict | None = None) -> tuple[ResolvedAgent, ResolvedAgent, int]:
     """Every error of a match before any game: its two agents resolved (each built once; with
     `agent_defaults`, as `registry.resolve_agent` takes them) and its ply cap."""
     check_games(games)
