@@ -21,6 +21,7 @@ blunder: one does, but the piece the agent handed over gives the value away.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from itertools import product
 from typing import Any
 
@@ -28,7 +29,8 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.agents import ResolvedAgent, resolve_agent
-from retrograde.agents.match import play_game
+from retrograde.agents.base import Forfeit
+from retrograde.agents.match import ForfeitNotices, by_reason, play_game
 from retrograde.errors import BadOption
 from retrograde.games import Game, make_game
 from retrograde.games.base import State
@@ -46,6 +48,8 @@ DEFAULT_POSITIONS = 300
 MAX_GAMES = 20
 #: Positions per task (a drawn position with 10 empty cells takes seconds: BENCHMARKS.md).
 CHUNK = 5
+#: The move index recorded where a user's agent forfeits (a loss in 0 for its move quality).
+FORFEITED = -1
 
 
 def check_tiers(game: Game, tiers: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -109,7 +113,9 @@ def solve_chunk(worker: WorkerState, game_name: str, rules: tuple, agents: tuple
                 chunk: int, positions: tuple[State, ...]) -> dict[str, Any]:
     """One task: every move's exact score at each position ((WIN_SCORE - remoteness) for a win,
     its negative for a loss, 0 for a draw, mover's view) with the seconds its search took, and
-    the move each agent chooses there (its index in `game.moves`) with the seconds it took."""
+    the move each agent chooses there (its index in `game.moves`; `FORFEITED` where a user's
+    agent gives the move up, listed in its `forfeits` [(k, reason, detail, position text)]) with
+    the seconds it took."""
     game, search = _search(worker, game_name, rules)
     scores, seconds = [], []
     for k, position in enumerate(positions):
@@ -120,11 +126,17 @@ def solve_chunk(worker: WorkerState, game_name: str, rules: tuple, agents: tuple
     for resolved in agents:
         agent = resolved.build(game, seed=task_seed(seed, "move-quality", resolved.stream, chunk))
         chosen = np.empty(len(positions), dtype=np.int64)
+        forfeits = []
         started = time.perf_counter()
         for k, position in enumerate(positions):
-            move, _ = agent.choose(position)
+            try:
+                move, _ = agent.choose(position)
+            except Forfeit as given_up:
+                chosen[k] = FORFEITED
+                forfeits.append((k, given_up.reason, given_up.detail, game.format(position)))
+                continue
             chosen[k] = [name for name, _ in game.moves(position)].index(move)
-        per_agent.append({"chosen": chosen, "seconds": time.perf_counter() - started})
+        per_agent.append({"chosen": chosen, "seconds": time.perf_counter() - started, "forfeits": forfeits})
     return {"scores": scores, "ruler_seconds": seconds, "agents": per_agent}
 
 
@@ -140,7 +152,7 @@ def blunder_kinds(game: Game, position: State, scores: np.ndarray, chosen: int) 
     module docstring), else None."""
     outcome, _ = values(scores)
     best = outcome.max()  # WIN > DRAW > LOSS as codes
-    if outcome[chosen] == best:
+    if chosen == FORFEITED or outcome[chosen] == best:  # a forfeit is counted as such, not as a blunder
         return None
     moves = game.moves(position)
     placement = game.sampling.placement or (lambda move: move)
@@ -189,7 +201,14 @@ def measure(game: Game, agents: list[ResolvedAgent], *, tiers: tuple[str, ...], 
                   (game.name, rules, tuple(agents), seed, chunk, tuple(p for _, p in sampled[start:start + CHUNK])),
                   cost=min(CHUNK, len(sampled) - start))
              for chunk, start in enumerate(range(0, len(sampled), CHUNK))]
-    ordered = quality.run_chunks(executor, tasks, "exact move quality", quiet)
+    notices = ForfeitNotices()
+
+    def announce(task: Task, result: dict[str, Any]) -> None:
+        for agent, chosen in zip(agents, result["agents"]):
+            for _, reason, detail, position in chosen["forfeits"]:
+                notices.note(agent.spec, reason, detail, position)
+
+    ordered = quality.run_chunks(executor, tasks, "exact move quality", quiet, agents=len(agents), arrived=announce)
     scores = [s for r in ordered for s in r["scores"]]
     tier_of = np.array([t for t, _ in sampled], dtype=np.int32)
     position_list = [p for _, p in sampled]
@@ -200,10 +219,13 @@ def measure(game: Game, agents: list[ResolvedAgent], *, tiers: tuple[str, ...], 
     entries, chosen_scores = {}, {}
     for a, spec in enumerate(resolved.spec for resolved in agents):
         chosen = np.concatenate([r["agents"][a]["chosen"] for r in ordered]) if ordered else np.zeros(0, np.int64)
-        chosen_scores[spec] = np.array([s[k] for s, k in zip(scores, chosen)], dtype=np.int64)
+        chosen_scores[spec] = np.array([s[k] if k != FORFEITED else -WIN_SCORE for s, k in zip(scores, chosen)],
+                                       dtype=np.int64)
         chosen_outcome, chosen_remoteness = values(chosen_scores[spec])
         entry = quality.summarise(tiers, tier_of, weight, outcome, remoteness, chosen_outcome, chosen_remoteness)
         entry["move_quality"]["seconds"] = round(sum(r["agents"][a]["seconds"] for r in ordered), 3)
+        entry["move_quality"]["forfeits"] = by_reason(Counter(
+            reason for r in ordered for _, reason, _, _ in r["agents"][a]["forfeits"]))
         kinds = [blunder_kinds(game, p, s, k) for p, s, k in zip(position_list, scores, chosen)]
         entry["blunders"] = blunder_figures(kinds, at_risk)
         entry["blunders"]["by_tier"] = {

@@ -24,7 +24,7 @@ from retrograde.agents.base import Forfeit, Player
 from retrograde.agents.user import protocol
 from retrograde.agents.user.calling import NativeApi, describe_exception, seeded_keywords
 from retrograde.agents.user.course import IllegalAnswer
-from retrograde.agents.user.identity import SHORT, code_digest, files_digest, module_file
+from retrograde.agents.user.identity import SHORT, code_digest, command_digest, files_digest, module_file
 from retrograde.agents.user.process import AgentProcess, Launch, ProcessGone, Refused, lease
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, State
@@ -218,7 +218,7 @@ class EngineAgent(ProcessAgent):
         cwd = str(Path(values["cwd"] or os.getcwd()).absolute())
         built = {**values, "cwd": cwd, "label": "engine " + Path(words[0]).name}
         identity = cls.check(built, game, f"engine {command}")
-        digest = files_digest((Path(cwd) / word for word in words), identity)
+        digest = command_digest(words, Path(cwd), identity)
         label = f"{identity}@{digest.split(':')[1][:SHORT]}"
         return f"engine:id=({identity}),code={digest}", label, {**built, "label": built["label"]}
 

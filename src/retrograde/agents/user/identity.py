@@ -46,3 +46,16 @@ def files_digest(paths: Iterable[Path], extra: str) -> str:
         if path.is_file():
             digest.update(path.read_bytes())
     return "sha256:" + digest.hexdigest()
+
+
+def command_digest(words: list[str], cwd: Path, identity: str) -> str:
+    """sha256 of an engine: its handshake's id and each word of its command, a word naming a file
+    (relative to `cwd`) by the file's content, never its path; a program found on PATH (`python3`)
+    by its name. Two copies of an engine give the same digest; other arguments, another one."""
+    digest = hashlib.sha256(identity.encode() + b"\0")
+    for k, word in enumerate(words):
+        path = cwd / word
+        by_content = path.is_file() and (k > 0 or "/" in word)
+        digest.update(b"file\0" + path.read_bytes() if by_content else b"word\0" + word.encode())
+        digest.update(b"\0")
+    return "sha256:" + digest.hexdigest()
