@@ -100,7 +100,7 @@ def test_agent_choices_do_not_slow_other_commands():
 @pytest.mark.parametrize("args,message", [
     (("--max-plies", "-5"), "'--max-plies': -5 is not in the range x>=1"),
     (("--max-plies", "0"), "'--max-plies': 0 is not in the range x>=1"),
-    (("--agent", "oracle"), "unknown agent 'oracle'; agents: dqn, endgame, expert, ga,"),
+    (("--agent", "oracle"), "unknown agent 'oracle'; agents: dqn, endgame, engine, expert, ga,"),
     (("--from", "8,0,0,0"), "heap 1 holds 8"),
 ])
 def test_bad_play_options(tmp_path, solved, args, message):
