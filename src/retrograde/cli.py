@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 import click
 
@@ -577,8 +578,21 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
     for check in failed:
         click.echo(f"retrograde: check failed: {check['name']}: {check['detail']}", err=True)
     click.echo(f"report written to {out_dir}/report.html (also report.md, report.json)")
+    _say_speed(Path(out_dir))
     if failed:
         sys.exit(1)
+
+
+def _say_speed(out_dir: Path) -> None:
+    """One line: each agent's moves a second in move quality, from timings.json (the report's
+    pages leave wall-clock figures out, so that a rerun writes the same bytes)."""
+    try:
+        speeds = json.loads((out_dir / "timings.json").read_text()).get("moves_per_second", {})
+    except (OSError, ValueError):
+        return
+    if speeds:
+        click.echo("moves a second in move quality (timings.json): " +
+                   ", ".join(f"{spec} {speed:,}" for spec, speed in speeds.items()))
 
 
 @cli.command()
@@ -643,6 +657,10 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
             low, high = entry[ci]
             parts.append(f"{label} {entry[key]}/{n} ({100 * entry[key] / n:.1f}%, 95% CI {100 * low:.1f}-{100 * high:.1f}%)")
         click.echo(" ".join(parts[:1]) + " " + ", ".join(parts[1:]))
+        for seat in ("first", "second"):
+            given_up = entry.get("forfeits", {}).get(seat)
+            if given_up:
+                click.echo(f"  {entry[seat]} forfeited " + ", ".join(f"{n} by {reason}" for reason, n in given_up.items()))
     click.echo(pairs_line(result["tournaments"][0]))
     if test:
         click.echo(sprt_line(result["sprt"]))
