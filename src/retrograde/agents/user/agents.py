@@ -25,7 +25,7 @@ from retrograde.agents.user import protocol
 from retrograde.agents.user.calling import NativeApi, describe_exception, seeded_keywords
 from retrograde.agents.user.course import IllegalAnswer
 from retrograde.agents.user.identity import SHORT, code_digest, command_digest, files_digest, module_file
-from retrograde.agents.user.process import AgentProcess, Launch, ProcessGone, Refused, lease
+from retrograde.agents.user.process import START_TIME, AgentProcess, Launch, ProcessGone, Refused, lease
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, State
 from retrograde.spec import Option
@@ -80,7 +80,7 @@ class ProcessAgent(Player):
             with lease(self.launch, self._game_line) as process:
                 owner = (id(self), self._games)
                 if process.owner != owner:  # a new game, or a process another player used last
-                    self._expect(process.request(protocol.new_line(self._game_seed, self._seat), self.move_time),
+                    self._expect(process.request(protocol.new_line(self._game_seed, self._seat), START_TIME),
                                  "ready")
                     process.owner = owner
                 return self._ask(process, text, legal)

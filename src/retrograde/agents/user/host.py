@@ -56,6 +56,7 @@ class Host:
         if word == "new":
             self.seed, self.seat = protocol.parse_new(rest)
             self.players = {}
+            self.prepare()
             return "ready"
         if word == "position":
             return self.move(rest)
@@ -89,6 +90,16 @@ class Host:
             run_in(self.folder)
         self.game = game
         return "ready"
+
+    def prepare(self) -> None:
+        """Make the players of a new game now, within the harness's start time rather than the
+        first move's (a constructor that loads a table may take long): the seat given, or both.
+        One that raises is made again at its first move, where the exception forfeits the move."""
+        for seat in (self.seat,) if self.seat is not None else (0, 1):
+            try:
+                self.player(seat)
+            except Exception:
+                self.players.pop(seat, None)
 
     def player(self, seat: int) -> Any:
         """The player of `seat` in the current game, made at its first move."""

@@ -4,7 +4,7 @@ engine's stdin and reads its stdout; the engine's stderr goes to the agent's log
     retrograde -> engine        engine -> retrograde
     retrograde 1                id NAME VERSION
     game NAME PARAMS_JSON       ready | refuse TEXT
-    new SEED SEAT               ready
+    new SEED SEAT               ready            (the players made: they may load for a while)
     position POSITION           move MOVE | forfeit REASON TEXT
     quit                        (exits)
 
