@@ -332,11 +332,12 @@ def agent(spec: AgentLike, *, store: SolvedStore | None = None, game: Game | str
 
 def match(first: AgentLike, second: AgentLike, *, store: SolvedStore | None = None, game: Game | str | None = None,
           games: int = 100, seed: int = 0, start: str | Position | None = None,
-          max_plies: int | None = None) -> list[dict[str, Any]]:
+          max_plies: int | None = None, move_time: float | None = None) -> list[dict[str, Any]]:
     """`games` games with `first` moving first and `games` with `second` moving first (in this
     process; each a spec or the user's object, `AgentLike`); returns the two SPEC §7 tournament
     entries (first_wins, draws, second_wins, first_win_ci95, forfeits, ...), the seat `first`
-    moved first in before the other."""
+    moved first in before the other. `move_time`: seconds a user's agent may take over a move
+    (default 10; a spec's own move_time wins)."""
     from retrograde.validation import play_match
 
     instance, raw = _instance(game, store)
@@ -344,7 +345,12 @@ def match(first: AgentLike, second: AgentLike, *, store: SolvedStore | None = No
     if start is not None:
         state = start.state if isinstance(start, Position) else instance.parse(start)
     return play_match(first, second, instance, games=games, seed=seed, store=raw, start=state,
-                      max_plies=max_plies)["tournaments"]
+                      max_plies=max_plies, agent_defaults=_limits(move_time))["tournaments"]
+
+
+def _limits(move_time: float | None) -> dict[str, Any] | None:
+    """The users' agents' defaults the API's `move_time` gives (`registry.resolve_agent`)."""
+    return None if move_time is None else {"move_time": float(move_time)}
 
 
 def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int = 0,
@@ -361,13 +367,15 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int = 0,
 def validate(store: SolvedStore | str | os.PathLike | None, out: str | os.PathLike,
              agents: str | list[AgentLike] | None = None, *, game: Game | str | None = None,
              tiers: tuple[str, ...] | None = None, games: int = 100, positions: int | None = None, seed: int = 0,
-             workers: int | None = 0, quiet: bool = True) -> dict[str, Any]:
+             workers: int | None = 0, quiet: bool = True, baselines: bool = True,
+             move_time: float | None = None) -> dict[str, Any]:
     """Measure agents against the store (exact move quality, tournaments, ratings) and write
     report.json, report.md and report.html into `out`; returns the report (SPEC §7). With
     `store` None and a `game` no store holds whole, move quality is measured on positions sampled
     from baseline games in `tiers` (default: those the game's `sampling` hook names) and solved by
     exact search. `agents`: specs, or the user's objects among them (`AgentLike`; where only
-    users' agents are named the baselines follow them).
+    users' agents are named the baselines follow them, unless `baselines` is False);
+    `move_time`: seconds a user's agent may take over a move (default 10).
     `workers=0` runs in this process, None as the CLI decides, N on a local cluster; with a
     user's object among the agents, in this process (an object does not travel to workers)."""
     from retrograde.validation import validate as validate_stage
@@ -379,7 +387,7 @@ def validate(store: SolvedStore | str | os.PathLike | None, out: str | os.PathLi
     if agents is not None and not isinstance(agents, str) and not all(isinstance(a, str) for a in agents):
         workers = 0
     return validate_stage(raw, out, agents, game=instance, tiers=tiers, games=games, positions=positions, seed=seed,
-                          workers=workers, quiet=quiet)
+                          workers=workers, quiet=quiet, baselines=baselines, agent_defaults=_limits(move_time))
 
 
 def explore(store: SolvedStore, agents: str | list[AgentLike] | None = None, *, port: int = 8000,

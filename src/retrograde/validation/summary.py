@@ -25,13 +25,17 @@ SHORT_VALUE = re.compile(r"^[A-Za-z0-9.+-]{1,12}$")
 
 
 def short_names(agents: Sequence[ResolvedAgent]) -> dict[str, str]:
-    """A short name for each agent's spec, unique among `agents`: the agent's name and its plain
+    """A short name for each agent's spec, unique among `agents`: a user's agent's own name (its
+    label's, without keywords or digest), else the agent's name and its plain
     options as written, `-{first letter}{value}` (`minimax:depth=2` -> `minimax-d2`); the files
     it reads join by their stem only where two agents would otherwise share a name, and a number
     after that."""
     files = {agent.spec: [path for path, _ in agent.files] for agent in agents}
     names = {}
     for agent in agents:
+        if agent.label is not None:  # a user's agent: its own name (its class's, its engine's id)
+            names[agent.spec] = agent.label.split("@")[0].split("(")[0].replace(" ", "-")
+            continue
         artifacts = {str(path) for path in files[agent.spec]}
         parts = [agent.name] + [f"{key[0]}{value}" for key, value in agent.written.options
                                 if value not in artifacts and SHORT_VALUE.match(str(value))]

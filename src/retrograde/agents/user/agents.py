@@ -174,7 +174,7 @@ class PythonAgent(ProcessAgent):
             raise BadAgent("agent python: give file=PATH or module=pkg.mod (one of them), and name=NAME")
         if not name:
             raise BadAgent(f"agent python ({file or module}): give name=NAME, the class or function that plays")
-        digest = code_digest(Path(file) if file else module_file(module))
+        digest = code_digest(Path(file) if file else module_file(module, Path.cwd()))
         keywords = values["keywords"]
         written = ",".join(f"{key}={value}" for key, value in keywords)
         label = f"{name}{'(' + written + ')' if written else ''}@{digest.split(':')[1][:SHORT]}"
@@ -216,11 +216,10 @@ class EngineAgent(ProcessAgent):
         except ValueError as exc:
             raise BadAgent(f"agent engine: command={command}: {exc}") from None
         cwd = str(Path(values["cwd"] or os.getcwd()).absolute())
-        built = {**values, "cwd": cwd, "label": "engine " + Path(words[0]).name}
-        identity = cls.check(built, game, f"engine {command}")
+        identity = cls.check({**values, "cwd": cwd, "label": "engine"}, game, f"engine {command}")
         digest = command_digest(words, Path(cwd), identity)
         label = f"{identity}@{digest.split(':')[1][:SHORT]}"
-        return f"engine:id=({identity}),code={digest}", label, {**built, "label": built["label"]}
+        return f"engine:id=({identity}),code={digest}", label, {**values, "cwd": cwd, "label": label}
 
 
 class ObjectAgent(Player):

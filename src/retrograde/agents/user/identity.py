@@ -4,7 +4,8 @@ the same report, and the same random streams."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib.machinery
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,16 +27,23 @@ def code_digest(file: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def module_file(module: str) -> Path:
-    """The file module `module` would be loaded from (its parent packages are imported to find it).
+def module_file(module: str, cwd: Path) -> Path:
+    """The file module `module` would be loaded from by its host process, which starts in `cwd`
+    (first on its sys.path), found without importing anything (not even its parent packages).
 
     :raises BadAgent: no such module, or one that is not a Python file."""
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError) as exc:
-        raise BadAgent(f"module {module}: cannot find it ({exc})") from None
+    search, spec = [str(cwd), *sys.path], None
+    parts = module.split(".")
+    for depth in range(1, len(parts) + 1):
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(".".join(parts[:depth]), search)
+        except (ImportError, ValueError) as exc:
+            raise BadAgent(f"module {module}: cannot find it ({exc})") from None
+        if spec is None:
+            break
+        search = list(spec.submodule_search_locations or [])
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise BadAgent(f"module {module}: no such Python module on sys.path")
+        raise BadAgent(f"module {module}: no such Python module in {cwd} or on sys.path")
     return Path(spec.origin)
 
 

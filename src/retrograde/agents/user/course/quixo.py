@@ -128,7 +128,7 @@ class Game:
 
     def get_board(self) -> np.ndarray:
         """A copy of the board."""
-        return self._board
+        return self._board.copy()
 
     def get_current_player(self) -> int:
         return self.current_player_idx
