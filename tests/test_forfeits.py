@@ -24,7 +24,6 @@ from retrograde.agents.match import FORFEIT_LINES, ForfeitNotices, play_game
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.validation import quality, validate
-from retrograde.validation.rating import wilson
 from retrograde.validation.tournament import play_match
 
 #: Nim where every move takes one object: 9 plies a game, so each side makes at least 4 moves.
