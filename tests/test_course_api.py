@@ -1,4 +1,4 @@
-"""The course's game APIs served by our own modules (agents.user.course): every answer the course's
+"""The course's game APIs served by our own modules (each game's course_game.py and course_api.py): every answer the course's
 rules accept is one of our legal moves and leads to the child our game's `moves` gives (boards
 compared cell by cell), every answer they refuse is refused with a reason, and students' players
 (random with retries, always illegal, deep-copying, subclassing `Game`) run unchanged."""
@@ -17,11 +17,15 @@ import numpy as np
 import pytest
 
 from retrograde import outcome
-from retrograde.agents.user.course import COURSE_APIS, IllegalAnswer, nim, quarto, quixo
 from retrograde.errors import BadAgent
-from retrograde.games import make_game
+from retrograde.games import example_games, make_game
+from retrograde.games.capabilities import course_of
+from retrograde.games.course_api import IllegalAnswer
+from retrograde.games.nim import course_game as nim
+from retrograde.games.quarto import course_game as quarto
+from retrograde.games.quixo import course_game as quixo
 
-QUIXO, QUARTO, NIM = COURSE_APIS["quixo"], COURSE_APIS["quarto"], COURSE_APIS["nim"]
+QUIXO, QUARTO, NIM = (course_of(example_games()[name]).api for name in ("quixo", "quarto", "nim"))
 #: Our cell text of the course's player ids (player 0 is x, who moves first).
 SYMBOL = {-1: ".", 0: "x", 1: "o"}
 
@@ -500,7 +504,7 @@ def test_nim_state_and_strategies():
                                                  ("quarto", {}, {"Quarto", "Player", "Piece"}),
                                                  ("nim", {"heaps": [1, 2]}, {"Nim", "Nimply"})])
 def test_served_modules_give_the_course_names(monkeypatch, name, params, names):
-    api = COURSE_APIS[name]
+    api = course_of(example_games()[name]).api
     monkeypatch.setitem(sys.modules, api.served, api.module(make_game(name, params)))
     imported = {}
     exec(f"from {api.served} import *", imported)

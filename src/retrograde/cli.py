@@ -577,8 +577,8 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
     failed = [check for check in report["checks"] if not check["ok"]]
     for check in failed:
         click.echo(f"retrograde: check failed: {check['name']}: {check['detail']}", err=True)
-    click.echo(f"report written to {out_dir}/report.html (also report.md, report.json)")
     _say_speed(Path(out_dir))
+    click.echo(f"report written to {out_dir}/report.html (also report.md, report.json)")
     if failed:
         sys.exit(1)
 

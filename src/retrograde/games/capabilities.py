@@ -435,7 +435,8 @@ class Course:
     """The course reports' presets for a game (../shared/seeds/): named `workflows` (`retrograde
     run`), the match results they published (`figures`), their training settings
     (`learner_presets`: (learner name, report number) -> the learner's option values as text),
-    and the classes behind their players and genomes, imported when first asked for.
+    and the classes behind their players and genomes and the course's game API (`api`), imported
+    when first asked for.
 
     Absent: the game has no workflow, no published figure and no report's player, setting or
     genome (`AGENT:preset=NUMBER` and `train ga:genome=NUMBER` are refused in one line)."""
@@ -455,6 +456,12 @@ class Course:
         """The genomes the reports evolved, by report number (`train ga:genome=NUMBER`, and the
         `ga` agent of such an artifact)."""
         return {}
+
+    @cached_property
+    def api(self):
+        """The course's game API (a `games.course_api.CourseApi`: `python:...,api=course` plays a
+        student's player written against it), or None where the course had none."""
+        return None
 
     def presets(self, name: str) -> tuple[str, ...]:
         """The reports whose players agent `name` can play as."""

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import time
+from importlib.metadata import version
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from retrograde import __version__
 from retrograde.agents import ResolvedAgent, resolve_agents
 from retrograde.agents.match import Forfeited
 from retrograde.agents.registry import playable_agents
@@ -295,7 +295,7 @@ def results_identity(game: Game, store: Store | None, agents: Sequence[ResolvedA
                        for agent in agents],
             "tiers": list(tiers) if tiers is not None else None,
             "games": games, "positions": positions, "seed": seed, "max_plies": max_plies, "openings": openings,
-            "version": __version__}
+            "version": version("retrograde")}
 
 
 def _wall_clock(report: dict[str, Any]) -> dict[str, Any]:

@@ -23,11 +23,11 @@ from typing import Any, ClassVar
 from retrograde.agents.base import Forfeit, Player
 from retrograde.agents.user import protocol
 from retrograde.agents.user.calling import NativeApi, describe_exception, seeded_keywords
-from retrograde.agents.user.course import IllegalAnswer
 from retrograde.agents.user.identity import SHORT, code_digest, command_digest, files_digest, module_file
 from retrograde.agents.user.process import START_TIME, AgentProcess, Launch, ProcessGone, Refused, lease
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game, State
+from retrograde.games.course_api import IllegalAnswer
 from retrograde.spec import Option
 
 #: The limits every user's agent plays under (options of `python` and `engine`).

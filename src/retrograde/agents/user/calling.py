@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents.user.course import CourseApi, asked
 from retrograde.games.base import Game, State
+from retrograde.games.course_api import CourseApi, asked
 from retrograde.games.position import Position
 
 

@@ -17,16 +17,17 @@ import os
 import sys
 import threading
 import time
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from retrograde import __version__
 from retrograde.agents.user import protocol
 from retrograde.agents.user.calling import (LoadError, NativeApi, describe_exception, load_target, run_in,
                                             seat_of, seed_everything, seeded_keywords)
-from retrograde.agents.user.course import COURSE_APIS, IllegalAnswer
-from retrograde.games import make_game
+from retrograde.games import example_games, make_game
 from retrograde.games.base import Game
+from retrograde.games.capabilities import course_of
+from retrograde.games.course_api import IllegalAnswer
 
 #: Seconds between checks that the harness that started this process is still there.
 WATCH_PARENT = 1.0
@@ -50,7 +51,7 @@ class Host:
         """The answer to one message (None: quit)."""
         word, rest = protocol.split(line)
         if word == "retrograde":
-            return f"id python {__version__}"
+            return f"id python {version('retrograde')}"
         if word == "game":
             return self.load(*protocol.parse_game(rest))
         if word == "new":
@@ -71,10 +72,10 @@ class Host:
             return "ready" if game.describe() == self.game.describe() else \
                 f"refuse this process plays {self.game.describe()}, not {game.describe()}"
         if self.settings["api"] == "course":
-            if name not in COURSE_APIS:
-                return (f"refuse api=course: the course has no API for {name} "
-                        f"(it has one for {', '.join(sorted(COURSE_APIS))})")
-            self.api = COURSE_APIS[name]
+            if course_of(game).api is None:
+                offered = sorted(other for other, example in example_games().items() if course_of(example).api)
+                return f"refuse api=course: the course has no API for {name} (it has one for {', '.join(offered)})"
+            self.api = course_of(game).api
             served = self.api.module(game)
             for alias in [self.api.served, *self.settings["aliases"]]:
                 sys.modules[alias] = served

@@ -125,6 +125,13 @@ class NimCourse(Course):
     learner_presets = LEARNER_PRESETS
 
     @cached_property
+    def api(self):
+        """The Nim lab's `nim` module (`course_api`)."""
+        from retrograde.games.nim.course_api import NimApi
+
+        return NimApi()
+
+    @cached_property
     def players(self):
         from retrograde.games.nim.reports import (Report000Rules, Report003Fixed, Report003Formula,
                                                   Report003Optimal, RowFirstRandom)

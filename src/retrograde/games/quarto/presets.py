@@ -94,6 +94,13 @@ class QuartoCourse(Course):
     learner_presets = LEARNER_PRESETS
 
     @cached_property
+    def api(self):
+        """The 2022-23 project's `quarto` module (`course_api`)."""
+        from retrograde.games.quarto.course_api import QuartoApi
+
+        return QuartoApi()
+
+    @cached_property
     def players(self):
         from retrograde.games.quarto.genome import Report002Ga
 

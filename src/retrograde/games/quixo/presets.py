@@ -1,6 +1,8 @@
 """The course reports' presets for Quixo: the workflows `retrograde run` offers and the match
 results reports 001 and 004 published (set beside ours by `validate`)."""
 
+from functools import cached_property
+
 from retrograde.games.capabilities import AgentRef, Course, Figure, Workflow
 from retrograde.spec import AgentSpec
 
@@ -90,3 +92,10 @@ class QuixoCourse(Course):
     workflows = WORKFLOWS
     figures = FIGURES
     learner_presets = LEARNER_PRESETS
+
+    @cached_property
+    def api(self):
+        """The 2023-24 project's `game` module (`course_api`)."""
+        from retrograde.games.quixo.course_api import QuixoApi
+
+        return QuixoApi()
