@@ -3,7 +3,7 @@ for an object given to the Python API, in ours (`agents.ObjectAgent`).
 
 The native API (docs/agents.md): a callable `f(position)`, or an object with `choose(position)`,
 given a `Position` and answering a move in our notation (or a (move, ...) tuple, as
-`retrograde.Agent.choose` answers). The course's APIs (`course`) answer in the course's terms
+`retrograde.Agent.choose` answers). The course's APIs (`games.course_api`) answer in the course's terms
 and are mapped onto ours. A class is instantiated per game and seat; a `seed` or `rng` keyword of
 its constructor (of a function: of its signature) gets one derived from the run's seed.
 """
