@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
 import json
 import os
 import re
@@ -49,6 +50,10 @@ def log_path(logs: str | None, label: str) -> str:
     return str(folder.absolute() / (re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_") + ".log"))
 
 
+#: Numbers of the players made in this process (never reused, as `id` may be once one is gone).
+_PLAYERS = itertools.count()
+
+
 class ProcessAgent(Player):
     """A user's agent in a process of its own speaking the engine protocol (`protocol`)."""
 
@@ -60,7 +65,8 @@ class ProcessAgent(Player):
         self.launch = self.launch_of(values)
         self._game_line = protocol.game_line(game.name, game.params)
         self._seat: int | None = None
-        self._games = 0  # games begun: with id(self), the `owner` a process plays for
+        self._player = next(_PLAYERS)  # with the games begun, the `owner` a process plays for
+        self._games = 0
         self._game_seed = int(self.rng.integers(2**62))
 
     @classmethod
@@ -78,7 +84,7 @@ class ProcessAgent(Player):
         legal = dict(self.game.moves(position))
         try:
             with lease(self.launch, self._game_line) as process:
-                owner = (id(self), self._games)
+                owner = (self._player, self._games)
                 if process.owner != owner:  # a new game, or a process another player used last
                     self._expect(process.request(protocol.new_line(self._game_seed, self._seat), START_TIME),
                                  "ready")
