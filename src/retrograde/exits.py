@@ -48,13 +48,18 @@ class Interrupted(BaseException):
 
 
 class Commands(click.Group):
-    """The command group: a Ctrl-C while a command runs reaches `run` as `Interrupted`."""
+    """The command group: a Ctrl-C while a command runs reaches `run` as `Interrupted`; users'
+    agents' processes the command started quit when it ends (not at the interpreter's exit: a
+    command run in a process that goes on, as a test's, leaves none behind)."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt as exc:
             raise Interrupted from exc
+        finally:
+            if "retrograde.agents.user.process" in sys.modules:
+                sys.modules["retrograde.agents.user.process"].close_all()
 
 
 class Terminated(BaseException):

@@ -93,13 +93,14 @@ class AgentProcess:
         :raises ProcessGone: no line in time (the process is killed), or it exited."""
         deadline = time.monotonic() + timeout
         fd = self.proc.stdout.fileno()
+        waiting = select.poll()  # not select(): a process with many files open has descriptors past 1024
+        waiting.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.kill()
                 raise ProcessGone("timeout", f"no answer within {timeout:g} s")
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
+            if waiting.poll(left * 1000):
                 chunk = os.read(fd, 65536)
                 if not chunk:
                     raise self._gone()
