@@ -103,7 +103,7 @@ class Host:
                 self.players.pop(seat, None)
 
     def player(self, seat: int) -> Any:
-        """The player of `seat` in the current game, made at its first move."""
+        """The player of `seat` in the current game: made by `prepare`, else now (its first move)."""
         if seat not in self.players:
             seed_everything(self.seed)
             keywords = {key: ast.literal_eval(value) if _is_literal(value) else value
