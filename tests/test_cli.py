@@ -3,6 +3,7 @@ starts with '-' (after '--'), and Ctrl-C ending a command with exactly one line 
 
 import json
 import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -560,3 +561,18 @@ def test_ctrl_c_says_one_line_and_nothing_else(solved, tmp_path, quiet):
                command=[sys.executable, "-c", CTRL_C_IN_VERIFY], timeout=120)
     assert done.returncode == 130, done.stderr
     assert done.stderr == "retrograde: error: interrupted; verify keeps no progress: rerun it to check again\n"
+
+
+def test_a_usage_error_of_run_imports_no_machinery():
+    """`run` checks the workflow's name before it imports the solve, training and validation
+    stages, so that a usage error answers at once (issue 34 holds every command to this)."""
+    probe = ("import sys\n"
+             "from retrograde.cli import cli\n"
+             "try:\n"
+             "    cli(['run', 'quixo5'], standalone_mode=False)\n"
+             "except Exception as exc:\n"
+             "    print(type(exc).__name__)\n"
+             "print(sorted(m for m in ('numba', 'dask', 'distributed', 'jax', 'matplotlib', 'flask', 'zarr')"
+             " if m in sys.modules))\n")
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert ran.stdout.split("\n")[:2] == ["BadOption", "[]"], ran.stdout + ran.stderr

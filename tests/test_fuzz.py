@@ -624,7 +624,7 @@ def strategies(sandbox: Sandbox) -> dict[str, st.SearchStrategy]:
 
 @cache
 def _workflow_names() -> frozenset[str]:
-    from retrograde.workflows import WORKFLOWS
+    from retrograde.workflows.names import WORKFLOWS
 
     return frozenset(WORKFLOWS)
 

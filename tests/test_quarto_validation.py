@@ -168,7 +168,7 @@ def test_validate_game_refuses_bad_input_and_writes_nothing(tmp_path, cli, args,
 def test_a_workflow_without_a_store_trains_then_validates_and_resumes(tmp_path, monkeypatch):
     """`run quarto`'s shape on a small budget: no plan/solve/verify, artifacts named by {folder},
     a report; a rerun skips both stages."""
-    from retrograde import workflows
+    from retrograde.workflows import runner as workflows
     from retrograde.games import GAMES
     from retrograde.games.capabilities import Workflow
     from retrograde.pipeline.solve import SolveOptions

@@ -702,7 +702,7 @@ class WorkflowCommand(click.Command):
     """`run`: its help lists the workflows (read only when the help is shown)."""
 
     def format_epilog(self, ctx, formatter):
-        from retrograde.workflows import SEEDS, WORKFLOWS
+        from retrograde.workflows.names import SEEDS, WORKFLOWS
 
         with formatter.section("Workflows"):
             formatter.write_dl([(w.name, w.description) for _, w in WORKFLOWS.values()] +
@@ -724,19 +724,21 @@ def run(workflow, out, only, skip_training, workers, scheduler, quiet, partition
     """Run a named end-to-end workflow (plan, solve, verify, then train and validate where it
     names learners and agents); rerun to resume. It solves as `solve` does, on worker processes
     rather than threads: its workers also train and validate, Python work that needs processes."""
-    from retrograde.pipeline.progress import clock
-    from retrograde.pipeline.solve import SolveOptions
-    from retrograde.workflows import SEEDS, WORKFLOWS, run_workflow, workflow_folder
+    from retrograde.workflows.names import SEEDS, WORKFLOWS, check_workflow
 
     if workflow is None:
         raise BadOption(f"run needs a workflow: {', '.join([*WORKFLOWS, SEEDS])} ('retrograde run --help' says what "
                         "each does)")
+    check_workflow(workflow)  # before the machinery is imported: a usage error answers at once
     for given, flag in ((only is not None, "--only"), (skip_training, "--skip-training")):
         if given and workflow != SEEDS:
             raise BadOption(f"{flag}: only the {SEEDS} workflow takes it")
     if workers is not None and workers < 0:
         raise BadOption(f"--workers {workers}: must be >= 0")
     partitions, worker_memory = _split(partitions, worker_memory)
+    from retrograde.pipeline.progress import clock
+    from retrograde.pipeline.solve import SolveOptions
+    from retrograde.workflows.runner import run_workflow, workflow_folder
     options = SolveOptions(workers=workers, scheduler=scheduler, partitions=partitions, worker_memory=worker_memory,
                            quiet=quiet)
     started = time.monotonic()
