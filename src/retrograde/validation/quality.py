@@ -202,12 +202,9 @@ def run_chunks(executor, tasks: list[Task], label: str, quiet: bool, *, agents: 
     return [results[task.key] for task in tasks]
 
 
-def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: int, executor,
-            quiet: bool = False) -> dict[str, Any]:
-    """Move quality of every agent: the report's `agents[SPEC]` entries (with each agent's
-    forfeits by reason and its `WORST` worst positions) and the sample's description. Each
-    forfeit gets a line on stderr as its chunk comes in, `quiet` or not."""
-    selection = select_positions(store, positions, seed)
+def forfeit_lines(agents: list[ResolvedAgent]) -> Callable[[Task, Any], None]:
+    """`run_chunks`'s `arrived` for chunks whose results list each agent's forfeits [(k, reason,
+    detail, position text)]: a line on stderr for each (`ForfeitNotices`)."""
     notices = ForfeitNotices()
 
     def announce(task: Task, result: dict[str, Any]) -> None:
@@ -215,8 +212,22 @@ def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: 
             for _, reason, detail, position in chosen["forfeits"]:
                 notices.note(agent.spec, reason, detail, position)
 
+    return announce
+
+
+def forfeit_counts(ordered: list[dict[str, Any]], a: int) -> dict[str, int]:
+    """Agent `a`'s forfeits in the chunks' results, by reason (`by_reason`)."""
+    return by_reason(Counter(reason for r in ordered for _, reason, _, _ in r["agents"][a]["forfeits"]))
+
+
+def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: int, executor,
+            quiet: bool = False) -> dict[str, Any]:
+    """Move quality of every agent: the report's `agents[SPEC]` entries (with each agent's
+    forfeits by reason and its `WORST` worst positions) and the sample's description. Each
+    forfeit gets a line on stderr as its chunk comes in, `quiet` or not."""
+    selection = select_positions(store, positions, seed)
     ordered = run_chunks(executor, quality_tasks(store, tuple(agents), selection, seed), "move quality", quiet,
-                         agents=len(agents), arrived=announce)
+                         agents=len(agents), arrived=forfeit_lines(agents))
     playable = np.concatenate([r["playable"] for r in ordered]) if ordered else np.zeros(0, bool)
     outcome = np.concatenate([r["outcome"] for r in ordered]) if ordered else np.zeros(0, np.int8)
     remoteness = np.concatenate([r["remoteness"] for r in ordered]) if ordered else np.zeros(0, np.int64)
@@ -231,8 +242,7 @@ def measure(store: Store, agents: list[ResolvedAgent], *, positions: int, seed: 
         entries[spec] = summarise(selection.tiers, tier_of, weight, outcome, remoteness, chosen_outcome,
                                  chosen_remoteness)
         entries[spec]["move_quality"]["seconds"] = round(sum(r["agents"][a]["seconds"] for r in ordered), 6)
-        entries[spec]["move_quality"]["forfeits"] = by_reason(Counter(
-            reason for r in ordered for _, reason, _, _ in r["agents"][a]["forfeits"]))
+        entries[spec]["move_quality"]["forfeits"] = forfeit_counts(ordered, a)
         entries[spec]["worst"] = worst(ordered, a, outcome, remoteness, chosen_outcome, chosen_remoteness)
     sample = {"positions": int(playable.sum()), "exhaustive": selection.exhaustive,
               "limit": positions, "min_per_tier": MIN_PER_TIER,

@@ -21,7 +21,6 @@ blunder: one does, but the piece the agent handed over gives the value away.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from itertools import product
 from typing import Any
 
@@ -30,7 +29,7 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.agents import ResolvedAgent, resolve_agent
 from retrograde.agents.base import Forfeit
-from retrograde.agents.match import ForfeitNotices, by_reason, play_game
+from retrograde.agents.match import play_game
 from retrograde.errors import BadOption
 from retrograde.games import Game, make_game
 from retrograde.games.base import State
@@ -201,14 +200,8 @@ def measure(game: Game, agents: list[ResolvedAgent], *, tiers: tuple[str, ...], 
                   (game.name, rules, tuple(agents), seed, chunk, tuple(p for _, p in sampled[start:start + CHUNK])),
                   cost=min(CHUNK, len(sampled) - start))
              for chunk, start in enumerate(range(0, len(sampled), CHUNK))]
-    notices = ForfeitNotices()
-
-    def announce(task: Task, result: dict[str, Any]) -> None:
-        for agent, chosen in zip(agents, result["agents"]):
-            for _, reason, detail, position in chosen["forfeits"]:
-                notices.note(agent.spec, reason, detail, position)
-
-    ordered = quality.run_chunks(executor, tasks, "exact move quality", quiet, agents=len(agents), arrived=announce)
+    ordered = quality.run_chunks(executor, tasks, "exact move quality", quiet, agents=len(agents),
+                                 arrived=quality.forfeit_lines(agents))
     scores = [s for r in ordered for s in r["scores"]]
     tier_of = np.array([t for t, _ in sampled], dtype=np.int32)
     position_list = [p for _, p in sampled]
@@ -224,8 +217,7 @@ def measure(game: Game, agents: list[ResolvedAgent], *, tiers: tuple[str, ...], 
         chosen_outcome, chosen_remoteness = values(chosen_scores[spec])
         entry = quality.summarise(tiers, tier_of, weight, outcome, remoteness, chosen_outcome, chosen_remoteness)
         entry["move_quality"]["seconds"] = round(sum(r["agents"][a]["seconds"] for r in ordered), 3)
-        entry["move_quality"]["forfeits"] = by_reason(Counter(
-            reason for r in ordered for _, reason, _, _ in r["agents"][a]["forfeits"]))
+        entry["move_quality"]["forfeits"] = quality.forfeit_counts(ordered, a)
         kinds = [blunder_kinds(game, p, s, k) for p, s, k in zip(position_list, scores, chosen)]
         entry["blunders"] = blunder_figures(kinds, at_risk)
         entry["blunders"]["by_tier"] = {

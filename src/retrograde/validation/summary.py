@@ -12,11 +12,12 @@ agents exist: it is there as the floor, not as a finding.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from retrograde.agents import ResolvedAgent
-from retrograde.agents.base import Forfeit
+from retrograde.agents.match import by_reason
 
 #: Positions a tier group needs in the move-quality sample before a finding names it.
 MIN_GROUP_POSITIONS = 30
@@ -200,13 +201,12 @@ def counts(by_reason: dict[str, int]) -> str:
 def game_forfeits(report: dict[str, Any], spec: str) -> dict[str, int]:
     """The games `spec` forfeited by reason, over both seats and every pairing (reasons in
     `Forfeit.REASONS` order, those never given left out)."""
-    counted = dict.fromkeys(Forfeit.REASONS, 0)
+    counted: Counter[str] = Counter()
     for t in report["tournaments"]:
         for seat in ("first", "second"):
             if t[seat] == spec:
-                for reason, n in t.get("forfeits", {}).get(seat, {}).items():
-                    counted[reason] += n
-    return {reason: n for reason, n in counted.items() if n}
+                counted.update(t.get("forfeits", {}).get(seat, {}))
+    return by_reason(counted)
 
 
 def _forfeits(report: dict[str, Any], short: dict[str, str]) -> str | None:
