@@ -56,6 +56,14 @@ class Player(ABC):
         from it rather than read the position again."""
         return self.choose(analysis.position)
 
+    def choose_scored(self, rows: np.ndarray, exact: np.ndarray) -> np.ndarray | None:
+        """The move number (game.moves order) the agent chooses at each of many positions at once,
+        drawing from `rng` as `choose` would position by position; or None where the agent has no
+        such batch form (it then chooses one position at a time). The positions are the game's
+        search's root states `rows` (`Search.rows_at`), `exact` every move's exact stored score at
+        each (`Search.scores_many`: UNKNOWN past a position's moves)."""
+        return None
+
     def new_game(self, seat: int | None) -> None:
         """A game starts in which the agent plays `seat` (0 moves first, 1; None: positions one by
         one). Agents that keep nothing between games ignore it; a user's agent is made anew."""

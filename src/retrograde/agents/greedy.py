@@ -16,7 +16,7 @@ import numpy as np
 
 from retrograde.agents.base import Player
 from retrograde.agents.minimax import cannot_search, make_search
-from retrograde.search.base import pick_best
+from retrograde.search.base import Search, pick_best, pick_best_rows
 
 
 class GreedyAgent(Player):
@@ -40,3 +40,12 @@ class GreedyAgent(Player):
 
     def choose(self, position):
         return self.game.moves(position)[pick_best(self.scores(position), self.rng)]
+
+    def choose_scored(self, rows, exact):
+        """`choose` at many positions: both searches over all of them in two kernel calls (their
+        scores are exact, so the seed each draws does not change them), the draws as `choose`'s."""
+        if type(self.search).rows_at is Search.rows_at:
+            return None
+        tactics = self.search.scores_many(rows, 2, "zero")
+        heuristic = self.search.scores_many(rows, 1, self.evaluation)
+        return pick_best_rows(np.where(tactics != 0, tactics, heuristic), self.rng, seeds=True)

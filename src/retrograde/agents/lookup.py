@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 from retrograde import outcome as oc
 from retrograde.agents.base import Player
 from retrograde.data.probing import Analysis, MoveValue, analyse
 from retrograde.data.store import SOLVED, Store
+from retrograde.search.base import pick_best_rows
+from retrograde.search.tablebase import UNKNOWN
 from retrograde.spec import Option
 
 
@@ -89,3 +93,9 @@ class LookupAgent(Player):
 
     def choose_analysed(self, analysis: Analysis):
         return self.choose(analysis.position, analysis)
+
+    def choose_scored(self, rows, exact):
+        """`choose` at many positions: a best exact score (its outcome alone without `remoteness`:
+        the order of scores is `preference`'s), ties drawn as `choose` draws them."""
+        return pick_best_rows(exact if self.remoteness else np.where(exact == UNKNOWN, UNKNOWN, np.sign(exact)),
+                              self.rng)

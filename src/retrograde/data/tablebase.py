@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from retrograde.data.store import SOLVED, Store
+from retrograde.search.base import Search
 from retrograde.search.tablebase import Tablebase
 
 
@@ -76,3 +77,53 @@ class StoreTablebase(Tablebase):
             packed, remoteness = self.store.read_chunk_raw(name, chunk)
             self.packed[(at + first) // 4:(at + first) // 4 + packed.size] = packed
             self.remoteness[at + first:at + first + remoteness.size] = remoteness
+
+
+class StoredScores:
+    """Every move's exact value at many positions of a store at once: a search one ply deep whose
+    every child is read from the store's tablebase (`Search.scores_many`), the positions' own values
+    read from it too. What move quality measures agents with, where the game's search batches
+    (`Search.rows_at`) and reads stores, and the tiers it needs fit the tablebase."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.search = store.game.search
+        self.tablebase = StoreTablebase.for_search(self.search, store)
+        self.search.tablebase = self.tablebase
+        self.slots = self.search.tier_slots()
+        #: The evaluation at the leaves, never used: every child is decided or stored.
+        self.evaluation = "zero" if "zero" in self.search.evals else self.search.evals[0]
+
+    @classmethod
+    def of(cls, store: Store) -> StoredScores | None:
+        """The store's, or None where the game's search takes one position at a time or reads no store."""
+        search = store.game.search
+        if search is None or search.reads_no_store or type(search).rows_at is Search.rows_at:
+            return None
+        return cls(store)
+
+    def holds(self, names: Iterable[str]) -> bool:
+        """Load the tiers `names` and their child tiers, where they all fit; whether they are held."""
+        plan = self.store.plan
+        needed = list(dict.fromkeys(name for tier in names for name in (tier, *plan.tier(tier).children)))
+        slots = self.slots
+        missing = [name for name in needed if self.tablebase.start[slots[name]] < 0]
+        size = sum(-(-plan.tier(name).size // 4) * 4 for name in missing)
+        if (self.tablebase.held + size) * self.tablebase.bytes_per_position > self.tablebase.max_bytes:
+            return False
+        self.tablebase.require(missing)
+        return all(self.tablebase.start[slots[name]] >= 0 for name in needed)
+
+    def values(self, tier: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Outcome codes and remoteness stored at `indices` of a held tier."""
+        at = self.tablebase.start[self.slots[tier]] + np.asarray(indices, dtype=np.int64)
+        codes = (self.tablebase.packed[at >> 2] >> (2 * (at & 3)).astype(np.uint8)) & 3
+        return codes.astype(np.int8), self.tablebase.remoteness[at].astype(np.int64)
+
+    def rows(self, tier: str, indices: np.ndarray) -> np.ndarray:
+        """The search's root states of `indices` of `tier`."""
+        return self.search.rows_at(self.store.plan.tier(tier), indices)
+
+    def move_scores(self, rows: np.ndarray) -> np.ndarray:
+        """Every move's exact score at each row (`Search.scores_many`, one ply deep), every child held."""
+        return self.search.scores_many(rows, 1, self.evaluation)

@@ -39,6 +39,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from retrograde import outcome as oc
 from retrograde.jit import njit
 from retrograde.search.tablebase import UNKNOWN, Tablebase
 
@@ -52,7 +53,8 @@ EXPANDED = 1 << 62
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
 __all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "expanded", "next_child", "open_frames",
-           "open_search", "order_moves", "pick_best", "plug", "random_bits", "settle", "start_node", "take_child"]
+           "open_search", "order_moves", "pick_best", "pick_best_rows", "plug", "random_bits", "score_values", "settle",
+           "start_node", "take_child"]
 
 
 @njit
@@ -243,6 +245,27 @@ def pick_best(scores: np.ndarray, rng: np.random.Generator) -> int:
     return int(best[rng.integers(len(best))])
 
 
+def pick_best_rows(scores: np.ndarray, rng: np.random.Generator, *, seeds: bool = False) -> np.ndarray:
+    """`pick_best` at each row of `scores` (UNKNOWN past a row's moves), drawing from `rng` in the
+    order a player choosing row by row draws: one draw a row, or with `seeds` a search seed
+    (`integers(1 << 63)`) before it, as a player whose choice is searched draws."""
+    best = scores == scores.max(axis=1, keepdims=True)
+    ties = best.sum(axis=1)
+    if seeds:
+        drawn = [(rng.integers(1 << 63), rng.integers(n))[1] for n in ties.tolist()]
+    else:
+        drawn = [rng.integers(n) for n in ties.tolist()]
+    return np.argmax(np.cumsum(best, axis=1) > np.array(drawn, dtype=np.int64)[:, None], axis=1)
+
+
+def score_values(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Outcome codes and remoteness (0 for a draw) of exact scores: a win `WIN_SCORE - r` (in r
+    plies), a loss `r - WIN_SCORE`, a draw 0."""
+    scores = np.asarray(scores, dtype=np.int64)
+    outcome = np.where(scores > 0, oc.WIN, np.where(scores < 0, oc.LOSS, oc.DRAW)).astype(np.int8)
+    return outcome, np.where(scores > 0, WIN_SCORE - scores, np.where(scores < 0, scores + WIN_SCORE, 0))
+
+
 class Search(ABC):
     """Depth-limited alpha-beta (negamax) over one game instance, run in numba kernels: what a
     game's `search` hook returns.
@@ -282,6 +305,17 @@ class Search(ABC):
         """Run the game's kernel from `position`: write scores[j] for the j-th move of
         game.moves(position); return the number of nodes visited."""
 
+    def rows_at(self, tier, indices: np.ndarray) -> np.ndarray | None:
+        """Optional (with `_run_many`): the kernel's root state of each position `indices` of `tier`
+        (one int64 row each), for `scores_many`; None where the game searches one position at a time."""
+        return None
+
+    def _run_many(self, rows: np.ndarray, depth: int, evaluation: int, table: tuple[np.ndarray, np.ndarray, np.ndarray],
+                  scores: np.ndarray) -> int:
+        """With `rows_at`: every move's exact score from each row into the row of `scores` (as
+        `_run` with `exact`), in one kernel call; return the number of nodes visited."""
+        raise NotImplementedError(f"{self.game.name}'s search takes one position at a time")
+
     def adaptive_depth(self, position, depth: int) -> int:
         """Optional (with `variable_depth`): the depth the game's variable-depth rule searches
         `position` to, within 1..`depth` (`minimax:adaptive=1`)."""
@@ -313,6 +347,16 @@ class Search(ABC):
         self.nodes = self._run(position, depth, self.evals.index(evaluation), exact, seed, self.tablebase.arrays(),
                                scores)
         return scores[:np.count_nonzero(scores != UNKNOWN)]  # the root's moves fill a prefix
+
+    def scores_many(self, rows: np.ndarray, depth: int, evaluation: str) -> np.ndarray:
+        """Every move's exact score at each of many positions (`rows_at`'s rows), `depth` plies deep
+        with leaf evaluation `evaluation`: scores[i, j] for the j-th move of game.moves at row i,
+        UNKNOWN past its moves (all of a decided position's row). The tablebase holds what was
+        required of it before (the caller requires every tier the rows' searches reach). Sets `nodes`."""
+        scores = np.full((len(rows), self.game.max_moves), UNKNOWN, dtype=np.int64)
+        self.nodes = self._run_many(np.ascontiguousarray(rows, dtype=np.int64), depth, self.evals.index(evaluation),
+                                    self.tablebase.arrays(), scores)
+        return scores
 
     def best_move(self, position, depth: int, evaluation: str, rng: np.random.Generator) -> int:
         """The number of a best-scored move of `position` (`root_scores` `depth` plies deep, its

@@ -39,9 +39,12 @@ from retrograde.agents.lookup import optimal_moves
 from retrograde.agents.match import ForfeitNotices, by_reason
 from retrograde.data.probing import Analysis, MoveValue, analyse
 from retrograde.data.store import Store
+from retrograde.data.tablebase import StoredScores
 from retrograde.pipeline.graph import Task
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.worker import WorkerState
+from retrograde.search.base import score_values
+from retrograde.search.tablebase import UNKNOWN
 from retrograde.validation.rating import wilson
 from retrograde.validation.seeding import task_seed
 from retrograde.validation.worker import worker_store
@@ -110,9 +113,16 @@ def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent
     `chosen_remoteness` (mover's view, plies from the position; a loss in 0 where it forfeits),
     its `seconds` choosing, its `forfeits` [(k, reason, detail, position text)] and its `worst`
     positions of the chunk [(k, `worst_entry`)] (`worst_order`: the chunk's share of the worst
-    of all). Each agent chooses from the analysis read here (`Player.choose_analysed`): the
-    lookup agent reads none again."""
+    of all).
+
+    Where the store's tablebase scores every move in kernels (`tablebase.StoredScores`), agents
+    with a batch form (`Player.choose_scored`) choose at all positions at once and no position is
+    analysed but the worst few; the others choose position by position from the store's analyses
+    (`Player.choose_analysed`: the lookup agent reads none again), read once for all of them."""
     store = worker_store(worker, location)
+    scored = worker_scores(worker, store)
+    if scored is not None and scored.holds(tiers[t] for t in np.unique(tier_of).tolist()):
+        return _choose_scored(store, scored, agents, seed, chunk, tiers, tier_of, index)
     game = store.game
     positions = [game.position_at(game.tier(tiers[t]), i) for t, i in zip(tier_of.tolist(), index.tolist())]
     playable = np.array([game.primitive(position) == 0 for position in positions], dtype=bool)
@@ -122,32 +132,92 @@ def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent
     per_agent = []
     for resolved in agents:
         agent = resolved.build(game, seed=task_seed(seed, "move-quality", resolved.stream, chunk), store=store)
-        chosen_outcome = np.empty(len(analyses), dtype=np.int8)
-        chosen_remoteness = np.empty(len(analyses), dtype=np.int64)
-        chosen: list[MoveValue | None] = []  # the move and its value, None where the agent forfeits
-        forfeits: list[tuple[int, str, str, str]] = []
-        started = time.perf_counter()
-        for k, analysis in enumerate(analyses):
-            try:
-                move, _ = agent.choose_analysed(analysis)
-            except Forfeit as given_up:
-                chosen_outcome[k], chosen_remoteness[k] = oc.LOSS, 0
-                chosen.append(None)
-                forfeits.append((k, given_up.reason, given_up.detail, game.format(analysis.position)))
-                continue
-            made = next((m for m in analysis.moves if m.move == move), None)
-            if made is None:
-                raise RuntimeError(f"agent {agent.spec} chose {move!r}, not a legal move in "
-                                   f"{game.format(analysis.position)!r}")
-            chosen_outcome[k], chosen_remoteness[k] = made.value.outcome, made.value.remoteness or 0
-            chosen.append(made)
-        seconds = time.perf_counter() - started
-        gave_up = {k: reason for k, reason, _, _ in forfeits}
-        worst = [(k, worst_entry(game, analyses[k], chosen[k], gave_up.get(k)))
-                 for k in worst_order(outcome, remoteness, chosen_outcome, chosen_remoteness).tolist()]
-        per_agent.append({"chosen_outcome": chosen_outcome, "chosen_remoteness": chosen_remoteness,
-                          "seconds": seconds, "forfeits": forfeits, "worst": worst})
+        per_agent.append(_choose_each(game, agent, analyses, outcome, remoteness))
     return {"playable": playable, "outcome": outcome, "remoteness": remoteness, "agents": per_agent}
+
+
+def _choose_each(game, agent, analyses: list[Analysis], outcome: np.ndarray, remoteness: np.ndarray
+                 ) -> dict[str, Any]:
+    """An agent's entry of `choose_chunk`'s result, choosing position by position from `analyses`."""
+    chosen_outcome = np.empty(len(analyses), dtype=np.int8)
+    chosen_remoteness = np.empty(len(analyses), dtype=np.int64)
+    chosen: list[MoveValue | None] = []  # the move and its value, None where the agent forfeits
+    forfeits: list[tuple[int, str, str, str]] = []
+    started = time.perf_counter()
+    for k, analysis in enumerate(analyses):
+        try:
+            move, _ = agent.choose_analysed(analysis)
+        except Forfeit as given_up:
+            chosen_outcome[k], chosen_remoteness[k] = oc.LOSS, 0
+            chosen.append(None)
+            forfeits.append((k, given_up.reason, given_up.detail, game.format(analysis.position)))
+            continue
+        made = next((m for m in analysis.moves if m.move == move), None)
+        if made is None:
+            raise RuntimeError(f"agent {agent.spec} chose {move!r}, not a legal move in "
+                               f"{game.format(analysis.position)!r}")
+        chosen_outcome[k], chosen_remoteness[k] = made.value.outcome, made.value.remoteness or 0
+        chosen.append(made)
+    seconds = time.perf_counter() - started
+    gave_up = {k: reason for k, reason, _, _ in forfeits}
+    worst = [(k, worst_entry(game, analyses[k], chosen[k], gave_up.get(k)))
+             for k in worst_order(outcome, remoteness, chosen_outcome, chosen_remoteness).tolist()]
+    return {"chosen_outcome": chosen_outcome, "chosen_remoteness": chosen_remoteness,
+            "seconds": seconds, "forfeits": forfeits, "worst": worst}
+
+
+def _choose_scored(store: Store, scored: StoredScores, agents: tuple[ResolvedAgent, ...], seed: int, chunk: int,
+                   tiers: tuple[str, ...], tier_of: np.ndarray, index: np.ndarray) -> dict[str, Any]:
+    """`choose_chunk` with every move's exact score from kernels: the positions' own values read from
+    the tablebase, a terminal position one without a scored move."""
+    game = store.game
+    rows, codes, stored = None, np.empty(len(index), np.int8), np.empty(len(index), np.int64)
+    for t in np.unique(tier_of).tolist():
+        at = np.flatnonzero(tier_of == t)
+        tier_rows = scored.rows(tiers[t], index[at])
+        rows = np.empty((len(index), tier_rows.shape[1]), np.int64) if rows is None else rows
+        rows[at] = tier_rows
+        codes[at], stored[at] = scored.values(tiers[t], index[at])
+    exact = scored.move_scores(rows)
+    playable = exact[:, 0] != UNKNOWN  # a position's scored moves fill a prefix of its row
+    rows, exact = rows[playable], exact[playable]
+    outcome = codes[playable]
+    remoteness = np.where(outcome == oc.DRAW, 0, stored[playable])
+    at_tier, at_index = tier_of[playable].tolist(), index[playable].tolist()
+    analyses: dict[int, Analysis] = {}  # read where a position is shown or an agent chooses one by one
+
+    def analysed(ks: list[int]) -> list[Analysis]:
+        missing = [k for k in ks if k not in analyses]
+        analyses.update(zip(missing, analyse(store, [game.position_at(game.tier(tiers[at_tier[k]]), at_index[k])
+                                                     for k in missing])))
+        return [analyses[k] for k in ks]
+
+    per_agent = []
+    for resolved in agents:
+        agent = resolved.build(game, seed=task_seed(seed, "move-quality", resolved.stream, chunk), store=store)
+        started = time.perf_counter()
+        moves = agent.choose_scored(rows, exact)
+        if moves is None:
+            per_agent.append(_choose_each(game, agent, analysed(list(range(len(at_index)))), outcome, remoteness))
+            continue
+        chosen_outcome, chosen_remoteness = score_values(exact[np.arange(len(moves)), moves])
+        seconds = time.perf_counter() - started
+        order = worst_order(outcome, remoteness, chosen_outcome, chosen_remoteness).tolist()
+        worst = [(k, worst_entry(game, analysis, analysis.moves[moves[k]], None))
+                 for k, analysis in zip(order, analysed(order))]
+        per_agent.append({"chosen_outcome": chosen_outcome, "chosen_remoteness": chosen_remoteness,
+                          "seconds": seconds, "forfeits": [], "worst": worst})
+    return {"playable": playable, "outcome": outcome, "remoteness": remoteness, "agents": per_agent}
+
+
+def worker_scores(worker: WorkerState, store: Store) -> StoredScores | None:
+    """The store's `StoredScores` (None where the game has none), made once per worker and store."""
+    kept: dict[str, StoredScores | None] = worker.slot("validation-scores", dict)
+    key = f"{store.location}:{store.plan_digest}"
+    if key not in kept:
+        kept.clear()  # one store's tablebase at a time
+        kept[key] = StoredScores.of(store)
+    return kept[key]
 
 
 def worst_order(outcome: np.ndarray, remoteness: np.ndarray, chosen_outcome: np.ndarray,

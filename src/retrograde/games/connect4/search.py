@@ -17,8 +17,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from retrograde.games.connect4.kernels import (CONNECT, HEIGHT, STRIDE, WIDTH, board_index, has_line, mirror_index,
-                                               pattern_of)
+from retrograde.games.connect4.kernels import (CONNECT, HEIGHT, STRIDE, WIDTH, board_at, board_index, has_line,
+                                               mirror_index, pattern_of)
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
 from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
@@ -123,6 +123,28 @@ def search(dims, ways, board, evaluation, packed, remoteness, start, mover, oppo
     return alpha_beta(context, states, kids, depth, exact, seed, root)
 
 
+@njit
+def search_many(dims, ways, board, evaluation, packed, remoteness, start, rows, depth, scores):
+    """`search` from each (mover, opponent) row of `rows`, every move scored exactly, into the row
+    of `scores`; returns the nodes visited."""
+    nodes = 0
+    for i in range(rows.shape[0]):
+        nodes += search(dims, ways, board, evaluation, packed, remoteness, start, rows[i, 0], rows[i, 1], depth, True,
+                        np.uint64(i), scores[i])
+    return nodes
+
+
+@njit
+def boards_at(dims, ways, pieces, indices):
+    """(mover, opponent) of each index of tier p{pieces}."""
+    rows = np.empty((indices.shape[0], 2), dtype=np.int64)
+    heights = np.empty(dims[WIDTH], dtype=np.int64)
+    for i in range(indices.shape[0]):
+        xs, os = board_at(dims, ways, pieces, indices[i], heights)
+        rows[i, 0], rows[i, 1] = (xs, os) if pieces % 2 == 0 else (os, xs)
+    return rows
+
+
 class Connect4Search(Search):
     evals = ("threats", "zero")
 
@@ -143,3 +165,9 @@ class Connect4Search(Search):
         mover, opponent = (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
         return int(search(*self.game.kernel_tables, self.board, evaluation, *table, mover, opponent, depth, exact,
                           np.uint64(seed), scores))
+
+    def rows_at(self, tier, indices):
+        return boards_at(*self.game.kernel_tables, tier.key[0], np.asarray(indices, dtype=np.int64))
+
+    def _run_many(self, rows, depth, evaluation, table, scores):
+        return int(search_many(*self.game.kernel_tables, self.board, evaluation, *table, rows, depth, scores))

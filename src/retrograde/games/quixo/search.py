@@ -21,7 +21,7 @@ import numpy as np
 
 from retrograde.games import symmetry
 from retrograde.games.quixo.kernels import SOURCE, has_line, longest_line, play
-from retrograde.games.ranking_kernels import popcount, rank_counted
+from retrograde.games.ranking_kernels import popcount, rank_counted, unrank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.jit import njit
 from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
@@ -116,6 +116,26 @@ def search(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, st
                       depth, exact, seed, root)
 
 
+@njit
+def search_many(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, rows, depth, scores):
+    """`search` from each (mover, opponent) row of `rows`, every move scored exactly, into the row
+    of `scores`; returns the nodes visited."""
+    nodes = 0
+    for i in range(rows.shape[0]):
+        nodes += search(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, rows[i, 0],
+                        rows[i, 1], depth, True, np.uint64(i), scores[i])
+    return nodes
+
+
+@njit
+def boards_at(a, b, cells, indices):
+    """(mover, opponent) of each index of tier m{a}o{b}."""
+    rows = np.empty((indices.shape[0], 2), dtype=np.int64)
+    for i in range(indices.shape[0]):
+        rows[i, 0], rows[i, 1] = unrank_pair(indices[i], a, b, cells)
+    return rows
+
+
 class QuixoSearch(Search):
     evals = ("cmax", "inline", "zero")
     variable_depth = "seed 004's: min(|C - O| + 1, O) plies, C and O the longest lines of the two sides"
@@ -152,3 +172,10 @@ class QuixoSearch(Search):
         return int(search(self.game.size, self.game.move_table, self.game.line_masks, self.lines,
                           symmetry.tables(self.game.size), evaluation, *table, mover, opponent, depth, exact,
                           np.uint64(seed), scores))
+
+    def rows_at(self, tier, indices):
+        return boards_at(*tier.key, self.game.cells, np.asarray(indices, dtype=np.int64))
+
+    def _run_many(self, rows, depth, evaluation, table, scores):
+        return int(search_many(self.game.size, self.game.move_table, self.game.line_masks, self.lines,
+                               symmetry.tables(self.game.size), evaluation, *table, rows, depth, scores))

@@ -17,7 +17,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from retrograde.games.ranking_kernels import popcount, rank_pair
+from retrograde.games.ranking_kernels import popcount, rank_pair, unrank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, SYMMETRIES, has_line
 from retrograde.jit import njit
@@ -100,6 +100,27 @@ def search(evaluation, packed, remoteness, start, mover, opponent, depth, exact,
     return alpha_beta(Context(evaluation, packed, remoteness, start), states, kids, depth, exact, seed, root)
 
 
+@njit
+def search_many(evaluation, packed, remoteness, start, rows, depth, scores):
+    """`search` from each (mover, opponent) row of `rows`, every move scored exactly, into the row
+    of `scores`; returns the nodes visited."""
+    nodes = 0
+    for i in range(rows.shape[0]):
+        nodes += search(evaluation, packed, remoteness, start, rows[i, 0], rows[i, 1], depth, True, np.uint64(i),
+                        scores[i])
+    return nodes
+
+
+@njit
+def boards_at(marks, indices):
+    """(mover, opponent) of each index of tier k{marks}."""
+    rows = np.empty((indices.shape[0], 2), dtype=np.int64)
+    for i in range(indices.shape[0]):
+        xs, os = unrank_pair(indices[i], (marks + 1) // 2, marks // 2, CELLS)
+        rows[i, 0], rows[i, 1] = (xs, os) if marks % 2 == 0 else (os, xs)
+    return rows
+
+
 class TicTacToeSearch(Search):
     evals = ("lines", "zero")
     slots = CELLS + 1
@@ -115,3 +136,9 @@ class TicTacToeSearch(Search):
         xs, os = position
         mover, opponent = (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
         return int(search(evaluation, *table, mover, opponent, depth, exact, np.uint64(seed), scores))
+
+    def rows_at(self, tier, indices):
+        return boards_at(tier.key[0], np.asarray(indices, dtype=np.int64))
+
+    def _run_many(self, rows, depth, evaluation, table, scores):
+        return int(search_many(evaluation, *table, rows, depth, scores))
