@@ -1,16 +1,27 @@
-"""The store (data/store.py): its cache of decoded chunks, the indices `read_values` takes, and a
-plan that lacks a key."""
+"""The store (data/store.py): its cache of decoded chunks, the indices `read_values` takes, a
+plan that lacks a key, tier records bound to their tiers, and staging folders found by name."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
+import socket
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
+from retrograde.data import probing
+from retrograde.data.plan import make_plan
 from retrograde.data.store import Store
 from retrograde.errors import DamagedStore
+from retrograde.games import make_game
+
+#: Nim whose tiers s4 and s6 hold 20 positions each; 0,0,0,4 (in s4) is a win in 1.
+NIM = {"heaps": [1, 2, 3, 4]}
 
 
 def test_the_chunk_cache_keeps_the_chunks_its_budget_holds(solved):
@@ -57,3 +68,97 @@ def test_a_plan_without_one_of_its_keys_names_it(solved, tmp_path):
     (path / "zarr.json").write_text(json.dumps(document))
     with pytest.raises(DamagedStore, match="KeyError: 'encoding'"):
         Store.open(path)
+
+
+def _move_tier(store, how: str) -> None:
+    """Tier folder s6 put where s4 was: `swapped` (s4 where s6 was), `renamed` (s4 deleted first),
+    `copied` (s6 stays too), or `relabelled` (swapped, then each record's tier and place rewritten
+    to name the folder it is in, its checksum left as it is)."""
+    tiers = store / "tiers"
+    if how in ("swapped", "relabelled"):
+        (tiers / "s4").rename(tiers / "held")
+        (tiers / "s6").rename(tiers / "s4")
+        (tiers / "held").rename(tiers / "s6")
+    else:
+        shutil.rmtree(tiers / "s4")
+        (shutil.copytree if how == "copied" else os.rename)(tiers / "s6", tiers / "s4")
+    if how == "relabelled":
+        for name, place, other, other_place in (("s4", 4, "s6", 6), ("s6", 6, "s4", 4)):
+            document = tiers / name / "zarr.json"
+            held = f'"tier": "{other}",\n    "place": {other_place},'.encode()
+            assert document.read_bytes().count(held) == 1
+            document.write_bytes(document.read_bytes().replace(held, f'"tier": "{name}",\n    "place": {place},'.encode()))
+
+
+@pytest.mark.parametrize("how", ["swapped", "renamed", "copied", "relabelled"])
+def test_a_tier_folder_in_another_tiers_place_is_refused_by_every_reader(solved, tmp_path, cli, how):
+    """data/store.py: a tier's record names its tier and its place in the plan (and a solved
+    tier's checksum covers both): tier s6's folder where s4's belongs (of the same size) is
+    refused, in one line naming s4, by probe and by every Python read path; never answered
+    (the old answer for 0,0,0,4 was s6's 'win in 5', the truth 'win in 1')."""
+    store = tmp_path / "nim.zarr"
+    shutil.copytree(solved("nim", NIM), store)
+    code, stdout, _ = cli("probe", "--store", str(store), "0,0,0,4")
+    assert code == 0 and stdout.startswith("0,0,0,4: win in 1\n"), stdout
+    with Store.open(store) as opened:
+        truth = opened.read_tier("s6")
+        assert opened.plan.tier("s4").size == opened.plan.tier("s6").size
+    _move_tier(store, how)
+    code, stdout, stderr = cli("probe", "--store", str(store), "0,0,0,4")
+    assert code != 0 and stdout == "" and len(stderr.strip().splitlines()) == 1, (code, stdout, stderr)
+    assert "tier s4" in stderr and "damaged" in stderr and "Traceback" not in stderr, stderr
+    refused = "tier s4: " + ("the status, counts or checksum" if how == "relabelled" else
+                             "its document tiers/s4/zarr.json is damaged .it is the record of tier 's6' at place 6")
+    with Store.open(store) as opened:
+        game = opened.game
+        for read in (lambda: opened.record("s4"), lambda: opened.require_solved("s4"), lambda: opened.read_tier("s4"),
+                     lambda: opened.read_chunk_raw("s4", 0), lambda: opened.read_chunk_outcome("s4", 0),
+                     lambda: opened.read_values("s4", np.arange(20)),
+                     lambda: probing.values(opened, [game.parse("0,0,0,4")])):
+            with pytest.raises(DamagedStore, match=refused):
+                read()
+        if how == "copied":  # the tier copied from is still itself
+            assert all(np.array_equal(a, b) for a, b in zip(opened.read_tier("s6"), truth))
+        else:
+            with pytest.raises(DamagedStore, match="tier s6: "):
+                opened.read_tier("s6")
+
+
+def test_a_record_written_before_records_named_their_tier_is_read_and_bound_when_written(solved, tmp_path):
+    """data/store.py: a store whose tier documents hold no tier and place (and a tier checksum over
+    the chunk checksums alone, as written before records named their tier) still opens and
+    answers; once a record is written again it names its tier and place."""
+    store = tmp_path / "nim.zarr"
+    shutil.copytree(solved("nim", NIM), store)
+    for document in (store / "tiers").glob("*/zarr.json"):
+        parsed = json.loads(document.read_bytes())
+        attributes = parsed["attributes"]
+        del attributes["tier"], attributes["place"]
+        chunks = "".join(record["checksum"] for record in attributes["chunks"])
+        attributes["checksum"] = hashlib.blake2b(chunks.encode(), digest_size=16).hexdigest()
+        document.write_bytes(json.dumps(parsed, indent=2).encode())  # as zarr writes a document
+    with Store.open(store) as opened:
+        assert str(probing.values(opened, [opened.game.parse("0,0,0,4")])[0]) == "win in 1"
+    with Store.open(store, mode="r+") as opened:
+        opened.record_chunks("s4", [])
+    attributes = json.loads((store / "tiers" / "s4" / "zarr.json").read_bytes())["attributes"]
+    assert (attributes["tier"], attributes["place"]) == ("s4", 4)
+    with Store.open(store) as opened:
+        assert opened.record("s4").status == "solved"
+
+
+@pytest.mark.parametrize("name", ["q*", "q?", "[q]", "q[4]", "q]"])
+def test_creating_a_store_finds_its_own_staging_folders_by_name_not_by_glob(tmp_path, name):
+    """data/store.py: a store name holding glob characters is no pattern: creating it removes its
+    own staging folder left by an ended process, and never another store's ('q*' and 'q?' match
+    '.q4.planning-...'; '[q]' does not match its own '.[q].planning-...')."""
+    host = socket.gethostname()
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    own = tmp_path / f".{name}.planning-{host}-{ended.pid}-0123"
+    others = [tmp_path / f".{other}.planning-{host}-{ended.pid}-4567" for other in ("q4", "q", "q.zarr")]
+    for folder in (own, *others):
+        (folder / "tiers").mkdir(parents=True)
+    Store.create(tmp_path / name, make_plan(make_game("nim", {"heaps": [1]}))).close()
+    assert not own.exists(), "the store's own staging folder, left by an ended process, stayed"
+    assert all(other.is_dir() for other in others), "another store's staging folder was deleted"

@@ -114,7 +114,7 @@ def test_store_layout_matches_doc(solved):
     plan = root.attrs["retrograde"]["plan"]
     assert plan["format"] == 4 and plan["game"] == "nim" and plan["remoteness_dtype"] == "uint8"
     assert plan["encoding"] == "plain"
-    for tier in plan["tiers"]:
+    for place, tier in enumerate(plan["tiers"]):
         group = root[f"tiers/{tier['name']}"]
         assert group["outcome"].dtype == "uint8" and group["outcome"].shape == (-(-tier["size"] // 4),)
         assert group["outcome"].chunks == (tier["chunk_size"] // 4,)
@@ -125,6 +125,9 @@ def test_store_layout_matches_doc(solved):
         assert len(attrs["chunks"]) == -(-tier["size"] // tier["chunk_size"])
         assert attrs["win"] + attrs["loss"] + attrs["draw"] == tier["size"]
         assert set(attrs["chunks"][0]) == {"win", "loss", "draw", "checksum", "stored"}
+        assert (attrs["tier"], attrs["place"]) == (tier["name"], place)  # the record names its tier
+        bound = f"{tier['name']}\n{place}\n" + "".join(record["checksum"] for record in attrs["chunks"])
+        assert attrs["checksum"] == hashlib.blake2b(bound.encode(), digest_size=16).hexdigest(), tier["name"]
         for chunk, record in enumerate(attrs["chunks"]):  # the stored digest, as STORE.md says
             digest = hashlib.blake2b(digest_size=16)
             for array in ("outcome", "remoteness"):

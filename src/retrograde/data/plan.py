@@ -65,11 +65,16 @@ class Plan:
 
     def tier(self, name: str) -> Tier:
         """The tier called `name` (KeyError if the plan has none)."""
-        return self._by_name[name]
+        return self.tiers[self.place(name)]
+
+    def place(self, name: str) -> int:
+        """Where tier `name` stands in `tiers`, from 0 (KeyError if the plan has none): with its
+        name, what a tier's record is bound to (`data.store.TierRecord`)."""
+        return self._places[name]
 
     @cached_property
-    def _by_name(self) -> dict[str, Tier]:
-        return {tier.name: tier for tier in self.tiers}
+    def _places(self) -> dict[str, int]:
+        return {tier.name: place for place, tier in enumerate(self.tiers)}
 
     def chunking(self, name: str) -> Chunking:
         """How tier `name` is cut into chunks: `chunk_size`, or the tier's size rounded up to a

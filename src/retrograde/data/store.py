@@ -92,16 +92,23 @@ def stored_digest(files: list[bytes | None]) -> str:
     return digest.hexdigest()
 
 
-def tier_checksum(chunk_checksums: list[str]) -> str:
-    return hashlib.blake2b("".join(chunk_checksums).encode(), digest_size=16).hexdigest()
+def tier_checksum(chunk_checksums: list[str], tier: str | None = None, place: int | None = None) -> str:
+    """Checksum of a solved tier: over its name and place in the plan (a record that holds them,
+    `TierRecord`), then its chunks' checksums."""
+    bound = "" if tier is None else f"{tier}\n{place}\n"
+    return hashlib.blake2b((bound + "".join(chunk_checksums)).encode(), digest_size=16).hexdigest()
 
 
 @dataclass
 class TierRecord:
-    """What the store says about one tier: a record per chunk (None: not solved yet) and the sums
-    over them."""
+    """What the store says about one tier: a record per chunk (None: not solved yet), the sums
+    over them, and the `tier` it belongs to, by name and `place` in the plan, so that a tier
+    folder swapped, renamed or copied to another tier's name is refused when its record is read
+    (None: a record written before records named their tier)."""
 
     chunks: list[dict[str, Any] | None]
+    tier: str | None = None
+    place: int | None = None
 
     @property
     def done(self) -> int:
@@ -116,10 +123,11 @@ class TierRecord:
         return sum(record[key] for record in self.chunks if record is not None)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"status": self.status, "chunks": self.chunks}
+        data: dict[str, Any] = {} if self.tier is None else {"tier": self.tier, "place": self.place}
+        data.update(status=self.status, chunks=self.chunks)
         if self.status == SOLVED:
             data.update({key: self.count(key) for key in ("win", "loss", "draw")})
-            data["checksum"] = tier_checksum([record["checksum"] for record in self.chunks])
+            data["checksum"] = tier_checksum([record["checksum"] for record in self.chunks], self.tier, self.place)
         return data
 
 
@@ -211,8 +219,8 @@ class Store:
         if why := missing_folder(path, "store"):
             raise StoreError(why)
         host, prefix = socket.gethostname(), f".{path.name}.planning-"
-        for stale in path.parent.glob(f"{prefix}*"):
-            if _abandoned(stale.name[len(prefix):].rsplit("-", 2), host):
+        for stale in path.parent.iterdir():  # by prefix: the store's name is no glob pattern ('q*', '[a]')
+            if stale.name.startswith(prefix) and _abandoned(stale.name[len(prefix):].rsplit("-", 2), host):
                 shutil.rmtree(stale, ignore_errors=True)
         staging = path.parent / f"{prefix}{host}-{os.getpid()}-{uuid.uuid4().hex}"
         try:
@@ -270,21 +278,29 @@ class Store:
         """The tier's chunk records as last written by the driver (the document read once, so a
         reader never mixes two versions of it while a solve writes it).
 
-        :raises DamagedStore: the document is unreadable, malformed, or not byte for byte what
-            its records make."""
+        :raises DamagedStore: the document is unreadable, malformed, the record of another tier
+            (by name or place in the plan), or not byte for byte what its records make."""
         if name not in self._records:
             document = f"tier {name}: its document tiers/{name}/zarr.json"
             try:
                 stored = durable.read_inside(self.path, self.path / "tiers" / name / "zarr.json")
-                chunks = json.loads(stored)["attributes"]["chunks"]
+                attributes = json.loads(stored)["attributes"]
+                chunks = attributes["chunks"]
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise self.damaged(document, exc) from None
             if not (isinstance(chunks, list) and len(chunks) == self.plan.chunking(name).count
                     and all(chunk is None or _is_chunk_record(chunk) for chunk in chunks)):
                 raise self.damaged(f"tier {name}: the chunk record list in tiers/{name}/zarr.json")
-            if not _is_record_document(stored):
+            place = self.plan.place(name)
+            held = attributes.get("tier"), attributes.get("place")  # (None, None): written before records named it
+            bound = held != (None, None)
+            if bound and held != (name, place):
+                raise self.damaged(document, why=f"it is the record of tier {held[0]!r} at place {held[1]!r} of "
+                                                 f"the plan, not of {name} at place {place}: were tier folders "
+                                                 "swapped, renamed or copied?")
+            if not _is_record_document(stored, *((name, place) if bound else (None, None))):
                 raise self.damaged(f"tier {name}: the status, counts or checksum in tiers/{name}/zarr.json")
-            self._records[name] = TierRecord(chunks)
+            self._records[name] = TierRecord(chunks, name, place)  # written again, it names its tier
         return self._records[name]
 
     def record_chunks(self, name: str, summaries: Iterable[dict[str, Any]]) -> None:
@@ -696,11 +712,12 @@ def _record_document(record: TierRecord) -> bytes:
 
 
 @lru_cache(maxsize=64)
-def _is_record_document(stored: bytes) -> bool:
+def _is_record_document(stored: bytes, tier: str | None, place: int | None) -> bool:
     """Whether `stored`, a tier's document whose chunk records are whole, is byte for byte what
-    `Store.record_chunks` writes for them. Asked once per process and document: every task opens
-    its store, and reads the records of each tier it reads."""
-    record = TierRecord(json.loads(stored)["attributes"]["chunks"])
+    `Store.record_chunks` writes for them as the record of `tier` at `place` (None: a record that
+    names no tier). Asked once per process and document: every task opens its store, and reads
+    the records of each tier it reads."""
+    record = TierRecord(json.loads(stored)["attributes"]["chunks"], tier, place)
     return stored == _record_document(record)
 
 
@@ -760,11 +777,10 @@ def _hierarchy(plan: Plan) -> dict[str, bytes]:
     nodes (`_document`), and nothing else."""
     documents = {"zarr.json": _plan_document(plan),
                  "tiers/zarr.json": _tiers_document()}
-    for tier in plan.tiers:
+    for place, tier in enumerate(plan.tiers):
         prefix = f"tiers/{tier.name}"
         chunking = plan.chunking(tier.name)
-        documents[f"{prefix}/zarr.json"] = _document(GroupMetadata(
-            attributes=TierRecord([None] * chunking.count).to_json()))
+        documents[f"{prefix}/zarr.json"] = _record_document(TierRecord([None] * chunking.count, tier.name, place))
         for key, document in _array_documents(plan.remoteness_dtype, chunking.size, chunking.chunk_size,
                                               plan.encoding == ONE_PLY).items():
             documents[f"{prefix}/{key}/zarr.json"] = document
