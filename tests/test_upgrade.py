@@ -15,14 +15,15 @@ import pytest
 import zarr
 from zarr.codecs import BloscCodec, ZstdCodec
 
-from conftest import run_cli, store_bytes
+from conftest import Killed, run_cli, store_bytes
 from retrograde.data import upgrade as upgrading
 from retrograde.data.store import Store
 from retrograde.errors import StoreError
+from retrograde.games import GAMES
 
-
-class Killed(Exception):
-    pass
+#: A small instance of every game (its first example; Quixo's in chunks of 256 positions, as above).
+EVERY_GAME = [pytest.param(name, GAMES[name].examples[0], 256 if name == "quixo" else None, id=name)
+              for name in ("nim", "tictactoe", "quixo", "quarto", "connect4")]
 
 
 def _pack(codes: np.ndarray) -> np.ndarray:
@@ -63,12 +64,7 @@ def format3_copy(source: Path, target: Path, *, unsolved: int = 0) -> None:
                 checksum.update(_pack(outcome[start:stop]).tobytes())
                 checksum.update(remoteness[start:stop].astype(remoteness.dtype.newbyteorder("<")).tobytes())
                 assert checksum.hexdigest() == record.chunks[chunk]["checksum"]  # the values' checksum
-                stored = hashlib.blake2b(digest_size=16)
-                for array in ("outcome", "remoteness"):
-                    file = target / "tiers" / tier.name / array / "c" / str(chunk)
-                    stored.update(len(file.read_bytes()).to_bytes(8, "little") + file.read_bytes()
-                                  if file.exists() else b"-")
-                chunks.append({**record.chunks[chunk], "stored": stored.hexdigest()})
+                chunks.append({**record.chunks[chunk], "stored": _stored_digest(target / "tiers" / tier.name, chunk)})
             if tier.name == largest:
                 chunks[:unsolved] = [None] * unsolved
             attributes = {"status": "solved", "chunks": chunks,
@@ -76,6 +72,15 @@ def format3_copy(source: Path, target: Path, *, unsolved: int = 0) -> None:
             if unsolved and tier.name == largest:
                 attributes = {"status": "partial", "chunks": chunks}
             group.attrs.update(attributes)
+
+
+def _stored_digest(tier: Path, chunk: int) -> str:
+    """Format 3's digest of a chunk's files as stored (its record's `stored`)."""
+    stored = hashlib.blake2b(digest_size=16)
+    for array in ("outcome", "remoteness"):
+        file = tier / array / "c" / str(chunk)
+        stored.update(len(file.read_bytes()).to_bytes(8, "little") + file.read_bytes() if file.exists() else b"-")
+    return stored.hexdigest()
 
 
 @pytest.fixture
@@ -107,6 +112,92 @@ def test_upgrade_converts_a_format3_store_value_for_value(old_store):
     before = store_bytes(path)
     result = run_cli("upgrade", "--store", str(path))
     assert result.returncode == 0 and "already format 4" in result.stdout and store_bytes(path) == before
+
+
+def _format3_values(path: Path) -> dict[str, tuple[np.ndarray, np.ndarray, list]]:
+    """Every tier's outcome codes, remoteness and chunk records in the format-3 store at `path`,
+    read by zarr and numpy alone (not by the upgrade's reader)."""
+    tiers = {}
+    for name, group in zarr.open_group(str(path), mode="r")["tiers"].groups():
+        remoteness, packed = group["remoteness"][:], group["outcome"][:]
+        outcome = (packed[:, None] >> np.array([0, 2, 4, 6], np.uint8) & 3).reshape(-1)[:remoteness.size]
+        tiers[name] = outcome, remoteness, group.attrs["chunks"]
+    return tiers
+
+
+def _summary(record: dict | None) -> dict | None:
+    return None if record is None else {key: record[key] for key in ("win", "loss", "draw", "checksum")}
+
+
+@pytest.mark.parametrize("game, params, chunk_size", EVERY_GAME)
+def test_upgrade_round_trips_every_game(solved, tmp_path, game, params, chunk_size):
+    """Every game's format-3 store (not only Quixo's "one-ply" one: the others once ended in an
+    IndexError) upgrades to the values it held, tier by tier as zarr read them before, with the
+    same chunk counts and checksums; it verifies, and nothing is left beside it."""
+    path = tmp_path / "old.zarr"
+    format3_copy(solved(game, params, chunk_size=chunk_size), path)
+    before = _format3_values(path)
+    result = run_cli("upgrade", "--store", str(path))
+    assert result.returncode == 0 and "upgraded to format 4" in result.stdout, result.stderr
+    with Store.open(path) as new:
+        assert new.plan.format == 4 and sorted(tier.name for tier in new.plan.tiers) == sorted(before)
+        for name, (outcome, remoteness, records) in before.items():
+            read = new.read_tier(name)
+            assert np.array_equal(read[0], outcome) and np.array_equal(read[1], remoteness), name
+            assert [_summary(chunk) for chunk in new.record(name).chunks] == [_summary(chunk) for chunk in records]
+    assert [p.name for p in tmp_path.iterdir()] == ["old.zarr"]
+    result = run_cli("verify", "--store", str(path), "--workers", "0", "--quiet")
+    assert result.returncode == 0 and "OK" in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("game, params, chunk_size", EVERY_GAME)
+def test_a_failed_upgrade_leaves_nothing_behind(solved, tmp_path, game, params, chunk_size):
+    """A chunk of the last tier converted whose file was cut short before format 3 recorded it (its
+    digest is that of the cut file: only decoding finds it) stops the upgrade midway, the tiers
+    before it converted, with one line naming the chunk; the format-3 store is as it was and no
+    staging folder is left (it once ended in a codec's traceback, its staging folder left)."""
+    source = solved(game, params, chunk_size=chunk_size)
+    path = tmp_path / "old.zarr"
+    format3_copy(source, path)
+    with Store.open(source) as store:
+        names = [tier.name for tier in store.plan.tiers]  # the order the upgrade converts them in
+    tier = next(name for name in reversed(names) if list((path / "tiers" / name / "outcome" / "c").glob("*")))
+    assert names.index(tier) > 0
+    chunk = max(int(file.name) for file in (path / "tiers" / tier / "outcome" / "c").iterdir())
+    file = path / "tiers" / tier / "outcome" / "c" / str(chunk)
+    file.write_bytes(file.read_bytes()[:len(file.read_bytes()) // 2])
+    document = path / "tiers" / tier / "zarr.json"
+    metadata = json.loads(document.read_text())
+    metadata["attributes"]["chunks"][chunk]["stored"] = _stored_digest(path / "tiers" / tier, chunk)
+    document.write_text(json.dumps(metadata))
+    before = store_bytes(path)
+    result = run_cli("upgrade", "--store", str(path))
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode not in (0, 2) and len(lines) == 1, result.stderr
+    assert f"tier {tier} chunk {chunk}: its data cannot be decoded" in lines[0], result.stderr
+    assert store_bytes(path) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["old.zarr"]
+
+
+@pytest.mark.parametrize("name", ["q*", "q?.zarr", "q[4].zarr", "q[]4].zarr"])
+def test_a_store_name_is_never_a_pattern(solved, tmp_path, name):
+    """A store name holding glob characters reaches no other store's set-aside copy or staging
+    folder (here q4.zarr's): with no store of that name, upgrade answers "no store" (it once
+    swapped q4.zarr's staging folder in under the name); with a format-4 store of that name,
+    "nothing to do" (it once deleted q4.zarr's set-aside copy)."""
+    neighbours = [tmp_path / ".q4.zarr.format3-abc", tmp_path / ".q4.zarr.upgrading-host-1-abc"]
+    for folder in neighbours:
+        shutil.copytree(solved("nim", {"heaps": [1, 2, 3]}), folder)
+    before = {folder.name: store_bytes(folder) for folder in neighbours}
+    result = run_cli("upgrade", "--store", str(tmp_path / name))
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode not in (0, 2) and len(lines) == 1 and "no store at" in lines[0], result.stderr
+    assert not (tmp_path / name).exists()
+    shutil.copytree(solved("nim", {"heaps": [1, 2, 3]}), tmp_path / name)
+    result = run_cli("upgrade", "--store", str(tmp_path / name))
+    assert result.returncode == 0 and "nothing to do" in result.stdout, result.stderr
+    assert {folder.name: store_bytes(folder) for folder in neighbours} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, *before])
 
 
 def test_upgrade_keeps_unsolved_chunks_unsolved(solved, tmp_path):

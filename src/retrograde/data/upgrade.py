@@ -81,7 +81,7 @@ def upgrade(store_path: str | os.PathLike) -> str:
         try:
             converted = convert(old, staging)
             check(old, staging)
-        except StoreError:  # damage found: the rerun would find it again, so no staging folder is kept
+        except Exception:  # damage found (a rerun would find it again) or a failure: no staging folder is kept
             shutil.rmtree(staging)
             raise
         _swap(path, staging, path.parent / f".{path.name}.format3-{staging.name.rsplit('-', 1)[-1]}")
@@ -148,8 +148,11 @@ class OldStore:
         where = f"store {str(self.path)!r}: tier {name} chunk {chunk}"
         if stored_digest(files) != record["stored"]:
             raise DamagedStore(f"{where}: its data is damaged (its files are not the ones recorded)")
-        packed = codecs[0].decode(files[0], packing.packed_length(stop - start))
-        remoteness = codecs[1].decode(files[1], stop - start)
+        try:
+            packed = codecs[0].decode(files[0], packing.packed_length(stop - start))
+            remoteness = codecs[1].decode(files[1], stop - start)
+        except Exception as exc:  # whatever the codecs raise on damaged bytes
+            raise DamagedStore(f"{where}: its data cannot be decoded ({type(exc).__name__})") from None
         if chunk_checksum(packed, remoteness) != record["checksum"]:
             raise DamagedStore(f"{where}: its data does not match its recorded checksum")
         return packing.unpack(packed, stop - start), remoteness
@@ -183,7 +186,8 @@ def convert(old: OldStore, staging: Path) -> int:
 
 def check(old: OldStore, staging: Path) -> None:
     """Every chunk of the format-4 store records what the old one does, reads back to the old
-    checksum and counts, and its arrays are exactly the encoding of its values.
+    checksum and counts, and (in the "one-ply" encoding) its arrays are exactly the encoding of
+    its values.
 
     :raises StoreError: naming the first chunk that is not."""
     with Store.open(staging) as new:
@@ -197,23 +201,31 @@ def check(old: OldStore, staging: Path) -> None:
                 if record is None:
                     continue
                 packed, remoteness = new.read_chunk_raw(tier.name, chunk)
-                stored = new.read_chunk_stored(tier.name, chunk)
-                if chunk_checksum(packed, remoteness) != record["checksum"] or encoding.differs(
-                        stored, packing.unpack(packed, remoteness.size), remoteness).any():
+                if chunk_checksum(packed, remoteness) != record["checksum"] or new.one_ply and encoding.differs(
+                        new.read_chunk_stored(tier.name, chunk), packing.unpack(packed, remoteness.size),
+                        remoteness).any():  # a plain store's arrays are its values: the checksum covers them
                     raise StoreError(f"{where}: it does not read back as converted")
+
+
+def _beside(path: Path, prefix: str) -> list[Path]:
+    """The entries of `path`'s folder whose names begin with `prefix`, sorted: compared as text,
+    never as a pattern (a store named `q*` must not reach `.q4.zarr.format3-*`)."""
+    if not path.parent.is_dir():
+        return []
+    return sorted(entry for entry in path.parent.iterdir() if entry.name.startswith(prefix))
 
 
 def _old_folders(path: Path) -> list[Path]:
     """The format-3 copies an upgrade set aside beside `path` (a link there is refused: a rerun
     deletes them)."""
-    return sorted(durable.inside(path.parent, old) for old in path.parent.glob(f".{path.name}.format3-*"))
+    return [durable.inside(path.parent, old) for old in _beside(path, f".{path.name}.format3-")]
 
 
 def _staging(path: Path, *, finished: bool) -> Path | None:
     """The staging folder to go on with: with `finished`, one whose old store was set aside (the
     swap's first rename done); else one an ended process of this host left."""
     prefix = f".{path.name}.upgrading-"
-    for folder in sorted(path.parent.glob(f"{prefix}*")):
+    for folder in _beside(path, prefix):
         durable.inside(path.parent, folder)  # a planted link would have the conversion write through it
         owner = folder.name[len(prefix):].rsplit("-", 2)
         if finished and any(old.name.endswith(f"-{owner[-1]}") for old in _old_folders(path)):
