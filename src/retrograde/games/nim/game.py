@@ -8,6 +8,8 @@ Every heap vector with 0 <= h_i <= H_i is a legal position.
 
 from __future__ import annotations
 
+import math
+import re
 from functools import cached_property
 
 import numpy as np
@@ -17,8 +19,30 @@ from retrograde.errors import BadOption, BadPosition
 from retrograde.games import ranking
 from retrograde.games.base import Expansion, Game, Param, Tier
 
-#: Instances above this many positions are refused (they would not fit a store sanely).
+#: Instances above this many positions are refused: 2^40 (1.1 trillion) is above the largest
+#: game solved here (5x5 Quixo, 847 billion positions), and at COSTS' 38,000 positions a second
+#: a core would take 11 months.
 MAX_POSITIONS = 2**40
+#: Instances of more tiers, or whose plan links more tiers, than these are refused. A plan names
+#: each tier and its children (tier s reads s-1 .. s-k: a link each) and is made again at every
+#: opening of the store: one heap of 100,000 --max-take 5 (100,001 tiers, 500,000 links) took 17 s
+#: and 290 MB, about 170 us a tier; one heap of 4,000 (8 million links) 45 s and 800 MB, about
+#: 6 us and 75 bytes a link. So 100,000 tiers take 17 s and a million links 6 s; each tier also
+#: costs a solve 15 ms (one heap of 300 --max-take 2), 25 minutes for 100,000. (One heap of
+#: 70,000 --max-take 1 is the longest Nim game a test holds the remoteness dtype to.)
+MAX_TIERS = 100_000
+MAX_TIER_LINKS = 1_000_000
+#: A heap size or a position's heap: ASCII digits only (int() also reads '١' and '1_0').
+WHOLE = re.compile(r"[0-9]+", re.ASCII)
+
+
+def whole_numbers(text: str) -> tuple[int, ...] | None:
+    """The whole numbers of comma-separated `text` (blanks around each allowed), None unless every
+    item is ASCII digits (at most 4,300 of them, as int() reads)."""
+    items = [item.strip() for item in str(text).split(",")]
+    if not all(WHOLE.fullmatch(item) and len(item) <= 4300 for item in items):
+        return None
+    return tuple(int(item) for item in items)
 
 
 def parse_heaps(text: str) -> tuple[int, ...]:
@@ -26,11 +50,17 @@ def parse_heaps(text: str) -> tuple[int, ...]:
     items = [item.strip() for item in str(text).split(",")]
     if not text or not str(text).strip() or any(item == "" for item in items):
         raise BadOption(f"--heaps {text!r}: give heap sizes separated by commas, e.g. 1,3,5,7")
-    try:
-        heaps = tuple(int(item) for item in items)
-    except ValueError:
-        raise BadOption(f"--heaps {text!r}: heap sizes must be whole numbers") from None
+    heaps = whole_numbers(text)
+    if heaps is None:
+        raise BadOption(f"--heaps {text!r}: heap sizes must be whole numbers")
     return heaps
+
+
+def tier_links(total: int, take_limit: int) -> int:
+    """Links between the tiers s0 .. s{total} when a move takes 1 .. take_limit objects: tier s
+    reads min(s, take_limit) tiers below it."""
+    below = min(total, take_limit)  # tiers s1 .. s{below} read every tier below them
+    return below * (below + 1) // 2 + (total - below) * take_limit
 
 
 class Nim(Game):
@@ -55,11 +85,24 @@ class Nim(Game):
             raise BadOption(f"--heaps {','.join(map(str, heaps))}: heap sizes must be >= 1")
         if max_take is not None and int(max_take) < 1:
             raise BadOption(f"--max-take {max_take}: must be >= 1")
-        if int(np.prod([h + 1 for h in heaps], dtype=object)) > MAX_POSITIONS:
-            raise BadOption(f"--heaps {','.join(map(str, heaps))}: more than {MAX_POSITIONS:,} positions")
         self.heaps = heaps
         self.max_take = None if max_take is None else int(max_take)
         self.misere = bool(misere)
+        shown = ",".join(map(str, heaps))
+        shown = shown if len(shown) <= 80 else shown[:60] + "..."
+        # each heap at least doubles the positions: past bit_length heaps the product is not needed
+        positions = math.prod(h + 1 for h in heaps) if len(heaps) < MAX_POSITIONS.bit_length() else None
+        if positions is None or positions > MAX_POSITIONS:
+            count = f"{positions:,}" if positions is not None else f"at least 2^{len(heaps)}"
+            raise BadOption(f"--heaps {shown}: {count} positions, over the {MAX_POSITIONS:,} a store of Nim may hold")
+        if sum(heaps) >= MAX_TIERS:
+            raise BadOption(f"--heaps {shown}: {sum(heaps) + 1:,} tiers (one for each count of objects left), "
+                            f"over the {MAX_TIERS:,} a plan may hold")
+        links = tier_links(sum(heaps), self._take_limit)
+        if links > MAX_TIER_LINKS:
+            raise BadOption(f"--heaps {shown}{'' if max_take is None else f' --max-take {max_take}'}: "
+                            f"{links:,} links between tiers (tier s reads s-1 .. s-k), over the "
+                            f"{MAX_TIER_LINKS:,} links a plan may hold (fewer objects, or a smaller --max-take)")
 
     @property
     def params(self):
@@ -99,10 +142,9 @@ class Nim(Game):
 
     def parse(self, text):
         text = text.strip()
-        try:
-            heaps = tuple(int(item) for item in text.split(","))
-        except ValueError:
-            raise BadPosition(f"nim position {text!r}: expected heap sizes like 1,3,5,7") from None
+        heaps = whole_numbers(text)
+        if heaps is None:
+            raise BadPosition(f"nim position {text!r}: expected heap sizes like 1,3,5,7")
         if len(heaps) != len(self.heaps):
             raise BadPosition(f"nim position {text!r}: {len(heaps)} heaps, the instance has {len(self.heaps)}")
         for i, (h, limit) in enumerate(zip(heaps, self.heaps), start=1):
