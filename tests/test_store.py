@@ -107,6 +107,8 @@ def test_a_tier_folder_in_another_tiers_place_is_refused_by_every_reader(solved,
     code, stdout, stderr = cli("probe", "--store", str(store), "0,0,0,4")
     assert code != 0 and stdout == "" and len(stderr.strip().splitlines()) == 1, (code, stdout, stderr)
     assert "tier s4" in stderr and "damaged" in stderr and "Traceback" not in stderr, stderr
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+    assert code == 1 and "FAILED" in stdout and "tier s4: " in stdout, stdout
     refused = "tier s4: " + ("the status, counts or checksum" if how == "relabelled" else
                              "its document tiers/s4/zarr.json is damaged .it is the record of tier 's6' at place 6")
     with Store.open(store) as opened:

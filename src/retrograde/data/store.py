@@ -1,7 +1,8 @@
 """One zarr v3 group per solved game instance (layout in docs/STORE.md).
 
     <store>/zarr.json                    attrs["retrograde"] = the plan (game, params, format, tiers)
-    <store>/tiers/<tier>/zarr.json       attrs: status, W/L/D counts, checksum, per-chunk records
+    <store>/tiers/<tier>/zarr.json       attrs: the tier's name and place, status, W/L/D counts, checksum,
+                                         per-chunk records
     <store>/tiers/<tier>/outcome         uint8, 2-bit packed outcome codes (4 positions a byte)
     <store>/tiers/<tier>/remoteness      plan.remoteness_dtype, plies to the end (0 for draws)
     <store>/tiers/<tier>/half            "one-ply" encoding only: uint8 a chunk, 0 where s is not halved
