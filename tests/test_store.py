@@ -126,6 +126,20 @@ def test_a_tier_folder_in_another_tiers_place_is_refused_by_every_reader(solved,
                 opened.read_tier("s6")
 
 
+def test_a_created_store_binds_its_unsolved_tiers_too(tmp_path):
+    """data/store.py: a store is created with every tier's record naming its tier: two unsolved
+    tier folders swapped are refused when a solve would read their records (and then write into
+    the wrong folder)."""
+    store = tmp_path / "nim.zarr"
+    Store.create(store, make_plan(make_game("nim", NIM))).close()
+    _move_tier(store, "swapped")
+    with Store.open(store, mode="r+") as opened:
+        assert opened.record("s5").status == "pending"
+        for name, other in (("s4", "s6"), ("s6", "s4")):
+            with pytest.raises(DamagedStore, match=f"tier {name}: .* the record of tier '{other}'"):
+                opened.record(name)
+
+
 def test_a_record_written_before_records_named_their_tier_is_read_and_bound_when_written(solved, tmp_path):
     """data/store.py: a store whose tier documents hold no tier and place (and a tier checksum over
     the chunk checksums alone, as written before records named their tier) still opens and
