@@ -128,7 +128,10 @@ def test_a_store_without_the_start_says_its_value_is_unknown(solved, tmp_path):
                       seed=3, quiet=True)
     # the games start from positions the store holds: 15 cubes (its first tiers), none from the start
     assert {entry["start"] for entry in report["tournaments"]} == {"openings"}
-    assert all(sum(cell != "." for cell in board.split()[0].replace("/", "")) == 15 for board in report["openings"])
+    played = report["openings"]
+    assert played["played"] == 2 and sum(entry["count"] for entry in played["most_played"]) == 2
+    assert all(sum(cell != "." for cell in entry["opening"].split()[0].replace("/", "")) == 15
+               for entry in played["most_played"])
     data = report["summary"]
     assert data["value"] is None and data["remoteness"] is None
     assert data["why_unknown"] == "its start position (tier m0o0) is not in this store"

@@ -228,11 +228,11 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, agents: list[Resolve
         opening_positions = tournament.random_openings(game, games, seed) if openings else iter(())
     else:  # a --down-to store: games from positions it holds, none from the start
         opening_positions, openings = tournament.stored_openings(store, games, seed), True
-    opening_texts: list[str] = []  # the openings the tournament draws, as the report lists them
+    drawn = tournament.OpeningCount(game)  # the openings the tournament draws, as the report counts them
     entries = tournament.run_tournament(game, store, tournament.every_pairing(agents, games, openings=openings,
                                                                               initial=start_stored),
                                         seed=seed, executor=executor, max_plies=cap, quiet=quiet,
-                                        openings=tournament.written(game, opening_positions, opening_texts))
+                                        openings=drawn.counted(opening_positions))
     games_done = time.monotonic()
     rated = rating.ratings(specs, entries, seed=seed)
     short = summary.short_names(agents)
@@ -250,7 +250,7 @@ def _run(game: Game, store: Store | None, out_dir: Path, *, agents: list[Resolve
         "checks": consistency_checks(agents, {s: e["move_quality"] for s, e in measured["agents"].items()})
         + measured["checks"],
         "max_plies": cap,
-        "openings": opening_texts,
+        "openings": drawn.summary(),
         "move_quality_sample": measured["sample"],
         "tiers": measured["tiers"],
         "store": None if store is None else {"path": str(store.path), "positions": store.plan.positions,

@@ -11,6 +11,8 @@ how many workers play them, in which order batches finish, or where the artifact
 Batches are made as the executor asks for them (batch b of every pairing, then batch b+1), their
 openings drawn as they are needed, and their games counted as they finish: a tournament holds
 the batches in flight, not its games, so `MAX_GAMES` bounds a pairing's games, not memory.
+The openings played are counted, not listed (`OpeningCount`): an output's size does not grow
+with the games either.
 
 A user's agent that gives up a move (`agents.base.Forfeit`) loses that game; the entries count
 each seat's forfeits by reason, and the driver says so on stderr as they arrive.
@@ -18,6 +20,8 @@ each seat's forfeits by reason, and the driver says so on stderr as they arrive.
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -46,9 +50,10 @@ from retrograde.validation.worker import worker_store
 #: Games a task plays.
 BATCH = 10
 #: Games a pairing plays at most (--games; --sprt: pairs): 10^7 a seat between random tic-tac-toe
-#: players take about 20 minutes. Memory does not grow with it, but what an output lists does
-#: (`validate`'s report and `match --sprt` list an opening a game).
+#: players take about 20 minutes. Neither memory nor an output's size grows with it.
 MAX_GAMES = 10_000_000
+#: Openings an output names with their counts, the most played first (`OpeningCount`).
+OPENINGS_LISTED = 20
 #: Indices drawn at once where a store's openings are drawn again (`stored_openings`).
 DRAWS = 4096
 #: Ply cap of games that can go on for ever (Quixo), unless --max-plies says otherwise.
@@ -104,11 +109,38 @@ def _random_lines(game: Game, seed: int) -> Iterator[State]:
             tries = 0
 
 
-def written(game: Game, openings: Iterable[State], texts: list[str]) -> Iterator[State]:
-    """`openings`, each written into `texts` as it is drawn (a report lists them)."""
-    for position in openings:
-        texts.append(game.format(position))
-        yield position
+class OpeningCount:
+    """The openings played, as an output gives them in a size that does not grow with the games:
+    how many, how many distinct, the `OPENINGS_LISTED` most played with their counts (ties in the
+    order of their texts) and the sha256 of their texts in play order, each ended by a newline (two
+    runs compared at a glance). Held: a count per distinct opening, bounded by the positions 2-4
+    plies from the start or by a store's first tiers, not by the games."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.counts: Counter[str] = Counter()
+        self.digest = hashlib.sha256()
+
+    def add(self, openings: Iterable[State]) -> None:
+        """Count `openings`, in play order."""
+        for position in openings:
+            text = self.game.format(position)
+            self.counts[text] += 1
+            self.digest.update(text.encode() + b"\n")
+
+    def counted(self, openings: Iterable[State]) -> Iterator[State]:
+        """`openings`, each counted as it is drawn."""
+        for position in openings:
+            self.add((position,))
+            yield position
+
+    def summary(self) -> dict[str, Any]:
+        """{"played", "distinct", "most_played": [{"opening", "count"}], "sha256"}: the same for the
+        same openings in the same order, however many workers played them."""
+        most = heapq.nsmallest(OPENINGS_LISTED, self.counts.items(), key=lambda item: (-item[1], item[0]))
+        return {"played": self.counts.total(), "distinct": len(self.counts),
+                "most_played": [{"opening": text, "count": count} for text, count in most],
+                "sha256": self.digest.hexdigest()}
 
 
 def stored_openings(store: Store, count: int, seed: int) -> Iterator[State]:
@@ -402,7 +434,8 @@ def play_sprt(spec_a, spec_b, game: Game, test: Sprt, *, pairs: int, seed: int, 
     read after each batch in batch order, so the verdict and the pairs counted depend on the
     seed alone, not on the workers (games a round played past the decision are not counted).
     Returns `play_match`'s object (its tournaments over the pairs counted, their start kind
-    "openings") with "openings" (those played, in order) and "sprt": `Sprt.report`.
+    "openings") with "openings" (those of the pairs counted: `OpeningCount.summary`) and "sprt":
+    `Sprt.report`.
 
     :raises BadAgent: a spec is wrong, or an agent cannot play the game or needs a store.
     :raises BadOption: pairs or max_plies below 1, or a game too short for openings.
@@ -415,7 +448,7 @@ def play_sprt(spec_a, spec_b, game: Game, test: Sprt, *, pairs: int, seed: int, 
     progress = Progress("sprt", 2 * pairs, quiet=quiet, unit="games")
     notices = ForfeitNotices()
     tallies = (Tally.of(cap, paired=True), Tally.of(cap, paired=True))
-    counted: list[str] = []  # the openings of the pairs counted, as the output lists them
+    counted = OpeningCount(game)  # the openings of the pairs counted
     result, batch, size = "inconclusive", 0, 1
     while result == "inconclusive" and batch < batch_count(both[0]):
         batches = range(batch, min(batch + size, batch_count(both[0])))
@@ -432,7 +465,7 @@ def play_sprt(spec_a, spec_b, game: Game, test: Sprt, *, pairs: int, seed: int, 
             for seat, records, mirror in ((tallies[0], ours, theirs), (tallies[1], theirs, ours)):
                 seat.add(records)
                 seat.pair(records, mirror)
-            counted += [game.format(position) for position in starts[b]]
+            counted.add(starts[b])
             verdict = test.verdict(test.llr(tallies[0].pairs))
             if verdict is not None:
                 result = verdict
@@ -440,6 +473,6 @@ def play_sprt(spec_a, spec_b, game: Game, test: Sprt, *, pairs: int, seed: int, 
         batch, size = batches.stop, min(2 * size, SPRT_ROUND_BATCHES)
     progress.finish(result)
     return {"game": game.name, "params": game.params, "seed": seed, "max_plies": cap,
-            "start": game.format(game.initial_position), "openings": counted,
+            "start": game.format(game.initial_position), "openings": counted.summary(),
             "tournaments": [tallies[0].entry(both[0]), tallies[1].entry(both[1])],
             "sprt": test.report(tallies[0].pairs, result)}
