@@ -32,15 +32,16 @@ MAX_POSITIONS = 2**40
 #: 70,000 --max-take 1 is the longest Nim game a test holds the remoteness dtype to.)
 MAX_TIERS = 100_000
 MAX_TIER_LINKS = 1_000_000
-#: A heap size or a position's heap: ASCII digits only (int() also reads '١' and '1_0').
-WHOLE = re.compile(r"[0-9]+", re.ASCII)
+#: A heap size or a position's heap: ASCII digits only (int() also reads '١' and '1_0'); a minus
+#: sign is read so that the range check can name the heap.
+INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
 
 
-def whole_numbers(text: str) -> tuple[int, ...] | None:
-    """The whole numbers of comma-separated `text` (blanks around each allowed), None unless every
-    item is ASCII digits (at most 4,300 of them, as int() reads)."""
+def integers(text: str) -> tuple[int, ...] | None:
+    """The integers of comma-separated `text` (blanks around each allowed), None unless every
+    item is ASCII digits, perhaps after a minus (at most 4,300 of them, as int() reads)."""
     items = [item.strip() for item in str(text).split(",")]
-    if not all(WHOLE.fullmatch(item) and len(item) <= 4300 for item in items):
+    if not all(INTEGER.fullmatch(item) and len(item) <= 4300 for item in items):
         return None
     return tuple(int(item) for item in items)
 
@@ -50,7 +51,7 @@ def parse_heaps(text: str) -> tuple[int, ...]:
     items = [item.strip() for item in str(text).split(",")]
     if not text or not str(text).strip() or any(item == "" for item in items):
         raise BadOption(f"--heaps {text!r}: give heap sizes separated by commas, e.g. 1,3,5,7")
-    heaps = whole_numbers(text)
+    heaps = integers(text)
     if heaps is None:
         raise BadOption(f"--heaps {text!r}: heap sizes must be whole numbers")
     return heaps
@@ -142,7 +143,7 @@ class Nim(Game):
 
     def parse(self, text):
         text = text.strip()
-        heaps = whole_numbers(text)
+        heaps = integers(text)
         if heaps is None:
             raise BadPosition(f"nim position {text!r}: expected heap sizes like 1,3,5,7")
         if len(heaps) != len(self.heaps):
