@@ -13,11 +13,11 @@ import pytest
 
 from conftest import resolved
 from retrograde import outcome as oc
+from retrograde.agents import build_agent, match
 from retrograde.data.store import Store
 from retrograde.data.tablebase import StoredScores
 from retrograde.pipeline.executors import InProcessExecutor
-from retrograde.search.base import WIN_SCORE, pick_best, pick_best_rows, score_values
-from retrograde.search.tablebase import UNKNOWN
+from retrograde.search.scores import UNKNOWN, WIN_SCORE, pick_best, pick_best_rows, score_values
 from retrograde.validation import quality
 
 AGENTS = ["lookup", "lookup:remoteness=0", "greedy", "random"]
@@ -75,3 +75,43 @@ def test_exact_scores_decode_to_outcome_and_remoteness():
     outcome, remoteness = score_values(np.array([WIN_SCORE - 1, WIN_SCORE - 7, 0, 4 - WIN_SCORE, -WIN_SCORE]))
     assert outcome.tolist() == [oc.WIN, oc.WIN, oc.DRAW, oc.LOSS, oc.LOSS]
     assert remoteness.tolist() == [1, 7, 0, 4, 0]
+
+
+PAIRS = [("lookup", "lookup"), ("lookup:remoteness=0", "greedy"), ("greedy", "random"), ("random", "lookup"),
+         ("greedy", "greedy")]
+
+
+@pytest.mark.parametrize("game, params", [("tictactoe", None), ("connect4", {"width": 4, "height": 4, "connect": 3}),
+                                          ("quixo", {"size": 3})])
+def test_games_played_in_kernels_are_the_games_played_move_by_move(open_solved, game, params):
+    """`match.kernel_results` plays whole games in the game's kernels; `match.play_game` plays each
+    move through the agents' `choose` (the game's Python rules, the store probed): from the same
+    seeds and starts (the start and positions a few random plies in), every game ends the same, and
+    each agent's generator is left where it would be."""
+    store = open_solved(game, params)
+    play = np.random.default_rng(5)
+    starts = [store.game.initial_position]
+    while len(starts) < 40:
+        position = store.game.initial_position
+        for _ in range(int(play.integers(1, 4))):
+            moves = store.game.moves(position)
+            position = moves[int(play.integers(len(moves)))][1]
+        if not store.game.primitive(position):
+            starts.append(position)
+    for a, b in PAIRS:
+        fast = [build_agent(spec, store.game, seed=seed, store=store) for spec, seed in ((a, 1), (b, 2))]
+        slow = [build_agent(spec, store.game, seed=seed, store=store) for spec, seed in ((a, 1), (b, 2))]
+        played = match.kernel_results(*fast, starts, max_plies=60, scored=StoredScores.of(store))
+        assert played is not None, (a, b)
+        expected = [match.play_game(*slow, start, max_plies=60) for start in starts]
+        assert played == [(record.result, record.plies) for record in expected], (a, b)
+        assert [agent.rng.integers(1 << 40) for agent in fast] == [agent.rng.integers(1 << 40) for agent in slow]
+    capped = [build_agent("random", store.game, seed=seed, store=store) for seed in (1, 2)]
+    assert {plies for _, plies in match.kernel_results(*capped, starts, max_plies=2)} <= {1, 2}
+
+
+def test_an_agent_without_a_kernel_form_plays_move_by_move(open_solved):
+    store = open_solved("tictactoe")
+    agents = [build_agent(spec, store.game, seed=1, store=store) for spec in ("lookup", "minimax:depth=2")]
+    assert match.kernel_results(*agents, [store.game.initial_position], max_plies=9,
+                                scored=StoredScores.of(store)) is None

@@ -64,6 +64,11 @@ class Player(ABC):
         each (`Search.scores_many`: UNKNOWN past a position's moves)."""
         return None
 
+    def kernel_agent(self) -> int | None:
+        """The agent the game's kernels play whole games as (`search.base.LOOKUP`, ...), making the
+        draws `choose` makes; None where they do not (it plays move by move)."""
+        return None
+
     def new_game(self, seat: int | None) -> None:
         """A game starts in which the agent plays `seat` (0 moves first, 1; None: positions one by
         one). Agents that keep nothing between games ignore it; a user's agent is made anew."""

@@ -16,7 +16,8 @@ import numpy as np
 
 from retrograde.agents.base import Player
 from retrograde.agents.minimax import cannot_search, make_search
-from retrograde.search.base import Search, pick_best, pick_best_rows
+from retrograde.search.base import Search
+from retrograde.search.scores import GREEDY, pick_best, pick_best_rows
 
 
 class GreedyAgent(Player):
@@ -40,6 +41,9 @@ class GreedyAgent(Player):
 
     def choose(self, position):
         return self.game.moves(position)[pick_best(self.scores(position), self.rng)]
+
+    def kernel_agent(self):
+        return GREEDY
 
     def choose_scored(self, rows, exact):
         """`choose` at many positions: both searches over all of them in two kernel calls (their

@@ -10,6 +10,7 @@ that stalls a won game.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cached_property
 
 import numpy as np
 
@@ -17,8 +18,7 @@ from retrograde import outcome as oc
 from retrograde.agents.base import Player
 from retrograde.data.probing import Analysis, MoveValue, analyse
 from retrograde.data.store import SOLVED, Store
-from retrograde.search.base import pick_best_rows
-from retrograde.search.tablebase import UNKNOWN
+from retrograde.search.scores import LOOKUP, LOOKUP_BY_OUTCOME, UNKNOWN, pick_best_rows
 from retrograde.spec import Option
 
 
@@ -71,7 +71,11 @@ class LookupAgent(Player):
         super().__init__(game, seed=seed, store=store)
         self.fallback = fallback
         self.remoteness = bool(remoteness)
-        self._solved = {tier.name for tier in store.plan.tiers if store.record(tier.name).status == SOLVED}
+
+    @cached_property
+    def _solved(self) -> set[str]:
+        """The store's solved tiers (read where a fallback is given: `holds`)."""
+        return {tier.name for tier in self.store.plan.tiers if self.store.record(tier.name).status == SOLVED}
 
     def best_moves(self, position, analysis: Analysis | None = None) -> list[MoveValue]:
         """Every move that is optimal by (outcome, remoteness), or by outcome alone; from
@@ -93,6 +97,9 @@ class LookupAgent(Player):
 
     def choose_analysed(self, analysis: Analysis):
         return self.choose(analysis.position, analysis)
+
+    def kernel_agent(self):
+        return LOOKUP if self.remoteness else LOOKUP_BY_OUTCOME
 
     def choose_scored(self, rows, exact):
         """`choose` at many positions: a best exact score (its outcome alone without `remoteness`:

@@ -1,4 +1,5 @@
-"""Playing agents against each other: one game from a start position; a user's agent that gives
+"""Playing agents against each other: one game from a start position, or many whole games in the
+game's kernels where both agents have a kernel form (`kernel_results`); a user's agent that gives
 up a move (`Forfeit`) loses the game there, and the drivers that gather games say so on stderr
 (`ForfeitNotices`)."""
 
@@ -14,6 +15,7 @@ from tqdm import tqdm
 from retrograde import outcome as oc
 from retrograde.agents.base import Forfeit, Player
 from retrograde.games.base import State
+from retrograde.search.scores import LOOKUP, LOOKUP_BY_OUTCOME
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,30 @@ def play_game(first: Player, second: Player, start: State, *, max_plies: int) ->
         moves.append(move)
         positions.append(position)
     return GameRecord("draw", max_plies, tuple(moves), tuple(positions))
+
+
+#: The first mover's result of a game by its outcome code.
+RESULTS = {oc.WIN: "win", oc.DRAW: "draw", oc.LOSS: "loss"}
+
+
+def kernel_results(first: Player, second: Player, starts: list[State], *, max_plies: int, scored=None
+                   ) -> list[tuple[str, int]] | None:
+    """(result, plies) of the games `play_game` plays from each start in turn, the same draws made
+    from each agent's generator, all played in the game's kernels (`Search.play_many`); None
+    where an agent has no kernel form (`Player.kernel_agent`), the game's search plays no whole
+    game, or a lookup agent plays and `scored` (the store's `tablebase.StoredScores`, kept by
+    the caller: its tablebase serves every batch) is None or cannot hold every tier."""
+    kinds = (first.kernel_agent(), second.kernel_agent())
+    if None in kinds:
+        return None
+    if LOOKUP in kinds or LOOKUP_BY_OUTCOME in kinds:
+        if scored is None or not scored.holds(tier.name for tier in scored.store.plan.tiers):
+            return None
+        search = scored.search
+    else:
+        search = first.game.search
+    results = None if search is None else search.play_many(starts, kinds, first.rng, second.rng, max_plies)
+    return None if results is None else [(RESULTS[code], plies) for code, plies in results.tolist()]
 
 
 def by_reason(counted: Counter[str]) -> dict[str, int]:

@@ -41,10 +41,9 @@ from numba.extending import overload
 
 from retrograde import outcome as oc
 from retrograde.jit import njit
+from retrograde.search.scores import GREEDY, LOOKUP_BY_OUTCOME, RANDOM, WIN_SCORE, pick_best
 from retrograde.search.tablebase import UNKNOWN, Tablebase
 
-#: Score of a win at the root itself; a win `ply` plies below scores WIN_SCORE - ply.
-WIN_SCORE = 1_000_000_000
 #: Alpha-beta bounds: beyond every score, with room for the root's `alpha - 1`.
 INF = 1 << 60
 #: What a game's `enter` returns for a node it expanded (children to search) instead of a score.
@@ -53,8 +52,8 @@ EXPANDED = 1 << 62
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
 __all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "expanded", "next_child", "open_frames",
-           "open_search", "order_moves", "pick_best", "pick_best_rows", "plug", "random_bits", "score_values", "settle",
-           "start_node", "take_child"]
+           "open_search", "order_moves", "pick_best", "play_games", "plug", "random_bits", "settle", "start_node",
+           "take_child"]
 
 
 @njit
@@ -239,31 +238,70 @@ def alpha_beta(context, states, kids, depth, exact, seed, root):
     return nodes
 
 
-def pick_best(scores: np.ndarray, rng: np.random.Generator) -> int:
-    """A move number drawn uniformly among the highest scores."""
-    best = np.flatnonzero(scores == scores.max())
-    return int(best[rng.integers(len(best))])
+@njit
+def _pick(root, count, by_outcome, rng):
+    """The move number drawn (`rng.integers`, as `pick_best` draws) among root[:count]'s highest
+    scores, or highest signs with `by_outcome`."""
+    best = -INF
+    for j in range(count):
+        value = np.sign(root[j]) if by_outcome else root[j]
+        best = max(best, value)
+    ties = 0
+    for j in range(count):
+        ties += (np.sign(root[j]) if by_outcome else root[j]) == best
+    k = rng.integers(0, ties)
+    for j in range(count):
+        if (np.sign(root[j]) if by_outcome else root[j]) == best:
+            if k == 0:
+                return j
+            k -= 1
+    return -1
 
 
-def pick_best_rows(scores: np.ndarray, rng: np.random.Generator, *, seeds: bool = False) -> np.ndarray:
-    """`pick_best` at each row of `scores` (UNKNOWN past a row's moves), drawing from `rng` in the
-    order a player choosing row by row draws: one draw a row, or with `seeds` a search seed
-    (`integers(1 << 63)`) before it, as a player whose choice is searched draws."""
-    best = scores == scores.max(axis=1, keepdims=True)
-    ties = best.sum(axis=1)
-    if seeds:
-        drawn = [(rng.integers(1 << 63), rng.integers(n))[1] for n in ties.tolist()]
-    else:
-        drawn = [rng.integers(n) for n in ties.tolist()]
-    return np.argmax(np.cumsum(best, axis=1) > np.array(drawn, dtype=np.int64)[:, None], axis=1)
-
-
-def score_values(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Outcome codes and remoteness (0 for a draw) of exact scores: a win `WIN_SCORE - r` (in r
-    plies), a loss `r - WIN_SCORE`, a draw 0."""
-    scores = np.asarray(scores, dtype=np.int64)
-    outcome = np.where(scores > 0, oc.WIN, np.where(scores < 0, oc.LOSS, oc.DRAW)).astype(np.int8)
-    return outcome, np.where(scores > 0, WIN_SCORE - scores, np.where(scores < 0, scores + WIN_SCORE, 0))
+@njit(cache=False)  # compiled into each game's cached `play_many`, as `alpha_beta` is
+def play_games(exact, tactics, heuristic, states, kids, starts, kinds, first, second, max_plies, root, results):
+    """Games from each row of `starts` (a root state), the agent of kind kinds[0] (`LOOKUP`, ...)
+    drawing from `first` moving first, kinds[1] from `second` second, each game to its end or to
+    `max_plies` moves, as `agents.match.play_game` plays them: results[g] = (the first mover's
+    outcome code, plies). Contexts: `exact` reads the store (the lookup agent's moves), `tactics`
+    and `heuristic` read none (the greedy agent's two searches: the zero and its evaluation).
+    `states` and `kids` hold 3 plies; `root` a score a move."""
+    keys, order, frames, stream = open_search(1, root.shape[0], 0)
+    decisive = np.empty_like(root)
+    for g in range(starts.shape[0]):
+        states[0] = starts[g]
+        results[g, 0], results[g, 1] = oc.DRAW, max_plies
+        for ply in range(max_plies + 1):
+            decided = _enter(tactics, states, kids, keys, order, frames, stream, 0, 1)
+            if decided != EXPANDED:  # a win, loss or draw of the side to move
+                code = oc.DRAW if decided == 0 else oc.WIN if (decided > 0) == (ply % 2 == 0) else oc.LOSS
+                results[g, 0], results[g, 1] = code, ply
+                break
+            if ply == max_plies:
+                break
+            count = frames[0, COUNT]
+            kind = kinds[ply % 2]
+            rng = first if ply % 2 == 0 else second
+            if kind == RANDOM:
+                move = rng.integers(0, count)
+            elif kind == GREEDY:
+                rng.integers(0, 1 << 62)  # the seed `choose` draws: one 64-bit draw, as integers(1 << 63)
+                root[:] = UNKNOWN
+                alpha_beta(tactics, states, kids, 2, True, 0, root)
+                decisive[:] = root
+                root[:] = UNKNOWN
+                alpha_beta(heuristic, states, kids, 1, True, 0, root)
+                for j in range(count):
+                    if decisive[j] != 0:
+                        root[j] = decisive[j]
+                move = _pick(root, count, False, rng)
+            else:
+                root[:] = UNKNOWN
+                alpha_beta(exact, states, kids, 1, True, 0, root)
+                move = _pick(root, count, kind == LOOKUP_BY_OUTCOME, rng)
+            _descend(tactics, states, kids, 0, move)  # kids[0]: the root's children, whichever search ran last
+            states[0] = states[1]
+    return results
 
 
 class Search(ABC):
@@ -315,6 +353,33 @@ class Search(ABC):
         """With `rows_at`: every move's exact score from each row into the row of `scores` (as
         `_run` with `exact`), in one kernel call; return the number of nodes visited."""
         raise NotImplementedError(f"{self.game.name}'s search takes one position at a time")
+
+    def row(self, position) -> np.ndarray | None:
+        """Optional (with `_play_many`): the kernel's root state of `position`, as `rows_at` gives
+        stored ones; None where the game plays no whole game in kernels."""
+        return None
+
+    def _play_many(self, starts: np.ndarray, kinds: np.ndarray, zero: int, evaluation: int,
+                   first: np.random.Generator, second: np.random.Generator, max_plies: int, table: tuple,
+                   results: np.ndarray) -> None:
+        """With `row`: `play_games` from each row of `starts` into `results`: the exact context
+        reads `table` (the tablebase's arrays) with the evaluation numbered `zero`, the greedy
+        agent's contexts read none, with `zero` and `evaluation`."""
+        raise NotImplementedError(f"{self.game.name}'s search plays no whole game")
+
+    def play_many(self, starts: list, kinds: tuple[int, int], first: np.random.Generator,
+                  second: np.random.Generator, max_plies: int) -> np.ndarray | None:
+        """Whole games in the kernels (`play_games`) from each position of `starts`, agents of
+        `kinds`, drawing from `first` and `second`: rows (the first mover's outcome code, plies),
+        or None where the game plays none. A store's tiers the lookup agent reads are required of
+        the tablebase first."""
+        if type(self)._play_many is Search._play_many:
+            return None
+        rows = np.array([self.row(position) for position in starts], dtype=np.int64)
+        results = np.empty((len(starts), 2), dtype=np.int64)
+        self._play_many(rows, np.array(kinds, dtype=np.int64), self.evals.index("zero"), 0, first, second, max_plies,
+                        self.tablebase.arrays(), results)
+        return results
 
     def adaptive_depth(self, position, depth: int) -> int:
         """Optional (with `variable_depth`): the depth the game's variable-depth rule searches

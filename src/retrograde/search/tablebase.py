@@ -15,9 +15,8 @@ import numpy as np
 
 from retrograde.jit import njit
 from retrograde.outcome import DRAW, LOSS, WIN
+from retrograde.search.scores import UNKNOWN
 
-#: "No exact value here": a score no search returns.
-UNKNOWN = -(1 << 62)
 
 
 class Tablebase:

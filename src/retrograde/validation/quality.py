@@ -43,11 +43,10 @@ from retrograde.data.tablebase import StoredScores
 from retrograde.pipeline.graph import Task
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.worker import WorkerState
-from retrograde.search.base import score_values
-from retrograde.search.tablebase import UNKNOWN
+from retrograde.search.scores import UNKNOWN, score_values
 from retrograde.validation.rating import wilson
 from retrograde.validation.seeding import task_seed
-from retrograde.validation.worker import worker_store
+from retrograde.validation.worker import worker_scores, worker_store
 
 #: Positions measured by default (all of them in stores that hold fewer).
 DEFAULT_POSITIONS = 20_000
@@ -208,16 +207,6 @@ def _choose_scored(store: Store, scored: StoredScores, agents: tuple[ResolvedAge
         per_agent.append({"chosen_outcome": chosen_outcome, "chosen_remoteness": chosen_remoteness,
                           "seconds": seconds, "forfeits": [], "worst": worst})
     return {"playable": playable, "outcome": outcome, "remoteness": remoteness, "agents": per_agent}
-
-
-def worker_scores(worker: WorkerState, store: Store) -> StoredScores | None:
-    """The store's `StoredScores` (None where the game has none), made once per worker and store."""
-    kept: dict[str, StoredScores | None] = worker.slot("validation-scores", dict)
-    key = f"{store.location}:{store.plan_digest}"
-    if key not in kept:
-        kept.clear()  # one store's tablebase at a time
-        kept[key] = StoredScores.of(store)
-    return kept[key]
 
 
 def worst_order(outcome: np.ndarray, remoteness: np.ndarray, chosen_outcome: np.ndarray,

@@ -21,7 +21,7 @@ from retrograde.games.connect4.kernels import (CONNECT, HEIGHT, STRIDE, WIDTH, b
                                                mirror_index, pattern_of)
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
-from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, play_games, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 THREATS, ZERO = range(2)
@@ -135,6 +135,20 @@ def search_many(dims, ways, board, evaluation, packed, remoteness, start, rows, 
 
 
 @njit
+def play_many(dims, ways, board, zero, evaluation, packed, remoteness, start, starts, kinds, first, second, max_plies,
+              results):
+    """`play_games` from each (mover, opponent) row of `starts`; the lookup agent reads the tablebase."""
+    width = dims[WIDTH]
+    empty = np.full(start.shape[0], -1, dtype=np.int64)
+    heights, mirrored = np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64)
+    return play_games(Context(dims, ways, board, zero, packed, remoteness, start, heights, mirrored),
+                      Context(dims, ways, board, zero, packed[:0], remoteness[:0], empty, heights, mirrored),
+                      Context(dims, ways, board, evaluation, packed[:0], remoteness[:0], empty, heights, mirrored),
+                      np.empty((3, 2), dtype=np.int64), np.empty((3, width), dtype=np.int64), starts, kinds, first,
+                      second, max_plies, np.empty(width, dtype=np.int64), results)
+
+
+@njit
 def boards_at(dims, ways, pieces, indices):
     """(mover, opponent) of each index of tier p{pieces}."""
     rows = np.empty((indices.shape[0], 2), dtype=np.int64)
@@ -160,9 +174,16 @@ class Connect4Search(Search):
         pieces = (position[0] | position[1]).bit_count()
         return [f"p{k}" for k in range(pieces + 1, min(pieces + depth, self.game.cells) + 1)]
 
-    def _run(self, position, depth, evaluation, exact, seed, table, scores):
+    def row(self, position):
         xs, os = position
-        mover, opponent = (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
+        return (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
+
+    def _play_many(self, starts, kinds, zero, evaluation, first, second, max_plies, table, results):
+        play_many(*self.game.kernel_tables, self.board, zero, evaluation, *table, starts, kinds, first, second,
+                  max_plies, results)
+
+    def _run(self, position, depth, evaluation, exact, seed, table, scores):
+        mover, opponent = self.row(position)
         return int(search(*self.game.kernel_tables, self.board, evaluation, *table, mover, opponent, depth, exact,
                           np.uint64(seed), scores))
 

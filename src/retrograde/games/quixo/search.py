@@ -24,7 +24,7 @@ from retrograde.games.quixo.kernels import SOURCE, has_line, longest_line, play
 from retrograde.games.ranking_kernels import popcount, rank_counted, unrank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.jit import njit
-from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, play_games, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 CMAX, INLINE, ZERO = range(3)
@@ -128,6 +128,18 @@ def search_many(n, moves, ends, lines, symmetries, evaluation, packed, remotenes
 
 
 @njit
+def play_many(n, moves, ends, lines, symmetries, zero, evaluation, packed, remoteness, start, starts, kinds, first,
+              second, max_plies, results):
+    """`play_games` from each (mover, opponent) row of `starts`; the lookup agent reads the tablebase."""
+    empty = np.full(start.shape[0], -1, dtype=np.int64)
+    return play_games(Context(n, moves, ends, lines, symmetries, zero, packed, remoteness, start),
+                      Context(n, moves, ends, lines, symmetries, zero, packed[:0], remoteness[:0], empty),
+                      Context(n, moves, ends, lines, symmetries, evaluation, packed[:0], remoteness[:0], empty),
+                      np.empty((3, 2), dtype=np.int64), np.empty((3, moves.shape[0], 3), dtype=np.int64), starts,
+                      kinds, first, second, max_plies, np.empty(moves.shape[0], dtype=np.int64), results)
+
+
+@njit
 def boards_at(a, b, cells, indices):
     """(mover, opponent) of each index of tier m{a}o{b}."""
     rows = np.empty((indices.shape[0], 2), dtype=np.int64)
@@ -167,8 +179,15 @@ class QuixoSearch(Search):
         own, other = int(longest_line(mover, self.lines)), int(longest_line(opponent, self.lines))
         return max(1, min(abs(own - other) + 1, other, depth))
 
+    def row(self, position):
+        return self.game._masks(position)
+
+    def _play_many(self, starts, kinds, zero, evaluation, first, second, max_plies, table, results):
+        play_many(self.game.size, self.game.move_table, self.game.line_masks, self.lines, symmetry.tables(self.game.size),
+                  zero, evaluation, *table, starts, kinds, first, second, max_plies, results)
+
     def _run(self, position, depth, evaluation, exact, seed, table, scores):
-        mover, opponent = self.game._masks(position)
+        mover, opponent = self.row(position)
         return int(search(self.game.size, self.game.move_table, self.game.line_masks, self.lines,
                           symmetry.tables(self.game.size), evaluation, *table, mover, opponent, depth, exact,
                           np.uint64(seed), scores))

@@ -21,7 +21,7 @@ from retrograde.games.ranking_kernels import popcount, rank_pair, unrank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.games.tictactoe.kernels import CELLS, FULL, LINES, SYMMETRIES, has_line
 from retrograde.jit import njit
-from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, play_games, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 LINES_EVAL, ZERO = range(2)
@@ -112,6 +112,16 @@ def search_many(evaluation, packed, remoteness, start, rows, depth, scores):
 
 
 @njit
+def play_many(zero, evaluation, packed, remoteness, start, starts, kinds, first, second, max_plies, results):
+    """`play_games` from each (mover, opponent) row of `starts`; the lookup agent reads the tablebase."""
+    empty = np.full(start.shape[0], -1, dtype=np.int64)
+    return play_games(Context(zero, packed, remoteness, start), Context(zero, packed[:0], remoteness[:0], empty),
+                      Context(evaluation, packed[:0], remoteness[:0], empty), np.empty((3, 2), dtype=np.int64),
+                      np.empty((3, CELLS), dtype=np.int64), starts, kinds, first, second, max_plies,
+                      np.empty(CELLS, dtype=np.int64), results)
+
+
+@njit
 def boards_at(marks, indices):
     """(mover, opponent) of each index of tier k{marks}."""
     rows = np.empty((indices.shape[0], 2), dtype=np.int64)
@@ -132,9 +142,15 @@ class TicTacToeSearch(Search):
         marks = (position[0] | position[1]).bit_count()
         return [f"k{k}" for k in range(marks + 1, min(marks + depth, CELLS) + 1)]
 
-    def _run(self, position, depth, evaluation, exact, seed, table, scores):
+    def row(self, position):
         xs, os = position
-        mover, opponent = (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
+        return (xs, os) if xs.bit_count() == os.bit_count() else (os, xs)
+
+    def _play_many(self, starts, kinds, zero, evaluation, first, second, max_plies, table, results):
+        play_many(zero, evaluation, *table, starts, kinds, first, second, max_plies, results)
+
+    def _run(self, position, depth, evaluation, exact, seed, table, scores):
+        mover, opponent = self.row(position)
         return int(search(evaluation, *table, mover, opponent, depth, exact, np.uint64(seed), scores))
 
     def rows_at(self, tier, indices):
