@@ -33,7 +33,7 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.agents import ResolvedAgent, resolve_agent
-from retrograde.agents.match import Forfeited, ForfeitNotices, by_reason, play_game
+from retrograde.agents.match import Forfeited, ForfeitNotices, by_reason, kernel_results, play_game
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, BadPosition
 from retrograde.games import Game, make_game
@@ -45,7 +45,7 @@ from retrograde.pipeline.worker import WorkerState
 from retrograde.validation.pairs import CELLS, Sprt, pair_figures, pentanomial
 from retrograde.validation.rating import wilson
 from retrograde.validation.seeding import task_seed
-from retrograde.validation.worker import worker_store
+from retrograde.validation.worker import worker_scores, worker_store
 
 #: Games a task plays.
 BATCH = 10
@@ -194,11 +194,16 @@ def play_batch(worker: WorkerState, game_name: str, params: dict[str, Any], loca
                first: ResolvedAgent, second: ResolvedAgent, seed: int, starts: tuple[State, ...],
                max_plies: int) -> list[Played]:
     """One task: games of `first` (moving first) against `second` from each start. Both agents
-    are built once for the batch, seeded from `seed`."""
+    are built once for the batch, seeded from `seed`; where both have a kernel form, the games are
+    played whole in the game's kernels (`match.kernel_results`: the same games), else move by move."""
     store = worker_store(worker, location) if location else None
     game = store.game if store is not None else make_game(game_name, params)
     agents = [resolved.build(game, seed=task_seed(seed, seat), store=store)
               for seat, resolved in enumerate((first, second))]
+    played = kernel_results(*agents, list(starts), max_plies=max_plies,
+                            scored=worker_scores(worker, store) if store is not None else None)
+    if played is not None:
+        return [Played(result, plies, None) for result, plies in played]
     records = [play_game(*agents, start, max_plies=max_plies) for start in starts]
     return [Played(record.result, record.plies, record.forfeit) for record in records]
 
