@@ -150,12 +150,15 @@ def test_upgrade_round_trips_every_game(solved, tmp_path, game, params, chunk_si
     assert result.returncode == 0 and "OK" in result.stdout, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("game, params, chunk_size", EVERY_GAME)
-def test_a_failed_upgrade_leaves_nothing_behind(solved, tmp_path, game, params, chunk_size):
+@pytest.mark.parametrize("game, params, chunk_size, damage",
+                         [pytest.param(*case.values, "cut short", id=case.id) for case in EVERY_GAME]
+                         + [pytest.param(*EVERY_GAME[1].values, "a folder", id="tictactoe-a folder")])
+def test_a_failed_upgrade_leaves_nothing_behind(solved, tmp_path, game, params, chunk_size, damage):
     """A chunk of the last tier converted whose file was cut short before format 3 recorded it (its
-    digest is that of the cut file: only decoding finds it) stops the upgrade midway, the tiers
-    before it converted, with one line naming the chunk; the format-3 store is as it was and no
-    staging folder is left (it once ended in a codec's traceback, its staging folder left)."""
+    digest is that of the cut file: only decoding finds it), or is a folder, stops the upgrade
+    midway, the tiers before it converted, with one line naming the chunk or its file; the
+    format-3 store is as it was and no staging folder is left (it once ended in a codec's
+    traceback, its staging folder left; a folder's error left it too)."""
     source = solved(game, params, chunk_size=chunk_size)
     path = tmp_path / "old.zarr"
     format3_copy(source, path)
@@ -165,16 +168,22 @@ def test_a_failed_upgrade_leaves_nothing_behind(solved, tmp_path, game, params, 
     assert names.index(tier) > 0
     chunk = max(int(file.name) for file in (path / "tiers" / tier / "outcome" / "c").iterdir())
     file = path / "tiers" / tier / "outcome" / "c" / str(chunk)
-    file.write_bytes(file.read_bytes()[:len(file.read_bytes()) // 2])
-    document = path / "tiers" / tier / "zarr.json"
-    metadata = json.loads(document.read_text())
-    metadata["attributes"]["chunks"][chunk]["stored"] = _stored_digest(path / "tiers" / tier, chunk)
-    document.write_text(json.dumps(metadata))
+    if damage == "a folder":
+        file.unlink()
+        file.mkdir()
+        expected = f"is a folder, not a file: {str(file)!r}"
+    else:
+        file.write_bytes(file.read_bytes()[:len(file.read_bytes()) // 2])
+        document = path / "tiers" / tier / "zarr.json"
+        metadata = json.loads(document.read_text())
+        metadata["attributes"]["chunks"][chunk]["stored"] = _stored_digest(path / "tiers" / tier, chunk)
+        document.write_text(json.dumps(metadata))
+        expected = f"tier {tier} chunk {chunk}: its data cannot be decoded"
     before = store_bytes(path)
     result = run_cli("upgrade", "--store", str(path))
     lines = result.stderr.strip().splitlines()
     assert result.returncode not in (0, 2) and len(lines) == 1, result.stderr
-    assert f"tier {tier} chunk {chunk}: its data cannot be decoded" in lines[0], result.stderr
+    assert expected in lines[0], result.stderr
     assert store_bytes(path) == before
     assert [p.name for p in tmp_path.iterdir()] == ["old.zarr"]
 

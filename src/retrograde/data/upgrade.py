@@ -5,11 +5,13 @@ Under the store's writer lock, a format-4 store for the same plan is built besid
 `.<name>.upgrading-<host>-<pid>-<id>` (`Store.create`: null chunk records, the resume points).
 Each chunk the old store records is read (its stored digest checked), written in format 4 and
 recorded once its checksum, over the decoded values, equals the old record's. Then every
-converted chunk is read back and checked (the checksum again, and that its arrays are exactly
-the encoding of their values), and the two folders are swapped: S -> `.<name>.format3-<id>`,
-the new one -> S, the folder flushed, the old one deleted. A rerun adopts the staging folder of
-an ended process of this host and goes on; a kill between the two renames leaves no S but both
-folders, and the next run finishes the swap. Unsolved chunks stay unsolved (`solve` finishes
+converted chunk is read back and checked (the checksum again, and, in the "one-ply" encoding,
+that its arrays are exactly the encoding of their values), and the two folders are swapped: S -> `.<name>.format3-<id>`,
+the new one -> S, the folder flushed, the old one deleted. An error (damage in the old store,
+a full disk, a bug) deletes the staging folder; after a kill or Ctrl-C, a rerun adopts the
+staging folder of an ended process of this host and goes on; a kill between the two renames
+leaves no S but both folders, and the next run finishes the swap. Folders beside S are found by
+name prefix, never by a pattern made of S's name. Unsolved chunks stay unsolved (`solve` finishes
 the store in format 4); a solve's scratch files are not kept (a solve redoes that work).
 """
 
