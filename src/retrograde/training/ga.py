@@ -40,6 +40,12 @@ SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 SWAPPED = {"win": "loss", "draw": "draw", "loss": "win"}
 #: The exact fitness sample's stream (the learning curve's sample is another of the same seed).
 FITNESS_STREAM = 0xF175
+#: Memory of an individual besides its genes (three float64 copies at most: drawn, kept, stacked):
+#: a child's own array and its fitness as Python objects.
+INDIVIDUAL_BYTES = 200
+#: Memory of a position of the exact fitness's sample: the position, its value-keeping moves and
+#: the draws that picked it (a cautious figure: a Nim position and a frozenset of 3 moves take 305).
+SAMPLED_BYTES = 1_000
 
 
 class GaLearner(Learner):
@@ -122,9 +128,25 @@ class GaLearner(Learner):
     def total(self) -> int:
         return self.settings["generations"]
 
-    @property
-    def work(self) -> int:
-        return super().work * self.settings["offspring"] * self.settings["games"]
+    def moves(self):
+        settings = self.settings
+        evaluations = settings["population"] + settings["generations"] * settings["offspring"]
+        how = (f"(population + generations x offspring) x {{}}: ({settings['population']:,} + "
+               f"{settings['generations']:,} x {settings['offspring']:,}) x {{}}")
+        if settings["fitness"] == "exact":
+            return evaluations * settings["sample"], how.format("sample", f"{settings['sample']:,}")
+        plies = self.game_plies(settings["plies"])
+        return (evaluations * settings["games"] * plies,
+                how.format("games x plies", f"{settings['games']:,} x {plies:,}"))
+
+    def memory(self):
+        settings = self.settings
+        individuals = settings["population"] + settings["offspring"]
+        needed = individuals * (3 * 8 * len(self.genome.names) + INDIVIDUAL_BYTES)
+        if settings["fitness"] != "exact":
+            return needed, f"{individuals:,} individuals (population + offspring)"
+        return (needed + settings["sample"] * SAMPLED_BYTES,
+                f"{individuals:,} individuals (population + offspring) and a sample of {settings['sample']:,} positions")
 
     def _fitness(self, weights: np.ndarray, rng: np.random.Generator, generation: int) -> float:
         """The share of the sample where `weights` keep the value, or their win share (draws half)

@@ -2,6 +2,10 @@
 (with a course report's settings as defaults: `preset=NUMBER`), and what the Q-learners share:
 phases of opponents and seed 001's GLIE exploration rate.
 
+Settings are bounded before anything is drawn or allocated (`Learner.check_cost`): the moves a
+training makes at most by `MAX_MOVES` (the time it implies), the memory its state takes up front
+by the memory available.
+
 A learner advances in units (generations, episodes) drawn from one numpy Generator that the
 stage owns and checkpoints; its whole state between units is `state()` (plain arrays), so that
 a resumed run continues exactly where the checkpoint was taken.
@@ -22,8 +26,23 @@ from retrograde.data.artifact import UNITS
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
 from retrograde.games.capabilities import course_of
+from retrograde.pipeline.memory import available_memory
 from retrograde.pipeline.progress import Progress
 from retrograde.spec import AgentSpec, Option, parse_spec_list
+
+
+#: The longest training started: a week, as for a solve (pipeline.estimate.MAX_SECONDS).
+MAX_SECONDS = 7 * 24 * 3600
+#: A ceiling on a learner's moves a second: the fastest measured, rl self-play on tic-tac-toe,
+#: made 31,000 a second (rl on Nim 1,3,5,7: 9,900; ga matches on it: 12,800), on one core.
+MOVES_PER_SECOND = 100_000
+#: Moves a training may make at most: a week at that ceiling (60 billion).
+MAX_MOVES = MAX_SECONDS * MOVES_PER_SECOND
+
+
+def count_text(count: int) -> str:
+    """A count as a refusal shows it: 1,234 below a billion, else 3.2e+14."""
+    return f"{count:,}" if count < 10**9 else f"{count:.1e}"
 
 
 #: The option naming a course report whose training settings a learner takes (`Course.learner_presets`).
@@ -147,6 +166,35 @@ class Learner(ABC):
         self.store = store
         #: The training's seed, for what the learner draws once (not from the checkpointed generator).
         self.seed = seed
+        self.check_cost()
+
+    def game_plies(self, cap: int) -> int:
+        """The longest game the learner plays under a ply cap: the cap, or the game's longest if shorter."""
+        return min(cap, self.game.max_remoteness or cap)
+
+    def moves(self) -> tuple[int, str]:
+        """(moves the whole training makes at most, how the settings give that count): by default
+        each unit is a game (an episode) of at most `plies` plies."""
+        plies = self.game_plies(self.settings["plies"])
+        return self.total * plies, f"{self.unit} x plies: {self.total:,} x {plies:,}"
+
+    def memory(self) -> tuple[int, str]:
+        """(bytes the learner's state takes up front, what holds them); none by default."""
+        return 0, ""
+
+    def check_cost(self) -> None:
+        """Refuse, in one line naming the limit, settings whose moves exceed `MAX_MOVES` (a week at
+        the fastest moves a second) or whose state exceeds the memory available: before anything
+        is drawn, allocated or written."""
+        moves, how = self.moves()
+        if moves > MAX_MOVES:
+            raise BadAgent(f"{self.name}: up to {count_text(moves)} moves ({how}), over the {count_text(MAX_MOVES)} a "
+                           f"training may make (a week at {MOVES_PER_SECOND:,} moves a second)")
+        needed, what = self.memory()
+        available = available_memory()
+        if needed > available:
+            raise BadAgent(f"{self.name}: {what} would take {count_text(needed)} bytes, over the "
+                           f"{count_text(available)} bytes of memory available")
 
     @property
     def unit(self) -> str:
@@ -160,9 +208,9 @@ class Learner(ABC):
 
     @property
     def work(self) -> int:
-        """A rough measure of the whole training's work (move choices it makes, and more for a
-        costlier one), to start the longest trainings first."""
-        return self.total * self.game.max_moves
+        """A rough measure of the whole training's work (the moves it makes at most, and more for a
+        costlier move), to start the longest trainings first."""
+        return self.moves()[0]
 
     @abstractmethod
     def start(self, rng: np.random.Generator) -> None:
