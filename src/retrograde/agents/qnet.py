@@ -11,6 +11,7 @@ from functools import cache
 
 import numpy as np
 
+from retrograde.data.artifact import finite_floats
 from retrograde.errors import BadAgent
 
 #: How to install what the network needs.
@@ -65,6 +66,7 @@ class QNetwork:
         for name, shape in shapes.items():
             if np.shape(weights[name]) != shape or hidden < 1:
                 raise ValueError(f"{name} of shape {np.shape(weights[name])}, the game's network needs {shape}")
+            finite_floats(name, np.asarray(weights[name]))
         self.network_input = network_input
         self.hidden = hidden
         self.weights = {name: jnp.asarray(weights[name], dtype=jnp.float32) for name in WEIGHTS}

@@ -31,7 +31,7 @@ import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.agents.base import Player, best_index
-from retrograde.data.artifact import load_artifact
+from retrograde.data.artifact import finite_floats, load_artifact
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
 from retrograde.games.base import Game, State, Tier
@@ -58,7 +58,14 @@ class TabularQ:
         shape = (rows, game.max_moves)
         if q is not None and q.shape != shape:
             raise ValueError(f"Q table of shape {q.shape}, the game needs {shape}")
-        self.q = np.zeros(shape, dtype=np.float32) if q is None else q.astype(np.float32)
+        self.q = np.zeros(shape, dtype=np.float32) if q is None else finite_floats("q", q).astype(np.float32)
+
+    @classmethod
+    def from_arrays(cls, game: Game, arrays: dict[str, np.ndarray]) -> TabularQ:
+        """The table an artifact's (or checkpoint's) arrays hold: `q` and nothing else."""
+        if set(arrays) != {"q"}:
+            raise ValueError(f"arrays {sorted(arrays)}, a Q table holds ['q']")
+        return cls(game, arrays["q"])
 
     @staticmethod
     def tiers(game: Game) -> tuple[Tier, ...]:
@@ -99,7 +106,7 @@ class LinearQ:
         size = len(self.features.names) + 1
         if weights is not None and weights.shape != (size,):
             raise ValueError(f"{weights.shape} weights, the game's features need ({size},)")
-        self.weights = np.zeros(size) if weights is None else weights.astype(np.float64)
+        self.weights = np.zeros(size) if weights is None else finite_floats("weights", weights).astype(np.float64)
 
     @classmethod
     def from_arrays(cls, game: Game, arrays: dict[str, np.ndarray]) -> LinearQ:
@@ -141,7 +148,10 @@ class SparseQ:
                  genome: np.ndarray | None = None):
         self.game = game
         self.features = game.features.with_genome(genome) if game.features is not None else None
-        keys = [] if keys is None else np.asarray(keys, dtype=str).tolist()
+        if keys is not None and (keys.dtype.kind != "U" or keys.ndim != 1 or len(np.unique(keys)) != len(keys)):
+            raise ValueError(f"keys of {keys.dtype} and shape {keys.shape}, a sparse Q table keys its rows by "
+                             "distinct positions")
+        keys = [] if keys is None else keys.tolist()
         self.rows = {key: row for row, key in enumerate(keys)}
         width = (self.features.max_moves if self.features is not None else None) or game.max_moves
         self.q = np.zeros((max(len(keys), 1024), width), np.float32)
@@ -149,7 +159,7 @@ class SparseQ:
             if q.shape != (len(keys), width):
                 raise ValueError(f"Q rows of shape {q.shape}, {len(keys)} positions of {width} moves need "
                                  f"{(len(keys), width)}")
-            self.q[:len(keys)] = q
+            self.q[:len(keys)] = finite_floats("q", q)
 
     @classmethod
     def from_arrays(cls, game: Game, arrays: dict[str, np.ndarray]) -> SparseQ:
@@ -198,8 +208,7 @@ def load_model(game: Game, arrays: dict[str, np.ndarray]) -> TabularQ | LinearQ 
     """The Q model of `game` that an artifact's (or checkpoint's) arrays hold: a sparse table where
     they hold keys, else the game's default model (ValueError, TypeError or KeyError if they are
     not one)."""
-    cls = SparseQ if "keys" in arrays else model_class(game)
-    return cls.from_arrays(game, arrays) if cls in (LinearQ, SparseQ) else cls(game, **arrays)
+    return (SparseQ if "keys" in arrays else model_class(game)).from_arrays(game, arrays)
 
 
 class QAgent(Player):

@@ -7,11 +7,18 @@ under the learner's unit (`UNITS`), the learner's figures for the block, and wit
 the share of value-keeping moves (`VALUE_KEPT`); `curve_point` writes a point, `measured_curve` reads them.
 Files are written whole and flushed to the disk (`durable.write_atomically`), and .npz members
 carry a fixed timestamp, so that the same training gives the same bytes.
+
+Reading trusts nothing: an .npz member's header is read before its array, and the array it claims
+must be the member's own bytes, which deflate bounds by the file's size (`DEFLATE_RATIO`), so that
+no header makes a load allocate more; arrays must be numbers (finite), booleans or text, and the
+metadata's fields of the right types (`check_fields`).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -30,6 +37,11 @@ CURVE = "learning_curve"
 UNITS = {"ga": "generations", "rl": "episodes", "dqn": "episodes"}
 #: The key of a curve point's share of value-keeping moves (only where a store measured it).
 VALUE_KEPT = "value_kept"
+#: Deflate writes at most 1,032 bytes from one (its longest match, 258 bytes, in about two bits):
+#: the most an .npz member of a given compressed size may hold.
+DEFLATE_RATIO = 1032
+#: Kinds of arrays an artifact or checkpoint holds: floats, integers, booleans and text.
+ARRAY_KINDS = "fiubU"
 
 
 def game_identity(game: Game) -> dict[str, Any]:
@@ -77,28 +89,108 @@ def save_npz(target: Path, arrays: dict[str, np.ndarray], metadata: dict[str, An
     write_atomically(target, write)
 
 
+def _checked_members(archive: zipfile.ZipFile, size: int) -> None:
+    """Read every member's .npy header of an open .npz of `size` bytes on disk, before any array:
+    ValueError unless each is a stored or deflated .npy of plain values whose header claims exactly
+    the bytes the member holds, and the members' compressed bytes fit the file (so that no header
+    or directory entry makes a load allocate more than deflate can give from the file)."""
+    infos = archive.infolist()
+    if sum(info.compress_size for info in infos) > size:
+        raise ValueError("its members claim more bytes than the file holds")
+    for info in infos:
+        name = info.filename
+        ratio = {zipfile.ZIP_STORED: 1, zipfile.ZIP_DEFLATED: DEFLATE_RATIO}.get(info.compress_type)
+        if not name.endswith(".npy") or ratio is None:
+            raise ValueError(f"member {name!r} is not a stored or deflated .npy array")
+        if info.file_size > info.compress_size * ratio + 64:
+            raise ValueError(f"member {name!r} claims {info.file_size:,} bytes from {info.compress_size:,}")
+        with archive.open(info) as member:
+            version = np.lib.format.read_magic(member)
+            if version not in ((1, 0), (2, 0)):
+                raise ValueError(f"member {name!r}: .npy format version {version}")
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                np.lib.format.read_array_header_2_0
+            shape, _, dtype = read_header(member)
+            header = member.tell()
+        if dtype.hasobject:
+            raise ValueError(f"member {name!r} holds Python objects, which allow_pickle=False never reads")
+        claimed = math.prod(shape) * dtype.itemsize
+        if claimed != info.file_size - header:
+            raise ValueError(f"member {name!r}: its header claims {shape} of {dtype} ({claimed:,} bytes), "
+                             f"it holds {info.file_size - header:,}")
+
+
+def _read_npz(path: Path, names: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of an .npz (only `names`, where given), its members checked first
+    (`_checked_members`); ValueError and OSError on anything else."""
+    try:
+        with open(path, "rb") as f, zipfile.ZipFile(f) as archive:
+            _checked_members(archive, os.fstat(f.fileno()).st_size)
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as data:
+                return {name: data[name] for name in (data.files if names is None else names)}
+    except (zipfile.BadZipFile, KeyError) as exc:
+        raise ValueError(str(exc)) from None
+
+
 def read_metadata(path: Path) -> Any:
     """The metadata of an artifact or checkpoint, without its arrays: a .json file's document, an
     .npz's `metadata` member (ValueError and OSError on anything else)."""
     if path.suffix == ".json":
         return json.loads(path.read_text())
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return json.loads(str(data["metadata"]))
-    except (zipfile.BadZipFile, KeyError) as exc:
-        raise ValueError(str(exc)) from None
+    return json.loads(str(_read_npz(path, ("metadata",))["metadata"]))
 
 
 def load_npz(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """(arrays, metadata) of a file `save_npz` wrote (ValueError and OSError on anything else)."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except zipfile.BadZipFile as exc:
-        raise ValueError(str(exc)) from None
+    arrays = _read_npz(path)
     if "metadata" not in arrays:
         raise ValueError("no metadata")
     return arrays, json.loads(str(arrays.pop("metadata")))
+
+
+def _number(value: Any) -> bool:
+    """Whether a JSON value is a finite number (not a boolean)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def finite_floats(name: str, array: np.ndarray) -> np.ndarray:
+    """`array` if it holds finite floats, else ValueError naming it (Q values, weights)."""
+    if array.dtype.kind != "f":
+        raise ValueError(f"array {name!r} holds {array.dtype}, not floats")
+    if not np.isfinite(array).all():
+        raise ValueError(f"array {name!r} holds values that are not finite (NaN or infinite)")
+    return array
+
+
+def check_fields(learner: str, metadata: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """ValueError naming the first field of an artifact that is missing, of the wrong type or
+    shape, not finite or out of range: the fields every artifact has (seed, settings, learning
+    curve), the genome of a `ga` one, the model of an `rl` or `dqn` one, and every array."""
+    if not isinstance(metadata.get("seed"), int) or isinstance(metadata["seed"], bool) or metadata["seed"] < 0:
+        raise ValueError(f"seed {metadata.get('seed')!r} is not a whole number from 0")
+    if not isinstance(metadata.get("settings"), dict):
+        raise ValueError("no settings")
+    curve = metadata.get(CURVE)
+    if not isinstance(curve, list) or not all(isinstance(point, dict) and isinstance(point.get(UNITS[learner]), int)
+                                              and all(_number(value) for value in point.values()) for point in curve):
+        raise ValueError(f"{CURVE} is not a list of points of finite numbers counting {UNITS[learner]}")
+    if not all(0 <= point.get(VALUE_KEPT, 0) <= 1 for point in curve):
+        raise ValueError(f"a {VALUE_KEPT} of {CURVE} is not a share from 0 to 1")
+    if learner == "ga":
+        genome = metadata.get("genome")
+        if not isinstance(genome, dict) or not isinstance(genome.get("kind"), str) \
+                or not isinstance(genome.get("names"), list) or not all(isinstance(n, str) for n in genome["names"]) \
+                or not isinstance(genome.get("weights"), list) or not all(_number(w) for w in genome["weights"]) \
+                or len(genome["weights"]) != len(genome["names"]):
+            raise ValueError("genome is not a kind, names and as many finite weights")
+    elif not isinstance(metadata.get("model"), str):
+        raise ValueError("no model named")
+    for name, array in arrays.items():
+        if array.dtype.kind not in ARRAY_KINDS:
+            raise ValueError(f"array {name!r} holds {array.dtype}, not numbers, booleans or text")
+        if array.dtype.kind == "f":
+            finite_floats(name, array)
 
 
 def load_artifact(path: Path, learner: str, game: Game) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -120,7 +212,11 @@ def load_artifact(path: Path, learner: str, game: Game) -> tuple[dict[str, Any],
     if metadata.get("version") != VERSION:
         raise BadAgent(f"{where}: artifact format version {metadata.get('version')}, this retrograde reads {VERSION}")
     if metadata.get("game") != game_identity(game):
-        trained = metadata.get("game") or {}
+        trained = metadata.get("game") if isinstance(metadata.get("game"), dict) else {}
         raise BadAgent(f"{where}: trained for {trained.get('name')} {trained.get('params')}, "
                        f"not {game.describe()}")
+    try:
+        check_fields(learner, metadata, arrays)
+    except ValueError as exc:
+        raise BadAgent(f"{where}: corrupt {learner} artifact ({exc})") from None
     return metadata, arrays
