@@ -10,6 +10,7 @@ store's tiers with 404 and one line; the server goes on.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from dataclasses import asdict
 from pathlib import Path
@@ -135,13 +136,18 @@ def _result(analysis: Analysis, board) -> str:
     return f"game over: {board.mover or 'the player to move'} wins"
 
 
+#: Numbers in a query: ASCII digits only (float() and int() also read '١', '1_0', 'nan', 'inf';
+#: str.isdigit() passes '²', which int() refuses).
+DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?", re.ASCII)
+WHOLE = re.compile(r"[0-9]{1,20}", re.ASCII)
+#: Seeds are 64-bit: numpy's generators take them as they are.
+MAX_SEED = 2**64 - 1
+
+
 def _probability(text: str | None) -> float:
     if text is None or not text.strip():
         return 1.0
-    try:
-        p = float(text)
-    except ValueError:
-        p = math.nan
+    p = float(text) if DECIMAL.fullmatch(text.strip()) else math.nan
     if not 0 <= p <= 1:
         raise BadOption(f"p={text!r}: give the agent's share of moves as a number from 0 to 1")
     return p
@@ -150,9 +156,10 @@ def _probability(text: str | None) -> float:
 def _seed(text: str | None) -> int:
     if text is None or not text.strip():
         return 0
-    if not text.strip().isdigit():
-        raise BadOption(f"seed={text!r}: give a whole number from 0")
-    return int(text)
+    seed = int(text) if WHOLE.fullmatch(text.strip()) else -1
+    if not 0 <= seed <= MAX_SEED:
+        raise BadOption(f"seed={text!r}: give a whole number from 0 to {MAX_SEED}")
+    return seed
 
 
 def _line(message: str, status: int) -> Response:
