@@ -205,7 +205,8 @@ def load_artifact(path: Path, learner: str, game: Game) -> tuple[dict[str, Any],
         if not isinstance(metadata, dict):
             raise ValueError("not a JSON object")
     except (OSError, ValueError, EOFError) as exc:  # JSON and zip errors are ValueErrors
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "unreadable or corrupt"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+            f"unreadable or corrupt: {' '.join(str(exc).split())}" if str(exc) else "unreadable or corrupt"
         raise BadAgent(f"{where}: not a {learner} artifact ({reason})") from None
     if metadata.get("format") != FORMAT or metadata.get("learner") != learner:
         raise BadAgent(f"{where}: not a {learner} artifact (train one with retrograde train {learner} ...)")
