@@ -1,7 +1,8 @@
-"""The `retrograde` command line (SPEC §2): its commands. Commands import their machinery
-lazily, so that quick commands (probe, status, games) never load numba or dask. How a command
-ends (one line and an exit status for every expected failure, Ctrl-C and stop signals) is
-`exits`'s.
+"""The `retrograde` command line (SPEC §2): its commands. Each command checks its arguments
+before it imports its machinery (numba, dask, zarr, matplotlib, ...), so that `--help`, a usage
+error or a refusal that needs no store answers at once, and quick commands (probe, status, games)
+never load numba or dask; tests/test_cli_imports.py holds the import list. How a command ends
+(one line and an exit status for every expected failure, Ctrl-C and stop signals) is `exits`'s.
 """
 
 from __future__ import annotations
@@ -170,26 +171,34 @@ def _split_options(fn):
 
 def _split(partitions: int, worker_memory: str | None) -> tuple[int, int | None]:
     """The checked --partitions and --worker-memory (bytes)."""
-    from retrograde.pipeline.estimate import parse_bytes
-
     if partitions < 1:
         raise BadOption(f"--partitions {partitions}: must be >= 1")
-    return partitions, None if worker_memory is None else parse_bytes(worker_memory, "--worker-memory")
+    if worker_memory is None:
+        return partitions, None
+    from retrograde.pipeline.estimate import parse_bytes
+
+    return partitions, parse_bytes(worker_memory, "--worker-memory")
+
+
+def _check_workers(workers: int | None) -> None:
+    """:raises BadOption: a negative --workers."""
+    if workers is not None and workers < 0:
+        raise BadOption(f"--workers {workers}: must be >= 0")
 
 
 def _solve_command(cls) -> click.Command:
     def callback(store_path, workers, scheduler, quiet, chunk_size, force, partitions, worker_memory, **options):
         from retrograde.data.plan import validate_chunk_size
-        from retrograde.data.probing import start_summary
-        from retrograde.pipeline.progress import clock
-        from retrograde.pipeline.solve import SolveOptions, solve
 
         game = _game(cls, options)
         if chunk_size is not None:
             validate_chunk_size(chunk_size)
-        if workers is not None and workers < 0:
-            raise BadOption(f"--workers {workers}: must be >= 0")
+        _check_workers(workers)
         partitions, worker_memory = _split(partitions, worker_memory)
+        from retrograde.data.probing import start_summary
+        from retrograde.pipeline.progress import clock
+        from retrograde.pipeline.solve import SolveOptions, solve
+
         settings = SolveOptions(chunk_size=chunk_size, workers=workers, scheduler=scheduler, partitions=partitions,
                                 worker_memory=worker_memory, force=force, quiet=quiet)
 
@@ -223,14 +232,14 @@ def solve() -> None:
 def _plan_command(cls) -> click.Command:
     def callback(workers, chunk_size, as_json, partitions, worker_memory, **options):
         from retrograde.data.plan import DEFAULT_CHUNK_SIZE, make_plan
+
+        _check_workers(workers)
+        partitions, worker_memory = _split(partitions, worker_memory)
+        plan = make_plan(_game(cls, options), chunk_size=DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size)
         from retrograde.pipeline.estimate import estimate, human_bytes, task_peaks
         from retrograde.pipeline.executors import worker_processes
         from retrograde.pipeline.memory import available_memory
 
-        if workers is not None and workers < 0:
-            raise BadOption(f"--workers {workers}: must be >= 0")
-        partitions, worker_memory = _split(partitions, worker_memory)
-        plan = make_plan(_game(cls, options), chunk_size=DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size)
         split = {"partitions": partitions,
                  "worker_memory": worker_memory or available_memory() // worker_processes(workers, plan.positions)}
         found, tasks = estimate(plan, workers=workers, **split), task_peaks(plan, **split)
@@ -408,13 +417,12 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
     A bad position is reported on stderr (naming its line) and the others are still answered;
     the exit status is then 2. Positions after '--' are never read as options, so one that
     starts with '-' goes there: retrograde probe --store S -- -1,3,5,7."""
-    from retrograde.data.answers import answer_as_typed, answer_lines
-    from retrograde.data.probing import analyse
-    from retrograde.errors import BadPosition
-
     if perfect:
         _probe_line(store_path, positions, as_json, max_plies)
         return
+    from retrograde.data.answers import answer_as_typed, answer_lines
+    from retrograde.data.probing import analyse
+    from retrograde.errors import BadPosition
 
     if not positions or positions == ("-",):
         if sys.stdin.isatty():
@@ -446,11 +454,10 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
 
 def _probe_line(store_path: str, positions: tuple[str, ...], as_json: bool, max_plies: int) -> None:
     """`probe --line`: one ply a line, or {"line": [...], "end": ...} with --json."""
-    from retrograde.agents.lookup import perfect_line
-    from retrograde.data.probing import analyse
-
     if len(positions) > 1:
         raise BadOption(f"--line follows one position, not {len(positions)}")
+    from retrograde.agents.lookup import perfect_line
+    from retrograde.data.probing import analyse
     with _open_read(store_path) as store:
         game = store.game
         start = game.parse(positions[0]) if positions else game.initial_position
@@ -557,7 +564,6 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
     agent that claims never to give a win away keeps every win, one that searches to the end plays
     perfectly there), 1 a check failed (the report is still written)."""
     from retrograde.games import parse_game
-    from retrograde.validation import validate as run_validation
 
     if store_path is None and game_text is None:
         raise BadOption("validate needs --store PATH (a solved store) or --game GAME (sampled positions)")
@@ -565,7 +571,10 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
         raise BadOption("validate takes --store PATH or --game GAME, not both")
     if tier_text is not None and store_path is not None:
         raise BadOption("--tiers goes with --game: a store's positions are sampled from all its tiers")
+    game = None if game_text is None else parse_game(game_text)
     tiers = None if tier_text is None else tuple(t.strip() for t in tier_text.split(","))
+    from retrograde.validation import validate as run_validation
+
     options = dict(games=games, positions=positions, seed=seed, max_plies=max_plies, workers=workers,
                    scheduler=scheduler, quiet=quiet, baselines=not no_baselines,
                    agent_defaults={"move_time": move_time})
@@ -573,7 +582,7 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
         with _open_read(store_path) as store:
             report = run_validation(store, out_dir, agent_specs, **options)
     else:
-        report = run_validation(None, out_dir, agent_specs, game=parse_game(game_text), tiers=tiers, **options)
+        report = run_validation(None, out_dir, agent_specs, game=game, tiers=tiers, **options)
     failed = [check for check in report["checks"] if not check["ok"]]
     for check in failed:
         click.echo(f"retrograde: check failed: {check['name']}: {check['detail']}", err=True)
@@ -622,19 +631,21 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
     from contextlib import nullcontext
 
     from retrograde.games import parse_game
+
+    if store_path is None and game_text is None:
+        raise BadOption("match needs --store PATH or --game GAME")
+    if sprt_text is not None and start:
+        raise BadOption("--sprt plays its pairs from seeded random openings of the start position: "
+                        "it does not take --from")
+    named = None if game_text is None else parse_game(game_text)
     from retrograde.pipeline.executors import open_executor
     from retrograde.validation import play_match, play_sprt
     from retrograde.validation.pairs import Sprt, pairs_line, sprt_line
 
-    if store_path is None and game_text is None:
-        raise BadOption("match needs --store PATH or --game GAME")
     test = Sprt.parse(sprt_text) if sprt_text is not None else None
-    if test is not None and start:
-        raise BadOption("--sprt plays its pairs from seeded random openings of the start position: "
-                        "it does not take --from")
     with (_open_read(store_path) if store_path else nullcontext()) as store:
-        game = store.game if store else parse_game(game_text)
-        if store and game_text is not None and parse_game(game_text).describe() != game.describe():
+        game = store.game if store else named
+        if store and named is not None and named.describe() != game.describe():
             raise BadOption(f"--game {game_text!r}: store {store_path!r} holds {game.describe()}")
         position = game.parse(start) if start else None
         with open_executor(workers=workers, scheduler=scheduler) as executor:
@@ -691,9 +702,12 @@ def train(spec, game_text, out, seed, store_path, quiet) -> None:
     ga:preset=000, 001 or 003; on tictactoe rl:preset=001; on quixo dqn:preset=001; on quarto
     ga:preset=002 and rl:preset=002.
     Then play it: --agent ga:params=PATH, rl:params=PATH or dqn:params=PATH."""
+    from retrograde.games import parse_game
+
+    game = parse_game(game_text)
     from retrograde.training.resumable import train as train_stage
 
-    path = train_stage(spec, game_text, out, seed=seed, store=store_path, quiet=quiet)
+    path = train_stage(spec, game, out, seed=seed, store=store_path, quiet=quiet)
     click.echo(f"trained {spec.partition(':')[0]} for {game_text}: {path}")
 
 
@@ -733,8 +747,7 @@ def run(workflow, out, only, skip_training, workers, scheduler, quiet, partition
     for given, flag in ((only is not None, "--only"), (skip_training, "--skip-training")):
         if given and workflow != SEEDS:
             raise BadOption(f"{flag}: only the {SEEDS} workflow takes it")
-    if workers is not None and workers < 0:
-        raise BadOption(f"--workers {workers}: must be >= 0")
+    _check_workers(workers)
     partitions, worker_memory = _split(partitions, worker_memory)
     from retrograde.pipeline.progress import clock
     from retrograde.pipeline.solve import SolveOptions
