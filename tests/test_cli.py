@@ -2,9 +2,12 @@
 starts with '-' (after '--'), and Ctrl-C ending a command with exactly one line on stderr."""
 
 import json
+import os
 import shutil
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -563,16 +566,46 @@ def test_ctrl_c_says_one_line_and_nothing_else(solved, tmp_path, quiet):
     assert done.stderr == "retrograde: error: interrupted; verify keeps no progress: rerun it to check again\n"
 
 
-def test_a_usage_error_of_run_imports_no_machinery():
-    """`run` checks the workflow's name before it imports the solve, training and validation
-    stages, so that a usage error answers at once (issue 34 holds every command to this)."""
-    probe = ("import sys\n"
-             "from retrograde.cli import cli\n"
-             "try:\n"
-             "    cli(['run', 'quixo5'], standalone_mode=False)\n"
-             "except Exception as exc:\n"
-             "    print(type(exc).__name__)\n"
-             "print(sorted(m for m in ('numba', 'dask', 'distributed', 'jax', 'matplotlib', 'flask', 'zarr')"
-             " if m in sys.modules))\n")
-    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert ran.stdout.split("\n")[:2] == ["BadOption", "[]"], ran.stdout + ran.stderr
+def tree_bytes(folder: Path) -> dict[str, bytes | str]:
+    """Every entry under `folder`: a file's bytes, and what any other entry is (a folder, a link
+    and its target, a fifo, which is never opened: a read would wait for a writer)."""
+    found: dict[str, bytes | str] = {}
+    for path in sorted(folder.rglob("*")):
+        mode = path.lstat().st_mode
+        found[str(path.relative_to(folder))] = (
+            f"-> {os.readlink(path)}" if stat.S_ISLNK(mode) else "folder" if stat.S_ISDIR(mode)
+            else path.read_bytes() if stat.S_ISREG(mode) else stat.filemode(mode))
+    return found
+
+
+@pytest.mark.parametrize("option", [("--scheduler", "nonsense"), ("--worker-memory", "1KB"), ("--workers", "-3"),
+                                    ("--partitions", "0"), ("--only", "1")])
+@pytest.mark.parametrize("out", ["RW", "a/b"])
+def test_a_refused_run_leaves_the_disk_as_it_was(tmp_path, option, out):
+    """Issue 36, item 8: a refusal of `run`, whether its arguments' checks or the solve's own (the
+    cluster cannot be reached, the solve does not fit the workers' memory), creates no folder."""
+    (tmp_path / "kept.txt").write_text("here before\n")
+    before = tree_bytes(tmp_path)
+    result = run(["run", "tictactoe", *option, "--out", str(tmp_path / out), "--quiet"], timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert_one_error_line(result.stderr, option[0])
+    assert tree_bytes(tmp_path) == before
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link"])
+def test_run_reads_its_state_only_from_a_regular_file(tmp_path, planted):
+    """Issue 36, item 3: a fifo planted as the workflow's state is refused in one line, never
+    waited on (the run hung for ever), and a link to a file outside is never read."""
+    folder = tmp_path / "D" / "tictactoe"
+    folder.mkdir(parents=True)
+    state = folder / "workflow.json"
+    if planted == "fifo":
+        os.mkfifo(state)
+    else:
+        (tmp_path / "victim.json").write_text('{"workflow": "tictactoe", "stages": {}}\n')
+        state.symlink_to(tmp_path / "victim.json")
+    before = tree_bytes(tmp_path)
+    result = run(["run", "tictactoe", "--out", str(tmp_path / "D"), "--quiet"], timeout=120)
+    assert result.returncode != 0
+    assert_one_error_line(result.stderr, str(state))
+    assert tree_bytes(tmp_path) == before

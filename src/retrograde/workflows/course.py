@@ -39,6 +39,7 @@ from retrograde.training.measure import ValueKeptSample
 from retrograde.training.resumable import learner_for
 from retrograde.validation import course, report
 from retrograde.validation.tournament import INITIAL, Pairing, default_max_plies, run_tournament
+from retrograde.workflows.runner import made_folder, read_document
 
 #: The seed every row's games derive from (with the agents' stream names and the seat).
 SEED = 0
@@ -241,9 +242,15 @@ def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True,
     document. With `train` false nothing is trained: a row whose agent needs an artifact that no
     earlier run trained is not run (and not kept, so that a later run plays it). The stores the
     rows read are solved as `options` say, on the executor the rows play on."""
-    quiet = options.quiet
     figures = report_figures(only)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with made_folder(out_dir):
+        return _play_rows(out_dir, figures, only, train, options)
+
+
+def _play_rows(out_dir: Path, figures: list[course.ReportFigure], only: str | None, train: bool,
+               options: SolveOptions) -> dict[str, Any]:
+    """`run_seeds` in its folder `out_dir`, which exists."""
+    quiet = options.quiet
     rows_dir = out_dir / "rows"
     for entry in ("stores", "artifacts", "rows", "report.json", "report.md", "report.html", TIMINGS):
         inside(out_dir, out_dir / entry)  # nothing planted leads out of the folder
@@ -256,9 +263,10 @@ def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True,
         trained = artifacts.train_all(to_play, executor, quiet) if train else {}
         rows, seconds = [], {}
         for figure in figures:
-            done = inside(rows_dir, rows_dir / f"{_key(figure)}.json")
-            if done.exists():
-                rows.append(json.loads(done.read_text()))
+            done = rows_dir / f"{_key(figure)}.json"
+            row = read_document(out_dir, done, "played row", "delete it to play the row again")
+            if row:
+                rows.append(row)
             elif only is None or figure.seed.startswith(only):
                 started = time.monotonic()
                 found = _row(figure, stores, artifacts, executor, quiet)

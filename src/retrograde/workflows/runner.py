@@ -9,26 +9,27 @@ from its checkpoint.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from retrograde.data.durable import inside, make_folder, read_inside
 from retrograde.data.lock import writer_lock
 from retrograde.data.probing import start_summary
 from retrograde.data.store import Store
 from retrograde.errors import BadOption, StoreError
-from retrograde.data.durable import inside
 from retrograde.games import Game
 from retrograde.games.capabilities import Workflow
 from retrograde.pipeline.executors import open_executor
 from retrograde.pipeline.solve import SolveOptions, solve
-from retrograde.pipeline.stages import read_json, status, verify_stage, write_json
+from retrograde.pipeline.stages import status, verify_stage, write_json
 from retrograde.training import train
 from retrograde.validation import validate
 from retrograde.workflows.names import SEEDS, WORKFLOWS
-
-
 
 #: Where `run` keeps each workflow's folder unless told otherwise.
 DEFAULT_OUT = Path("retrograde-out")
@@ -37,6 +38,43 @@ DEFAULT_OUT = Path("retrograde-out")
 def workflow_folder(name: str, out: str | Path | None = None) -> Path:
     """The folder of workflow `name` under `out` (default DEFAULT_OUT): the same layout either way."""
     return (DEFAULT_OUT if out is None else Path(out)) / name
+
+
+@contextmanager
+def made_folder(folder: Path) -> Iterator[Path]:
+    """`folder`, made with its missing parents (`durable.make_folder`) for the block; if the block
+    fails (a refusal: the solve does not fit, the cluster cannot be reached), the folders it made
+    that are still empty are removed again, so that a refused run leaves the disk as it found it.
+    A folder that holds anything (a store begun, a state recorded) stays, for the rerun to resume."""
+    made = [path for path in (folder, *folder.parents) if not os.path.lexists(path)]  # deepest first
+    make_folder(folder)
+    try:
+        yield folder
+    except BaseException:
+        for path in made:
+            try:
+                path.rmdir()
+            except OSError:  # not empty (or no longer ours): kept, and so are its parents
+                break
+        raise
+
+
+def read_document(root: Path, path: Path, what: str, remedy: str) -> dict[str, Any]:
+    """The JSON object `write_json` wrote to `path` below `root` ({} if there is no file), read as
+    a regular file through no link (`durable.read_inside`): a planted fifo, device or link is
+    refused in one line, never followed nor waited on.
+
+    :raises StoreError: a link, or not a JSON object (empty, cut short, edited), naming it as
+        `what` and saying what to do (`remedy`); OSError: not a regular file, or unreadable."""
+    try:
+        document = json.loads(read_inside(root, path))
+    except FileNotFoundError:
+        return {}
+    except ValueError as exc:  # JSON's errors, and bytes that are not UTF-8
+        raise StoreError(f"{what} {str(path)!r} is damaged (not JSON: {exc}); {remedy}") from None
+    if not isinstance(document, dict):
+        raise StoreError(f"{what} {str(path)!r} is damaged (not a JSON object); {remedy}")
+    return document
 
 
 @dataclass(frozen=True)
@@ -83,7 +121,6 @@ def run_workflow(name: str, out: str | Path | None = None, *, options: SolveOpti
     ("value"), the report's path and the stages this run had to do ("to_do": none when every
     stage was done before). `announce` gets the plan once the folder is this run's, before any work."""
     options = replace(options, kernel_threads=False)
-    quiet = options.quiet
     if name not in WORKFLOWS:
         raise BadOption(f"unknown workflow {name!r}; known workflows: {', '.join(sorted([*WORKFLOWS, SEEDS]))}")
     game_class, workflow = WORKFLOWS[name]
@@ -92,7 +129,14 @@ def run_workflow(name: str, out: str | Path | None = None, *, options: SolveOpti
     out_dir = workflow_folder(name, out)
     if out_dir.exists() and not out_dir.is_dir():
         raise BadOption(f"{str(out_dir)!r} is not a folder")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with made_folder(out_dir):
+        return _run_in(name, game_class, workflow, out_dir, options, announce)
+
+
+def _run_in(name: str, game_class: type[Game], workflow: Workflow, out_dir: Path, options: SolveOptions,
+            announce: Callable[[WorkflowPlan], None] | None) -> dict[str, Any]:
+    """`run_workflow` in its folder `out_dir`, which exists."""
+    quiet = options.quiet
     for entry in ("store.zarr", "workflow.json", "status.json", "verify.json", "report",
                   *(artifact for _, artifact in workflow.train)):  # nothing planted leads out of the folder
         inside(out_dir.parent, out_dir / entry)
@@ -100,7 +144,7 @@ def run_workflow(name: str, out: str | Path | None = None, *, options: SolveOpti
         state_path = out_dir / "workflow.json"
         remedy = ("delete it to run the workflow's stages again (the store, artifacts and report made so far are "
                   "resumed or reused)")
-        state = read_json(state_path, "workflow state", remedy)
+        state = read_document(out_dir.parent, state_path, "workflow state", remedy)
         if not isinstance(state.get("stages", {}), dict):
             raise StoreError(f"workflow state {str(state_path)!r} is damaged (its stages are not an object); {remedy}")
         if state and (state.get("workflow") != name):
