@@ -300,3 +300,27 @@ def test_explorer_query_numbers_are_ascii_and_bounded(client, query):
 def test_explorer_takes_the_largest_seed(client):
     answer = client.get("/api/move?seed=18446744073709551615&p=0.5")
     assert answer.status_code == 200, answer.get_data(as_text=True)
+
+
+def test_a_checkpoint_of_a_nan_q_table_is_one_line(tmp_path, monkeypatch):
+    """A checkpoint is read as an artifact is: a Q table of NaN in OUT.partial/checkpoint.npz stops
+    the resumed training with one line (it went on to a ValueError traceback)."""
+    from retrograde.errors import RetrogradeError
+    from retrograde.training.resumable import CHECKPOINT, partial_folder
+    from retrograde.training.rl import RlLearner
+
+    out = tmp_path / "q.npz"
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(RlLearner, "write", killed)
+        with pytest.raises(KeyboardInterrupt):
+            train("rl:episodes=20,every=10", NIM, out, seed=1)
+    checkpoint = partial_folder(out) / CHECKPOINT
+    arrays, metadata = artifact.load_npz(checkpoint)
+    artifact.save_npz(checkpoint, {"q": np.full_like(arrays["q"], np.nan)}, metadata)
+    with pytest.raises(RetrogradeError, match="corrupt checkpoint .*'q' holds values that are not finite"):
+        train("rl:episodes=20,every=10", NIM, out, seed=1)
+    assert not out.exists()

@@ -152,6 +152,10 @@ def _resume(partial: Path, run: dict[str, Any], learner: Learner, rng: np.random
                            if key != "settings" and ours_flat.get(key) != theirs_flat.get(key))
         raise BadOption(f"{str(partial)!r} holds a training run with other settings ({', '.join(differing)} "
                         "differ): rerun that command to finish it, or delete the folder to start over")
-    rng.bit_generator.state = metadata["rng"]
-    learner.restore(arrays)
-    return int(metadata["done"]), metadata["curve"]
+    try:
+        rng.bit_generator.state = metadata["rng"]
+        learner.restore(arrays)
+        return int(metadata["done"]), metadata["curve"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RetrogradeError(f"{str(partial)!r}: corrupt checkpoint ({' '.join(str(exc).split())}); delete the "
+                              "folder to start over") from None
