@@ -126,6 +126,18 @@ def test_rank_pairs_over_arrays_matches_reference(batch):
         assert ranking_arrays.rank_pairs(firsts, seconds, cells).tolist() == expected
 
 
+@SETTINGS
+@given(st.data())
+def test_unrank_pairs_over_arrays_matches_reference(data):
+    """The numpy batch unranking (a format-4 probe's one-ply classes) gives the reference boards."""
+    cells = data.draw(st.integers(9, 25))
+    a = data.draw(st.integers(0, cells))
+    b = data.draw(st.integers(0, cells - a))
+    indices = data.draw(st.lists(st.integers(0, ranking.pair_size(a, b, cells) - 1), min_size=1, max_size=20))
+    firsts, seconds = ranking_arrays.unrank_pairs(np.array(indices, dtype=np.int64), a, b, cells)
+    assert list(zip(firsts.tolist(), seconds.tolist())) == [ranking.unrank_pair(i, a, b, cells) for i in indices]
+
+
 @pytest.mark.parametrize("a,b", [(1, 0), (2, 1), (3, 3), (5, 4), (4, 4), (0, 0)])
 def test_rank_pair_is_a_bijection_on_9_cells(a, b):
     """Exhaustively: every board of a class gets a distinct index in 0..size-1."""

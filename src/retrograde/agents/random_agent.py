@@ -1,7 +1,9 @@
 """The random agent: a uniformly random legal move (a baseline and a test opponent)."""
 
+import numpy as np
+
 from retrograde.agents.base import Player
-from retrograde.search.scores import RANDOM
+from retrograde.search.scores import RANDOM, UNKNOWN
 
 
 class RandomAgent(Player):
@@ -10,6 +12,11 @@ class RandomAgent(Player):
 
     def kernel_agent(self):
         return RANDOM
+
+    def choose_scored(self, rows, exact):
+        """`choose` at many positions: one draw a position among its moves."""
+        return np.array([self.rng.integers(count) for count in (exact != UNKNOWN).sum(axis=1).tolist()],
+                        dtype=np.int64)
 
     def choose(self, position):
         moves = self.game.moves(position)

@@ -95,3 +95,35 @@ def rank_pairs(first: np.ndarray, second: np.ndarray, cells: int) -> np.ndarray:
     """Indices of two-colour boards within their classes (int64 masks in, int64 out)."""
     width = BINOMIAL[cells - popcounts(first), popcounts(second)]
     return rank_masks(first) * width + rank_masks(squeeze_masks(second, first))
+
+
+def unrank_masks(ranks: np.ndarray, count: int, cells: int) -> np.ndarray:
+    """The masks with `count` set bits at colex positions `ranks` (`rank_masks`' inverse): from the
+    highest set bit down, each the largest cell c with C(c, k) <= the rank left."""
+    ranks = np.array(ranks, dtype=np.int64)
+    masks = np.zeros_like(ranks)
+    for k in range(count, 0, -1):
+        cell = np.searchsorted(BINOMIAL[:cells, k], ranks, side="right") - 1
+        ranks -= BINOMIAL[cell, k]
+        masks |= np.int64(1) << cell
+    return masks
+
+
+def unsqueeze_masks(packed: np.ndarray, holes: np.ndarray, cells: int) -> np.ndarray:
+    """Each packed mask's bits spread over the cells outside its holes (`squeeze_masks`' inverse,
+    a vectorised pdep)."""
+    masks = np.zeros_like(packed)
+    taken = np.zeros_like(packed)  # packed bits used so far
+    for cell in range(cells):
+        free = ((holes >> cell) & 1) == 0
+        masks |= (((packed >> taken) & 1) & free) << cell
+        taken += free
+    return masks
+
+
+def unrank_pairs(indices: np.ndarray, a: int, b: int, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two masks of each board at `indices` of class (a, b) (`rank_pairs`' inverse)."""
+    indices = np.asarray(indices, dtype=np.int64)
+    width = BINOMIAL[cells - a, b]
+    first = unrank_masks(indices // width, a, cells)
+    return first, unsqueeze_masks(unrank_masks(indices % width, b, cells - a), first, cells)

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrograde.games import ranking, symmetry
+from retrograde.games import ranking_arrays, symmetry
 from retrograde.games.base import HOLE, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN, WIN_IN_1
 from retrograde.games.capabilities import OnePly
 from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE
 
 
 def _has_line(masks: np.ndarray, every_line: np.ndarray) -> np.ndarray:
-    return ((masks[..., None] & every_line) == every_line).any(axis=-1)
+    found = np.zeros(masks.shape, dtype=bool)
+    for line in every_line.tolist():
+        found |= (masks & line) == line
+    return found
 
 
 def classes(moves: np.ndarray, every_line: np.ndarray, mover: np.ndarray, opponent: np.ndarray) -> np.ndarray:
@@ -42,9 +45,7 @@ def classes(moves: np.ndarray, every_line: np.ndarray, mover: np.ndarray, oppone
 def batch(n: int, moves: np.ndarray, every_line: np.ndarray, a: int, b: int, indices: np.ndarray) -> np.ndarray:
     """The one-ply classes of `indices` of tier m{a}o{b}, HOLE where an index is not its
     symmetry class's representative."""
-    boards = [ranking.unrank_pair(int(index), a, b, n * n) for index in np.asarray(indices).tolist()]
-    mover = np.array([board[0] for board in boards], dtype=np.int64)
-    opponent = np.array([board[1] for board in boards], dtype=np.int64)
+    mover, opponent = ranking_arrays.unrank_pairs(indices, a, b, n * n)
     out = classes(moves, every_line, mover, opponent)
     least_mover, least_opponent = symmetry.representatives(n, mover, opponent)
     out[(least_mover != mover) | (least_opponent != opponent)] = HOLE
