@@ -19,7 +19,7 @@ from processes import assert_one_error_line, run
 from retrograde.agents.registry import build_agent
 from retrograde.data import artifact
 from retrograde.errors import BadAgent, BadOption, BadPosition
-from retrograde.games import make_game
+from retrograde.games import make_game, parse_game
 from retrograde.training import train
 from retrograde.training.resumable import learner_for
 
@@ -324,3 +324,16 @@ def test_a_checkpoint_of_a_nan_q_table_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(RetrogradeError, match="corrupt checkpoint .*'q' holds values that are not finite"):
         train("rl:episodes=20,every=10", NIM, out, seed=1)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("spec, game, needle", [
+    ("rl:rewards=1e300/-1e300/0", NIM, "at most 1.7e+38 either way"),
+    ("dqn:batch=64,memory=10,opponents=random", "tictactoe", "batch=64 is more than the memory=10"),
+])
+def test_training_values_that_would_overflow_or_never_learn_are_refused(spec, game, needle):
+    """Rewards whose Q updates overflow float32 (inf, then NaN), and a dqn batch larger than its
+    replay memory (it never took a step: silently untrained)."""
+    if spec.startswith("dqn"):
+        pytest.importorskip("jax")
+    with pytest.raises(BadAgent, match=needle.replace("+", r"\+")):
+        learner_for(spec, parse_game(game))

@@ -100,6 +100,9 @@ class DqnLearner(Learner):
         if any(SELF in phase for phase in phases):
             raise BadAgent("dqn learns against other agents: 'self' is not one of its opponents (its copy is)")
         settings["opponents"] = phase_text(phases)
+        if settings["batch"] > settings["memory"]:
+            raise BadAgent(f"dqn: batch={settings['batch']} is more than the memory={settings['memory']} transitions "
+                           "it is drawn from (it would never learn)")
         super().__init__(game, settings, store=store, seed=seed)
         self.phases = Phases(phases, settings["episodes"], settings["epsilon"])
         self.optimizer, self.step = _training_step(settings["gamma"], settings["rate"])

@@ -46,6 +46,9 @@ from retrograde.training.learner import Learner, Phases, parse_phases, phase_tex
 #: The outcome for the side that made the move reaching a terminal position, by that position's
 #: outcome (for its side to move).
 MOVER = {oc.WIN: oc.LOSS, oc.LOSS: oc.WIN, oc.DRAW: oc.DRAW}
+#: The largest reward either way: a Q value is a discounted mean of rewards, and an update takes
+#: the difference of a target and a Q value, which must stay within float32 (3.4e38).
+MAX_REWARD = float(np.finfo(np.float32).max) / 2
 
 
 class RlLearner(Learner):
@@ -213,4 +216,7 @@ def _rewards(text: str) -> dict[int, float]:
         raise BadAgent(f"rl: rewards={text}: give three numbers WIN/LOSS/DRAW, e.g. 10/-10/3") from None
     if not all(np.isfinite((win, loss, draw))) or not loss <= draw <= win or win <= loss:
         raise BadAgent(f"rl: rewards={text}: a win must be worth more than a loss, a draw between them")
+    if max(abs(win), abs(loss)) > MAX_REWARD:
+        raise BadAgent(f"rl: rewards={text}: at most {MAX_REWARD:.1e} either way (Q values are float32, and an "
+                       "update takes the difference of two)")
     return {oc.WIN: win, oc.LOSS: loss, oc.DRAW: draw}
