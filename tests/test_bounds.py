@@ -337,3 +337,13 @@ def test_training_values_that_would_overflow_or_never_learn_are_refused(spec, ga
         pytest.importorskip("jax")
     with pytest.raises(BadAgent, match=needle.replace("+", r"\+")):
         learner_for(spec, parse_game(game))
+
+
+def test_checkpoints_over_a_week_of_writing_are_refused():
+    """A dqn replay memory of 10 million transitions (910 MB) checkpointed every episode of 300,000:
+    273 TB to write, refused before the memory is allocated; every=1000 writes 273 GB and starts."""
+    pytest.importorskip("jax")
+    game = make_game("tictactoe")
+    with pytest.raises(BadAgent, match="300,000 checkpoints .every=1. of a replay memory .* a training may write"):
+        learner_for("dqn:episodes=300000,memory=10000000,every=1,opponents=random", game)
+    learner_for("dqn:episodes=300000,memory=10000000,every=1000,opponents=random", game)

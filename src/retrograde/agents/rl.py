@@ -73,9 +73,14 @@ class TabularQ:
         return make_game(game.name, game.rules).tiers()
 
     @staticmethod
+    def entries(game: Game) -> int:
+        """Q values in the table of `game`: a row per position of its rules, a column per move."""
+        return sum(tier.size for tier in TabularQ.tiers(game)) * game.max_moves
+
+    @staticmethod
     def refusal(game: Game) -> str | None:
         """Why a table does not fit `game` (None if it does)."""
-        entries = sum(tier.size for tier in TabularQ.tiers(game)) * game.max_moves
+        entries = TabularQ.entries(game)
         if entries > MAX_TABLE_ENTRIES:
             return f"a Q table would hold {entries:,} entries (at most {MAX_TABLE_ENTRIES:,})"
         return None

@@ -119,9 +119,8 @@ class DqnLearner(Learner):
         inputs, actions = self.network_input.inputs, self.network_input.actions
         transition = sum(np.dtype(dtype).itemsize * {"board": inputs, "next_board": inputs,
                                                        "next_legal": actions}.get(name, 1) for name, dtype in MEMORY)
-        # the replay memory, and its copy in each checkpoint's state
-        return (2 * self.settings["memory"] * transition,
-                f"a replay memory of {self.settings['memory']:,} transitions of {transition:,} bytes (and its checkpoint)")
+        return (self.settings["memory"] * transition,
+                f"a replay memory of {self.settings['memory']:,} transitions of {transition:,} bytes")
 
     def start(self, rng):
         weights = initial_weights(self.network_input.inputs, self.settings["hidden"], self.network_input.actions, rng)

@@ -13,6 +13,7 @@ a resumed run continues exactly where the checkpoint was taken.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -38,6 +39,11 @@ MAX_SECONDS = 7 * 24 * 3600
 MOVES_PER_SECOND = 100_000
 #: Moves a training may make at most: a week at that ceiling (60 billion).
 MAX_MOVES = MAX_SECONDS * MOVES_PER_SECOND
+#: A ceiling on the bytes of checkpoints written a second: save_npz deflated zeros at 248 MB/s
+#: (random float32 at 14 MB/s).
+CHECKPOINT_BYTES_PER_SECOND = 250_000_000
+#: Checkpoint bytes a training may write at most: a week at that ceiling.
+MAX_CHECKPOINT_BYTES = MAX_SECONDS * CHECKPOINT_BYTES_PER_SECOND
 
 
 def count_text(count: int) -> str:
@@ -179,13 +185,19 @@ class Learner(ABC):
         return self.total * plies, f"{self.unit} x plies: {self.total:,} x {plies:,}"
 
     def memory(self) -> tuple[int, str]:
-        """(bytes the learner's state takes up front, what holds them); none by default."""
+        """(bytes the learner's state takes up front, what holds them); none by default. Each
+        checkpoint writes about as many."""
         return 0, ""
+
+    @property
+    def every(self) -> int:
+        """Units between checkpoints: the `every` setting, or a tenth of the training."""
+        return self.settings["every"] or math.ceil(self.total / 10)
 
     def check_cost(self) -> None:
         """Refuse, in one line naming the limit, settings whose moves exceed `MAX_MOVES` (a week at
-        the fastest moves a second) or whose state exceeds the memory available: before anything
-        is drawn, allocated or written."""
+        the fastest moves a second), whose state exceeds the memory available, or whose
+        checkpoints exceed `MAX_CHECKPOINT_BYTES`: before anything is drawn, allocated or written."""
         moves, how = self.moves()
         if moves > MAX_MOVES:
             raise BadAgent(f"{self.name}: up to {count_text(moves)} moves ({how}), over the {count_text(MAX_MOVES)} a "
@@ -195,6 +207,11 @@ class Learner(ABC):
         if needed > available:
             raise BadAgent(f"{self.name}: {what} would take {count_text(needed)} bytes, over the "
                            f"{count_text(available)} bytes of memory available")
+        checkpoints = math.ceil(self.total / self.every)
+        if checkpoints * needed > MAX_CHECKPOINT_BYTES:
+            raise BadAgent(f"{self.name}: {checkpoints:,} checkpoints (every={self.every:,}) of {what}, "
+                           f"{count_text(needed)} bytes each, over the {count_text(MAX_CHECKPOINT_BYTES)} bytes a "
+                           f"training may write (a week at {CHECKPOINT_BYTES_PER_SECOND:,} a second): give a larger every")
 
     @property
     def unit(self) -> str:

@@ -11,7 +11,6 @@ value-keeping moves of the learner's best player on a fixed sample (`measure`).
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import sys
@@ -95,7 +94,6 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, sto
         learner = learner_for(spec, game, store=store, seed=seed)
         _check_out(out, learner.suffix, learner.name)
         stack.enter_context(writer_lock(out, "training artifact"))
-        every = learner.settings["every"] or math.ceil(learner.total / 10)
         run = json.loads(json.dumps({"learner": learner.name, "game": {"name": game.name, "params": game.params},
                                      "seed": seed, "settings": learner.settings, "measured": store is not None}))
         partial = partial_folder(out)
@@ -113,7 +111,7 @@ def train(spec: str, game: Game | str, out: str | os.PathLike, *, seed: int, sto
         if done == 0:
             learner.start(rng)
         while done < learner.total:
-            stop = min(done + every, learner.total)
+            stop = min(done + learner.every, learner.total)
             figures = learner.run(done, stop, rng, progress)
             kept = None if sample is None else sample.value_kept(learner.player(seed))
             curve.append(artifact.curve_point(learner.name, stop, figures, kept))

@@ -101,6 +101,12 @@ class RlLearner(Learner):
     def total(self) -> int:
         return self.settings["episodes"]
 
+    def memory(self):
+        if self.model_class is not TabularQ:
+            return 0, ""
+        entries = TabularQ.entries(self.game)
+        return 4 * entries, f"a Q table of {entries:,} float32 values"
+
     def _move(self, q: np.ndarray, epsilon: float, rng: np.random.Generator) -> int:
         """Epsilon-greedy: a random move with probability epsilon, else the best (ties at random)."""
         if rng.random() < epsilon:
