@@ -240,3 +240,24 @@ def test_a_draw_or_a_hole_holding_remoteness_fails_verify(store, cli, kind, show
     code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
     assert code == 1 and "FAILED" in stdout and ", 1 wrong, 0 bad checksums, 0 damaged" in stdout, stdout
     assert f"k4[{index}]" in stdout and f"stored {shown}/5, rules give {shown}/0" in stdout, stdout
+
+
+@pytest.mark.parametrize("board, wanted", [("xx..o.o..", (ref.WIN, 1)), (".xx...xoo", (ref.LOSS, 2))])
+def test_a_win_or_a_loss_one_move_off_fails_verify(store, cli, board, wanted):
+    """A decided position's remoteness is checked, not only its outcome: a win in 1 (x to play
+    completes the top row) stored as a win in 2, and a loss in 2 (o to play, x threatening the
+    top row and a diagonal) stored as a loss in 3, with
+    records and checksums agreeing, fail verify naming the position and both values. The
+    positions and their values come from the reference."""
+    assert ref.ttt_value(board) == wanted and ref.ttt_representative(board) == board
+    tier_name = f"k{9 - board.count('.')}"
+    with Store.open(store) as opened:
+        game, tier = opened.game, opened.game.tier(tier_name)
+        index = next(i for i in range(opened.plan.chunking(tier_name).size)
+                     if game.format(game.position_at(tier, i)).split()[0].replace("/", "") == board)
+    shown = {ref.WIN: "win", ref.LOSS: "loss"}[wanted[0]]
+    _rewrite_remoteness(store, tier_name, index, wanted[1] + 1)
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet")
+    assert code == 1 and "FAILED" in stdout and "0 bad checksums, 0 damaged" in stdout, stdout
+    assert f"{tier_name}[{index}]" in stdout, stdout
+    assert f"stored {shown}/{wanted[1] + 1}, rules give {shown}/{wanted[1]}" in stdout, stdout
