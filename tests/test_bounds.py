@@ -240,20 +240,22 @@ def test_an_rl_artifact_with_a_bad_field_is_refused(trained, tmp_path, field, va
 
 
 @pytest.mark.parametrize("change, needle", [
-    (lambda genome: genome.update(weights=[str(w) for w in genome["weights"]]), "finite weights"),
-    (lambda genome: genome.update(weights=genome["weights"][:-1]), "as many finite weights"),
-    (lambda genome: genome.update(weights=[True] * len(genome["weights"])), "finite weights"),
-    (lambda genome: genome.update(names=list(reversed(genome["names"]))), "genes"),
-    (lambda genome: genome.pop("kind"), "genome is not a kind"),
+    (lambda ga: ga["genome"].update(weights=[str(w) for w in ga["genome"]["weights"]]), "finite weights"),
+    (lambda ga: ga["genome"].update(weights=ga["genome"]["weights"][:-1]), "as many finite weights"),
+    (lambda ga: ga["genome"].update(weights=[True] * len(ga["genome"]["weights"])), "finite weights"),
+    (lambda ga: ga["genome"].update(names=list(reversed(ga["genome"]["names"]))), "genes"),
+    (lambda ga: ga["genome"].pop("kind"), "genome is not a kind"),
+    (lambda ga: ga.update(fitness=float("nan")), "fitness nan"),
+    (lambda ga: ga.update(fitness=2), "fitness 2 is not a share"),
 ])
 def test_a_ga_artifact_with_a_bad_genome_is_refused(trained, tmp_path, change, needle):
-    """A genome's weights as text or booleans (numpy read them as numbers), too few, or its genes
-    under other names: refused, not played."""
+    """A genome's weights as text or booleans (numpy read them as numbers), too few, its genes under
+    other names, no kind, a fitness of NaN or above 1: refused, not played."""
     document = json.loads(trained["ga"].read_text())
-    change(document["genome"])
+    change(document)
     target = tmp_path / "bad.json"
     target.write_text(json.dumps(document))
-    refuses(target, "ga", *needle.split("|"))
+    refuses(target, "ga", needle)
 
 
 def test_a_dqn_artifact_of_nan_weights_is_refused_before_jax(trained, tmp_path):
@@ -261,6 +263,9 @@ def test_a_dqn_artifact_of_nan_weights_is_refused_before_jax(trained, tmp_path):
     game = make_game("nim", {"heaps": [1, 2, 3]})
     target = rewritten(trained["rl"], tmp_path / "d.npz", {"w1": np.full((3, 4), np.nan, np.float32)},
                        learner="dqn", model="mlp")
+    with pytest.raises(BadAgent, match="network is not its inputs"):
+        artifact.load_artifact(target, "dqn", game)
+    rewritten(target, target, network={"inputs": 3, "hidden": 4, "actions": 3})
     with pytest.raises(BadAgent, match="array 'w1' holds values that are not finite"):
         artifact.load_artifact(target, "dqn", game)
 

@@ -166,7 +166,8 @@ def finite_floats(name: str, array: np.ndarray) -> np.ndarray:
 def check_fields(learner: str, metadata: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
     """ValueError naming the first field of an artifact that is missing, of the wrong type or
     shape, not finite or out of range: the fields every artifact has (seed, settings, learning
-    curve), the genome of a `ga` one, the model of an `rl` or `dqn` one, and every array."""
+    curve), the genome and fitness of a `ga` one, the model of an `rl` or `dqn` one (an rl model's
+    feature names, a dqn network's sizes), and every array."""
     if not isinstance(metadata.get("seed"), int) or isinstance(metadata["seed"], bool) or metadata["seed"] < 0:
         raise ValueError(f"seed {metadata.get('seed')!r} is not a whole number from 0")
     if not isinstance(metadata.get("settings"), dict):
@@ -184,8 +185,17 @@ def check_fields(learner: str, metadata: dict[str, Any], arrays: dict[str, np.nd
                 or not isinstance(genome.get("weights"), list) or not all(_number(w) for w in genome["weights"]) \
                 or len(genome["weights"]) != len(genome["names"]):
             raise ValueError("genome is not a kind, names and as many finite weights")
+        if not _number(metadata.get("fitness")) or not 0 <= metadata["fitness"] <= 1:
+            raise ValueError(f"fitness {metadata.get('fitness')!r} is not a share from 0 to 1")
     elif not isinstance(metadata.get("model"), str):
         raise ValueError("no model named")
+    elif "features" in metadata and not (isinstance(metadata["features"], list)
+                                         and all(isinstance(name, str) for name in metadata["features"])):
+        raise ValueError("features is not a list of names")
+    elif learner == "dqn" and not (isinstance(metadata.get("network"), dict) and set(metadata["network"]) == {
+            "inputs", "hidden", "actions"} and all(isinstance(size, int) and not isinstance(size, bool) and size >= 1
+                                                  for size in metadata["network"].values())):
+        raise ValueError("network is not its inputs, hidden units and actions")
     for name, array in arrays.items():
         if array.dtype.kind not in ARRAY_KINDS:
             raise ValueError(f"array {name!r} holds {array.dtype}, not numbers, booleans or text")
