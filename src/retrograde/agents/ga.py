@@ -129,7 +129,8 @@ class GaAgent(GenomeAgent):
             if played is None:
                 raise ValueError(f"{game.name} has no genome of kind {metadata['genome']['kind']!r}")
             if list(metadata["genome"]["names"]) != list(played.names):
-                raise ValueError(f"genes {metadata['genome']['names']}, a {played.kind} genome has {list(played.names)}")
+                raise ValueError(f"genes {metadata['genome']['names']}, a {played.kind} genome has "
+                                 f"{list(played.names)}")
             options = options if played.kind == genome.kind else {}  # a report's genome takes none
             super().__init__(game, seed=seed, weights=metadata["genome"]["weights"], store=store, genome=played,
                              **options)

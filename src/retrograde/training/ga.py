@@ -146,7 +146,8 @@ class GaLearner(Learner):
         if settings["fitness"] != "exact":
             return needed, f"{individuals:,} individuals (population + offspring)"
         return (needed + settings["sample"] * SAMPLED_BYTES,
-                f"{individuals:,} individuals (population + offspring) and a sample of {settings['sample']:,} positions")
+                f"{individuals:,} individuals (population + offspring) and a sample of {settings['sample']:,} "
+                "positions")
 
     def _fitness(self, weights: np.ndarray, rng: np.random.Generator, generation: int) -> float:
         """The share of the sample where `weights` keep the value, or their win share (draws half)

@@ -211,7 +211,8 @@ class Learner(ABC):
         if checkpoints * needed > MAX_CHECKPOINT_BYTES:
             raise BadAgent(f"{self.name}: {checkpoints:,} checkpoints (every={self.every:,}) of {what}, "
                            f"{count_text(needed)} bytes each, over the {count_text(MAX_CHECKPOINT_BYTES)} bytes a "
-                           f"training may write (a week at {CHECKPOINT_BYTES_PER_SECOND:,} a second): give a larger every")
+                           f"training may write (a week at {CHECKPOINT_BYTES_PER_SECOND:,} a second): "
+                           "give a larger every")
 
     @property
     def unit(self) -> str:
