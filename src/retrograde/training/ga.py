@@ -40,8 +40,8 @@ SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 SWAPPED = {"win": "loss", "draw": "draw", "loss": "win"}
 #: The exact fitness sample's stream (the learning curve's sample is another of the same seed).
 FITNESS_STREAM = 0xF175
-#: Memory of an individual besides its genes (three float64 copies at most: drawn, kept, stacked):
-#: a child's own array and its fitness as Python objects.
+#: Memory of an individual besides three float64 copies of its genes at most (drawn or bred, kept,
+#: stacked with the parents): a child's own array and its fitness as Python objects.
 INDIVIDUAL_BYTES = 200
 #: Memory of a position of the exact fitness's sample: the position, its value-keeping moves and
 #: the draws that picked it (a cautious figure: a Nim position and a frozenset of 3 moves take 305).

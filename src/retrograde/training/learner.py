@@ -4,7 +4,7 @@ phases of opponents and seed 001's GLIE exploration rate.
 
 Settings are bounded before anything is drawn or allocated (`Learner.check_cost`): the moves a
 training makes at most by `MAX_MOVES` (the time it implies), the memory its state takes up front
-by the memory available.
+by the memory available, and its checkpoints' bytes by `MAX_CHECKPOINT_BYTES`.
 
 A learner advances in units (generations, episodes) drawn from one numpy Generator that the
 stage owns and checkpoints; its whole state between units is `state()` (plain arrays), so that
