@@ -102,7 +102,7 @@ def _checked_members(archive: zipfile.ZipFile, size: int) -> None:
         ratio = {zipfile.ZIP_STORED: 1, zipfile.ZIP_DEFLATED: DEFLATE_RATIO}.get(info.compress_type)
         if not name.endswith(".npy") or ratio is None:
             raise ValueError(f"member {name!r} is not a stored or deflated .npy array")
-        if info.file_size > info.compress_size * ratio + 64:
+        if info.file_size > info.compress_size * ratio:
             raise ValueError(f"member {name!r} claims {info.file_size:,} bytes from {info.compress_size:,}")
         with archive.open(info) as member:
             version = np.lib.format.read_magic(member)
@@ -174,6 +174,7 @@ def check_fields(learner: str, metadata: dict[str, Any], arrays: dict[str, np.nd
         raise ValueError("no settings")
     curve = metadata.get(CURVE)
     if not isinstance(curve, list) or not all(isinstance(point, dict) and isinstance(point.get(UNITS[learner]), int)
+                                              and point[UNITS[learner]] >= 0
                                               and all(_number(value) for value in point.values()) for point in curve):
         raise ValueError(f"{CURVE} is not a list of points of finite numbers counting {UNITS[learner]}")
     if not all(0 <= point.get(VALUE_KEPT, 0) <= 1 for point in curve):
@@ -189,12 +190,13 @@ def check_fields(learner: str, metadata: dict[str, Any], arrays: dict[str, np.nd
             raise ValueError(f"fitness {metadata.get('fitness')!r} is not a share from 0 to 1")
     elif not isinstance(metadata.get("model"), str):
         raise ValueError("no model named")
-    elif "features" in metadata and not (isinstance(metadata["features"], list)
-                                         and all(isinstance(name, str) for name in metadata["features"])):
+    if "features" in metadata and not (isinstance(metadata["features"], list)
+                                       and all(isinstance(name, str) for name in metadata["features"])):
         raise ValueError("features is not a list of names")
-    elif learner == "dqn" and not (isinstance(metadata.get("network"), dict) and set(metadata["network"]) == {
-            "inputs", "hidden", "actions"} and all(isinstance(size, int) and not isinstance(size, bool) and size >= 1
-                                                  for size in metadata["network"].values())):
+    network = metadata.get("network")
+    if learner == "dqn" and not (isinstance(network, dict) and set(network) == {"inputs", "hidden", "actions"}
+                                 and all(_number(size) and isinstance(size, int) and size >= 1
+                                         for size in network.values())):
         raise ValueError("network is not its inputs, hidden units and actions")
     for name, array in arrays.items():
         if array.dtype.kind not in ARRAY_KINDS:
