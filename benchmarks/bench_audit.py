@@ -4,7 +4,9 @@ whose moves the kernels compute (lookup, greedy, random), on 4x4 Quixo and 5x4 C
     python benchmarks/bench_audit.py                               # both games solved first (~30 s)
     python benchmarks/bench_audit.py --quixo4 Q4.zarr --connect4 C4.zarr --workers 2
 
-For each store and agent, on --workers workers (started before the clock runs): move quality of
+For each store and agent, on --workers workers (threads: the agents' work is in kernels, which
+release the interpreter's lock; --processes: a LocalCluster's processes, as `validate` runs them;
+started before the clock runs): move quality of
 that agent alone on --positions positions (`quality.measure`: the sample drawn, every move scored,
 the agent's choices; positions a second), then --games games of the agent against itself with
 each seat first (`tournament.play_match`: moves a second, the moves being the games' plies). Then
@@ -52,10 +54,13 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=20_000)
     parser.add_argument("--games", type=int, default=1_000, help="games a seat")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--processes", action="store_true",
+                        help="workers are processes (a LocalCluster), as validate's are, not threads")
     parser.add_argument("--agents", default=",".join(AGENTS))
     options = parser.parse_args()
     print_options(options)
-    with tempfile.TemporaryDirectory() as folder, open_executor(workers=options.workers, positions=None) as executor:
+    with tempfile.TemporaryDirectory() as folder, open_executor(workers=options.workers, positions=None,
+                                                                 kernels=not options.processes) as executor:
         for name, game in GAMES.items():
             path = given_or_solved(getattr(options, name), Path(folder), f"{name}.zarr", game)
             store = Store.open(path)

@@ -80,12 +80,11 @@ def select_positions(store: Store, limit: int, seed: int) -> Selection:
     Terminal wins and losses (remoteness 0) are left out here; terminal draws cannot be told
     from others by their stored value and are dropped by the task that looks at them."""
     tiers = tuple(tier.name for tier in store.plan.tiers)
-    found, classes = [], []  # per tier: the stored candidates, and how many positions each stands for
+    found, codes_of = [], []  # per tier: the stored candidates, and the tier's outcome codes
     for name in tiers:
         codes, remoteness = store.read_tier(name)
         found.append(np.flatnonzero((codes == oc.DRAW) | ((codes != oc.UNDECIDED) & (remoteness > 0))))
-        sizes = store.game.orbit_sizes(store.game.tier(name), 0, codes.size, codes)
-        classes.append(np.ones(found[-1].size) if sizes is None else sizes[found[-1]].astype(np.float64))
+        codes_of.append(codes)
     total = sum(len(candidates) for candidates in found)
     exhaustive = total <= limit
     rng = np.random.default_rng(task_seed(seed, "move-quality-sample"))
@@ -98,9 +97,22 @@ def select_positions(store: Store, limit: int, seed: int) -> Selection:
             picked = np.sort(rng.choice(len(candidates), quota, replace=False))
         tier_of.append(np.full(len(picked), t, dtype=np.int32))
         index.append(candidates[picked].astype(np.int64))
-        weight.append(classes[t][picked] * (len(candidates) / max(len(picked), 1)))
+        weight.append(_orbit_sizes(store.game, tiers[t], codes_of[t], index[-1], whole=exhaustive)
+                      * (len(candidates) / max(len(picked), 1)))
     return Selection(tiers, np.concatenate(tier_of), np.concatenate(index), np.concatenate(weight), exhaustive,
                      {name: len(candidates) for name, candidates in zip(tiers, found)})
+
+
+def _orbit_sizes(game, name: str, codes: np.ndarray, indices: np.ndarray, *, whole: bool) -> np.ndarray:
+    """How many positions each of `indices` of a tier stands for (its symmetry class's size, 1
+    without symmetry): from the whole tier's sizes where most indices are measured (`whole`),
+    else index by index (a sample: the kernel then runs over the sampled indices alone)."""
+    tier = game.tier(name)
+    if whole:
+        sizes = game.orbit_sizes(tier, 0, codes.size, codes)
+        return np.ones(indices.size) if sizes is None else sizes[indices].astype(np.float64)
+    sizes = [game.orbit_sizes(tier, i, i + 1, codes[i:i + 1]) for i in indices.tolist()]
+    return np.array([1.0 if size is None else float(size[0]) for size in sizes])
 
 
 def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent, ...], seed: int, chunk: int,
