@@ -47,9 +47,9 @@ COMMANDS = (
     ("validate, no store nor game", ["validate", "--out", "{tmp}/v"]),
     ("validate bad --game", ["validate", "--game", "nim --heaps x", "--out", "{tmp}/v"]),
     ("match bad --game", ["match", "random", "random", "--game", "nim --heaps x"]),
-    ("match unknown agent", ["match", "random", "nosuch", "--game", "nim"]),
+    ("match unknown agent", ["match", "random", "nosuch", "--game", "nim --heaps 1,2"]),
     ("train bad --game", ["train", "ga", "--game", "nosuch", "--out", "{tmp}/a.json"]),
-    ("train unknown learner", ["train", "nosuch", "--game", "nim", "--out", "{tmp}/a.json"]),
+    ("train unknown learner", ["train", "nosuch", "--game", "nim --heaps 1,2", "--out", "{tmp}/a.json"]),
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -284,10 +285,10 @@ def plan() -> None:
                    "chunks done and win/loss/draw counts.")
 def status(store_path: str, as_json: bool) -> None:
     """Tiers, sizes, progress and win/loss/draw counts of a store."""
-    from retrograde.data.probing import start_summary
-    from retrograde.pipeline.stages import status as store_status
-
     with _open_read(store_path) as store:
+        from retrograde.data.probing import start_summary
+        from retrograde.pipeline.stages import status as store_status
+
         report = store_status(store)
         if as_json:
             click.echo(json.dumps(report))
@@ -341,12 +342,13 @@ def verify(store_path: str, workers, scheduler, quiet, as_json) -> None:
     Exit status: 0 all checked and right, 1 damage found, 3 nothing wrong but some tiers not
     solved yet (so not checked)."""
     from retrograde.pipeline.executors import open_executor
-    from retrograde.pipeline.stages import verify_stage
 
-    with _open_read(store_path) as store, \
-            open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions,
-                          kernels=True) as executor:
-        result = verify_stage(store, executor, quiet=quiet)
+    with _open_read(store_path) as store:
+        from retrograde.pipeline.stages import verify_stage
+
+        with open_executor(workers=workers, scheduler=scheduler, positions=store.plan.positions,
+                           kernels=True) as executor:
+            result = verify_stage(store, executor, quiet=quiet)
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
@@ -382,15 +384,14 @@ def analyze(store_path, as_json, out_dir, agent_specs, seed, workers, scheduler,
     """Statistics of a solved game over all its positions, each counted once: remoteness histograms,
     the longest wins and losses, only moves, the positions with most moves, and (--agents) the
     trickiest positions. An incomplete store's solved tiers are analysed, the missing ones named."""
-    from pathlib import Path
-
-    from retrograde.analysis import analyze as run_analysis
-    from retrograde.analysis.tables import text, tier_list
-    from retrograde.validation.audit import check_out_dir
-
     if out_dir is not None:
+        from retrograde.validation.audit import check_out_dir
+
         check_out_dir(Path(out_dir))
     with _open_read(store_path) as store:
+        from retrograde.analysis import analyze as run_analysis
+        from retrograde.analysis.tables import text, tier_list
+
         report = run_analysis(store, agent_specs, seed=seed, workers=workers, scheduler=scheduler, quiet=quiet)
     if report["missing_tiers"]:
         click.echo(f"analyze: tiers {tier_list(report['missing_tiers'])} not solved; analysing the rest", err=True)
@@ -516,9 +517,9 @@ def explore(store_path, port, host, agent_specs) -> None:
 
     GET /?position=P shows a position; GET /api/probe?position=P answers as 'probe --json';
     GET /api/move?position=P&agent=A&p=0.8&seed=1 gives an agent's move."""
-    from retrograde.explorer.server import serve
-
     with _open_read(store_path) as store:
+        from retrograde.explorer.server import serve
+
         serve(store, host=host, port=port, agent_specs=agent_specs, say=click.echo)
 
 
@@ -573,16 +574,12 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
         raise BadOption("--tiers goes with --game: a store's positions are sampled from all its tiers")
     game = None if game_text is None else parse_game(game_text)
     tiers = None if tier_text is None else tuple(t.strip() for t in tier_text.split(","))
-    from retrograde.validation import validate as run_validation
+    with (_open_read(store_path) if store_path is not None else nullcontext()) as store:
+        from retrograde.validation import validate as run_validation
 
-    options = dict(games=games, positions=positions, seed=seed, max_plies=max_plies, workers=workers,
-                   scheduler=scheduler, quiet=quiet, baselines=not no_baselines,
-                   agent_defaults={"move_time": move_time})
-    if store_path is not None:
-        with _open_read(store_path) as store:
-            report = run_validation(store, out_dir, agent_specs, **options)
-    else:
-        report = run_validation(None, out_dir, agent_specs, game=game, tiers=tiers, **options)
+        report = run_validation(store, out_dir, agent_specs, game=game, tiers=tiers, games=games, positions=positions,
+                                seed=seed, max_plies=max_plies, workers=workers, scheduler=scheduler, quiet=quiet,
+                                baselines=not no_baselines, agent_defaults={"move_time": move_time})
     failed = [check for check in report["checks"] if not check["ok"]]
     for check in failed:
         click.echo(f"retrograde: check failed: {check['name']}: {check['detail']}", err=True)
@@ -628,8 +625,6 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
           workers, scheduler, quiet) -> None:
     """Play AGENT_A against AGENT_B (each NAME[:key=value,...]): GAMES games with each moving first; wins, draws and losses
     of the first mover with 95% Wilson intervals, and the pairs (game i of each seat), Elo and LOS of A over B."""
-    from contextlib import nullcontext
-
     from retrograde.games import parse_game
 
     if store_path is None and game_text is None:
@@ -638,16 +633,16 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
         raise BadOption("--sprt plays its pairs from seeded random openings of the start position: "
                         "it does not take --from")
     named = None if game_text is None else parse_game(game_text)
-    from retrograde.pipeline.executors import open_executor
-    from retrograde.validation import play_match, play_sprt
-    from retrograde.validation.pairs import Sprt, pairs_line, sprt_line
-
-    test = Sprt.parse(sprt_text) if sprt_text is not None else None
     with (_open_read(store_path) if store_path else nullcontext()) as store:
         game = store.game if store else named
         if store and named is not None and named.describe() != game.describe():
             raise BadOption(f"--game {game_text!r}: store {store_path!r} holds {game.describe()}")
         position = game.parse(start) if start else None
+        from retrograde.pipeline.executors import open_executor
+        from retrograde.validation import play_match, play_sprt
+        from retrograde.validation.pairs import Sprt, pairs_line, sprt_line
+
+        test = Sprt.parse(sprt_text) if sprt_text is not None else None
         with open_executor(workers=workers, scheduler=scheduler) as executor:
             defaults = {"move_time": move_time}
             result = (play_sprt(agent_a, agent_b, game, test, pairs=games, seed=seed, store=store,
