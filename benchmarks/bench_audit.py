@@ -9,8 +9,10 @@ release the interpreter's lock; --processes: a LocalCluster's processes, as `val
 started before the clock runs): move quality of
 that agent alone on --positions positions (`quality.measure`: the sample drawn, every move scored,
 the agent's choices; positions a second), then --games games of the agent against itself with
-each seat first (`tournament.play_match`: moves a second, the moves being the games' plies). Then
-the same for an agent that has no kernel form (minimax at depth 2), for scale.
+each seat first (`tournament.play_match`: moves a second, the moves being the games' plies), twice:
+the first run includes each worker's load of the store's tablebase (and of the kernels from numba's
+cache), the second runs on workers that hold them. Minimax at depth 2, which has no kernel form,
+is measured the same way for scale.
 """
 
 from __future__ import annotations
@@ -64,10 +66,10 @@ def main() -> None:
         for name, game in GAMES.items():
             path = given_or_solved(getattr(options, name), Path(folder), f"{name}.zarr", game)
             store = Store.open(path)
-            audit(store, "lookup", positions=500, games=10, executor=executor)  # workers load kernels, tablebase
             for spec in options.agents.split(","):
-                report(f"audit {name} {spec}", audit(store, spec, positions=options.positions, games=options.games,
-                                                     executor=executor))
+                for run in ("first", "again"):
+                    report(f"audit {name} {spec} ({run})",
+                           audit(store, spec, positions=options.positions, games=options.games, executor=executor))
             store.close()
 
 
