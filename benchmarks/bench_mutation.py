@@ -3,9 +3,14 @@ the tests of its module; how many the tests catch, and which survive.
 
     python benchmarks/bench_mutation.py --count 200 --jobs 16 --out mutants.json
     python benchmarks/bench_mutation.py --count 20 --jobs 2 --seed 3 --module data.store
+    python benchmarks/bench_mutation.py --count 120 --jobs 1 --module data.lock \
+        --module pipeline.tasks:verify_chunk --module data.store:Store.read_tier,Store.read_values
 
-Mutation sites. Every site of src/retrograde/{validation,data,solvers}/*.py is enumerated from
-the module's syntax tree (docstrings, annotations, decorators and f-strings left alone):
+Mutation sites. Every site of src/retrograde/{validation,data,solvers}/*.py, or with --module
+TEXT[:NAMES] of every module of src/retrograde whose dotted name holds TEXT (repeatable; NAMES, a
+comma-separated list of functions or classes, e.g. `Store.read_tier,verify_chunk` or `Store`,
+keeps the sites inside them), is enumerated from the module's syntax tree (docstrings,
+annotations, decorators and f-strings left alone):
   binop      + <-> -, * <-> //, / -> *, % -> //, & <-> |, ^ -> |, << <-> >>
   compare    < -> <=, <= -> <, > -> >=, >= -> >, == <-> !=, is <-> is not, in <-> not in
   boolop     and <-> or
@@ -22,7 +27,10 @@ The tests of a module: the test files (tests/test_*.py) that import it (`import 
 `from retrograde.x.y import ...`, `from retrograde.x import y`, or a name its package re-exports
 from it) or name it in a string (e.g. a monkeypatch target "retrograde.x.y.name"). A module that
 no test file names takes the tests of the package modules that import it, nearest first. KNOWN_TESTS
-below and --map FILE (JSON {"retrograde.x.y": ["tests/test_a.py", ...]}) add files to a module's list.
+below and --map FILE (JSON {"retrograde.x.y": ["tests/test_a.py", ...]}) add files to a module's list;
+with --map-replaces, the lists of --map replace the derived ones of the modules it names (a pass
+concentrated on a few functions runs the tests written for them, not every file that imports
+their module).
 
 Running. The checkout (src, tests, docs, .ci and the top-level files) is copied once into a
 temporary folder, and the sites, the map and every worker come from that snapshot (the sample is
@@ -62,6 +70,7 @@ from pathlib import Path
 from common import kill_group, print_options
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The packages mutants come from when no --module picks modules.
 TARGETS = ("validation", "data", "solvers")
 COPIED = ("src", "tests", "docs", ".ci")
 LEFT_OUT = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info")
@@ -93,9 +102,11 @@ def pytest_configure(config):
 
 @dataclass(frozen=True)
 class Mutant:
-    """One site's text replaced: `path` (from the repository root) lines `line`..`end_line`."""
+    """One site's text replaced: `path` (from the repository root) lines `line`..`end_line`,
+    inside the function or class `scope` (a dotted qualified name, "" at module level)."""
 
     module: str
+    scope: str
     path: str
     line: int
     column: int
@@ -118,8 +129,36 @@ def _offset(line: str, utf8_column: int) -> int:
     return len(line.encode()[:utf8_column].decode())
 
 
-def target_paths(root: Path) -> list[Path]:
-    return [path for target in TARGETS for path in sorted((root / "src" / "retrograde" / target).glob("*.py"))]
+def package_paths(root: Path) -> list[Path]:
+    """Every module of the retrograde package under `root`."""
+    return sorted((root / "src" / "retrograde").rglob("*.py"))
+
+
+@dataclass(frozen=True)
+class Selection:
+    """--module TEXT[:NAMES]: modules whose dotted name holds `text`, and within them the sites
+    inside a function or class named in `names` (a qualified name or one enclosing it); every
+    site of the module when `names` is empty."""
+
+    text: str
+    names: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, given: str) -> Selection:
+        text, _, names = given.partition(":")
+        return cls(text, tuple(name for name in names.split(",") if name))
+
+    def holds(self, mutant: Mutant) -> bool:
+        return self.text in mutant.module and (not self.names or any(
+            mutant.scope == name or mutant.scope.startswith(name + ".") for name in self.names))
+
+
+def selected(mutant: Mutant, selections: list[Selection]) -> bool:
+    """Whether a site is drawn from: one of `selections` holds it, or with none, its module is
+    in one of TARGETS."""
+    if selections:
+        return any(selection.holds(mutant) for selection in selections)
+    return Path(mutant.path).relative_to("src/retrograde").parts[0] in TARGETS
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -202,12 +241,28 @@ def _text(node: ast.AST, new: ast.AST) -> str:
     return text if isinstance(node, (ast.stmt, ast.Slice)) else f"({text})"
 
 
+def _scopes(tree: ast.Module) -> dict[int, str]:
+    """id of each node -> the qualified name of the function or class it lies in ("" outside any)."""
+    scopes: dict[int, str] = {}
+
+    def visit(node: ast.AST, scope: str) -> None:
+        scopes[id(node)] = scope
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            scope = f"{scope}.{node.name}" if scope else node.name
+        for child in ast.iter_child_nodes(node):
+            visit(child, scope)
+
+    visit(tree, "")
+    return scopes
+
+
 def sites(root: Path, path: Path) -> list[tuple[Mutant, ast.Module, ast.AST, ast.AST, str, int | None]]:
     """Every mutation site of the module at `path`: the mutant, the module's tree, and where in it
     the new node goes (parent, field, index)."""
     source = path.read_text()
     tree = ast.parse(source)
     skipped = _skipped(tree)
+    scopes = _scopes(tree)
     relative = path.relative_to(root)
     module = module_name(root, path)
     found = []
@@ -215,8 +270,8 @@ def sites(root: Path, path: Path) -> list[tuple[Mutant, ast.Module, ast.AST, ast
         if id(node) in skipped or not hasattr(node, "lineno"):
             continue
         for operator, new in _replacements(node):
-            mutant = Mutant(module, str(relative), node.lineno, node.col_offset, node.end_lineno, node.end_col_offset,
-                            operator, ast.get_source_segment(source, node), _text(node, new))
+            mutant = Mutant(module, scopes[id(node)], str(relative), node.lineno, node.col_offset, node.end_lineno,
+                            node.end_col_offset, operator, ast.get_source_segment(source, node), _text(node, new))
             found.append((mutant, tree, parent, new, field, index))
     return found
 
@@ -231,12 +286,11 @@ def _swap(parent: ast.AST, field: str, index: int | None, new: ast.AST) -> ast.A
     return old
 
 
-def sample(root: Path, count: int, seed: int, only: str | None) -> tuple[list[Mutant], int, dict[str, int]]:
-    """`count` mutants of the tree at `root` drawn with `seed` from every site (of modules whose
-    name holds `only`), each checked to parse to the intended tree; with the number of sites and
-    their operators."""
-    candidates = [site for path in target_paths(root) for site in sites(root, path)
-                  if only is None or only in site[0].module]
+def sample(root: Path, count: int, seed: int, selections: list[Selection]) -> tuple[list[Mutant], int, dict[str, int]]:
+    """`count` mutants of the tree at `root` drawn with `seed` from every selected site, each
+    checked to parse to the intended tree; with the number of sites and their operators."""
+    candidates = [site for path in package_paths(root) for site in sites(root, path)
+                  if selected(site[0], selections)]
     operators: dict[str, int] = {}
     for site in candidates:
         operators[site[0].operator] = operators.get(site[0].operator, 0) + 1
@@ -295,9 +349,10 @@ def _named(imports: set[str], module: str, package: bool) -> bool:
     return any(name == module or not package and name.startswith(module + ".") for name in imports)
 
 
-def test_map(root: Path, extra: dict[str, list[str]]) -> dict[str, list[str]]:
-    """module -> its test files, for the tree at `root` (see the module docstring for the rule)."""
-    modules = {module_name(root, path): path for path in target_paths(root)}
+def test_map(root: Path, extra: dict[str, list[str]], replaces: bool = False) -> dict[str, list[str]]:
+    """module -> its test files, for the tree at `root` (see the module docstring for the rule);
+    `extra`'s lists are added, or with `replaces` used instead."""
+    modules = {module_name(root, path): path for path in package_paths(root)}
     reexports = _package_reexports(root)
     tests = {str(path.relative_to(root)): _imports(path, reexports) for path in sorted((root / "tests").glob("test_*.py"))}
     package = {module: path.name == "__init__.py" for module, path in modules.items()}
@@ -311,7 +366,8 @@ def test_map(root: Path, extra: dict[str, list[str]]) -> dict[str, list[str]]:
             frontier = [m for m in modules if m not in seen and any(_named(source[m], f, package[f]) for f in frontier)]
             seen.update(frontier)
             files = sorted({name for m in frontier for name in direct[m]})
-        mapped[module] = sorted(set(files) | set(KNOWN_TESTS.get(module, [])) | set(extra.get(module, [])))
+        mapped[module] = sorted(extra[module] if replaces and module in extra else
+                                set(files) | set(KNOWN_TESTS.get(module, [])) | set(extra.get(module, [])))
     return mapped
 
 
@@ -462,7 +518,7 @@ def run_mutants(pool: Pool, tree: Path, mutants: list[Mutant], mapping: dict[str
                           caught_by=_first_failure(tail) if result == "caught" else _reason(tail) if result == "error"
                           else None)
         print(f"[{done:>4}/{len(futures)}] {result:<8} {mutant.path.removeprefix('src/retrograde/')}:{mutant.line} "
-              f"{mutant.operator}: {_short(mutant.before)} -> {_short(mutant.after)} ({took:.1f} s)", flush=True)
+              f"{mutant.scope or '-'} {mutant.operator}: {_short(mutant.before)} -> {_short(mutant.after)} ({took:.1f} s)", flush=True)
     return results
 
 
@@ -493,7 +549,7 @@ def summarise(results: list[dict]) -> dict:
     if survivors:
         print(f"\nsurvivors ({len(survivors)}):")
     for r in survivors:
-        print(f"  {r['path']}:{r['line']} [{r['operator']}] tests: {' '.join(r['tests'])}")
+        print(f"  {r['path']}:{r['line']} {r['scope'] or '-'} [{r['operator']}] tests: {' '.join(r['tests'])}")
         print("\n".join(f"    {line}" for line in r["diff"].splitlines()))
     for r in results:
         if r["result"] == "error":
@@ -506,8 +562,12 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=200, help="mutants to draw")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="mutants run at once")
-    parser.add_argument("--module", default=None, help="only modules whose dotted name holds this text")
+    parser.add_argument("--module", action="append", default=[], metavar="TEXT[:NAMES]",
+                        help="draw from modules whose dotted name holds TEXT (any package), only inside the "
+                             "functions or classes NAMES (comma-separated) if given; repeatable")
     parser.add_argument("--map", type=Path, default=None, help="JSON {module: [test files]} added to the derived map")
+    parser.add_argument("--map-replaces", action="store_true",
+                        help="--map's lists replace the derived ones of the modules it names, not add to them")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds a mutant may run (default: --timeout-factor times its files' baseline, +60 s)")
     parser.add_argument("--timeout-factor", type=float, default=3.0)
@@ -529,15 +589,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
         tree = Path(tmp) / "tree"  # one snapshot: mutants, map and workers agree even if the checkout changes
         copy_tree(ROOT, tree)
-        mutants, site_count, operators = sample(tree, options.count, options.seed, options.module)
+        selections = [Selection.parse(given) for given in options.module]
+        mutants, site_count, operators = sample(tree, options.count, options.seed, selections)
         if not mutants:
-            raise SystemExit(f"bench_mutation: no mutation site in a module matching {options.module!r}")
-        mapping = test_map(tree, extra)
+            raise SystemExit(f"bench_mutation: no mutation site matches --module {' '.join(options.module)}")
+        mapping = test_map(tree, extra, options.map_replaces)
         print(f"{site_count} sites {json.dumps(operators, sort_keys=True)}; {len(mutants)} mutants drawn with seed "
               f"{options.seed}", flush=True)
         if options.list:
             for mutant in mutants:
-                print(f"  {mutant.path}:{mutant.line} {mutant.operator}: {_short(mutant.before)} -> "
+                print(f"  {mutant.path}:{mutant.line} {mutant.scope or '-'} {mutant.operator}: {_short(mutant.before)} -> "
                       f"{_short(mutant.after)}")
             for module, files in mapping.items():
                 print(f"  {module}: {' '.join(files) or '(none)'}")
