@@ -518,7 +518,8 @@ def run_mutants(pool: Pool, tree: Path, mutants: list[Mutant], mapping: dict[str
                           caught_by=_first_failure(tail) if result == "caught" else _reason(tail) if result == "error"
                           else None)
         print(f"[{done:>4}/{len(futures)}] {result:<8} {mutant.path.removeprefix('src/retrograde/')}:{mutant.line} "
-              f"{mutant.scope or '-'} {mutant.operator}: {_short(mutant.before)} -> {_short(mutant.after)} ({took:.1f} s)", flush=True)
+              f"{mutant.scope or '-'} {mutant.operator}: {_short(mutant.before)} -> {_short(mutant.after)} "
+              f"({took:.1f} s)", flush=True)
     return results
 
 
@@ -598,8 +599,8 @@ def main() -> None:
               f"{options.seed}", flush=True)
         if options.list:
             for mutant in mutants:
-                print(f"  {mutant.path}:{mutant.line} {mutant.scope or '-'} {mutant.operator}: {_short(mutant.before)} -> "
-                      f"{_short(mutant.after)}")
+                print(f"  {mutant.path}:{mutant.line} {mutant.scope or '-'} {mutant.operator}: "
+                      f"{_short(mutant.before)} -> {_short(mutant.after)}")
             for module, files in mapping.items():
                 print(f"  {module}: {' '.join(files) or '(none)'}")
             return
