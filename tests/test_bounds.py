@@ -352,3 +352,13 @@ def test_checkpoints_over_a_week_of_writing_are_refused():
     with pytest.raises(BadAgent, match="300,000 checkpoints .every=1. of a replay memory .* a training may write"):
         learner_for("dqn:episodes=300000,memory=10000000,every=1,opponents=random", game)
     learner_for("dqn:episodes=300000,memory=10000000,every=1000,opponents=random", game)
+
+
+def test_a_sparse_q_table_is_bounded_by_the_positions_it_can_meet(monkeypatch):
+    """A sparse table gains a row a move at most, and never more than the game has positions: Nim
+    1,2,3 (24) takes a hundred million episodes; on Nim of eight heaps of 15 (4.3 billion positions,
+    games of 120 plies at most) a million episodes' rows do not fit 1 GB."""
+    monkeypatch.setattr("retrograde.training.learner.available_memory", lambda: 10**9)
+    learner_for("rl:model=sparse,episodes=100000000", make_game("nim", {"heaps": [1, 2, 3]}))
+    with pytest.raises(BadAgent, match="a sparse Q table of up to 120,000,000 positions met .* memory available"):
+        learner_for("rl:model=sparse,episodes=1000000", make_game("nim", {"heaps": [15] * 8}))

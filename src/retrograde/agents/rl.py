@@ -41,6 +41,9 @@ from retrograde.spec import Option
 REWARD = {oc.WIN: 1.0, oc.DRAW: 0.0, oc.LOSS: -1.0}
 #: Tables above this many entries are refused (a Q table must fit in memory comfortably).
 MAX_TABLE_ENTRIES = 50_000_000
+#: Memory of a sparse table's key at most: a position's notation (tens of characters) as a str in
+#: a dictionary (about 150 bytes) and as 4-byte characters in the saved keys array.
+KEY_BYTES = 300
 
 
 class TabularQ:
@@ -73,9 +76,14 @@ class TabularQ:
         return make_game(game.name, game.rules).tiers()
 
     @staticmethod
+    def rows(game: Game) -> int:
+        """Rows of the table of `game`: a row per indexed position of its rules."""
+        return sum(tier.size for tier in TabularQ.tiers(game))
+
+    @staticmethod
     def entries(game: Game) -> int:
         """Q values in the table of `game`: a row per position of its rules, a column per move."""
-        return sum(tier.size for tier in TabularQ.tiers(game)) * game.max_moves
+        return TabularQ.rows(game) * game.max_moves
 
     @staticmethod
     def refusal(game: Game) -> str | None:
@@ -158,13 +166,24 @@ class SparseQ:
                              "distinct positions")
         keys = [] if keys is None else keys.tolist()
         self.rows = {key: row for row, key in enumerate(keys)}
-        width = (self.features.max_moves if self.features is not None else None) or game.max_moves
+        width = self.width(game)
         self.q = np.zeros((max(len(keys), 1024), width), np.float32)
         if q is not None:
             if q.shape != (len(keys), width):
                 raise ValueError(f"Q rows of shape {q.shape}, {len(keys)} positions of {width} moves need "
                                  f"{(len(keys), width)}")
             self.q[:len(keys)] = finite_floats("q", q)
+
+    @staticmethod
+    def width(game: Game) -> int:
+        """Q values a row holds: as many as the moves the features list at most, else the game's."""
+        return (game.features.max_moves if game.features is not None else None) or game.max_moves
+
+    @staticmethod
+    def row_bytes(game: Game) -> int:
+        """Memory of a row at most: its float32 values twice (the table doubles as it grows) and its
+        key, the position's notation, in the rows' dictionary and the saved keys (`KEY_BYTES`)."""
+        return 2 * 4 * SparseQ.width(game) + KEY_BYTES
 
     @classmethod
     def from_arrays(cls, game: Game, arrays: dict[str, np.ndarray]) -> SparseQ:

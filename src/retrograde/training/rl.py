@@ -102,10 +102,13 @@ class RlLearner(Learner):
         return self.settings["episodes"]
 
     def memory(self):
-        if self.model_class is not TabularQ:
-            return 0, ""
-        entries = TabularQ.entries(self.game)
-        return 4 * entries, f"a Q table of {entries:,} float32 values"
+        if self.model_class is TabularQ:
+            entries = TabularQ.entries(self.game)
+            return 4 * entries, f"a Q table of {entries:,} float32 values"
+        if self.model_class is SparseQ:  # a row for each position met: one a move at most
+            rows = min(self.moves()[0], TabularQ.rows(self.game))
+            return rows * SparseQ.row_bytes(self.game), f"a sparse Q table of up to {rows:,} positions met"
+        return 0, ""
 
     def _move(self, q: np.ndarray, epsilon: float, rng: np.random.Generator) -> int:
         """Epsilon-greedy: a random move with probability epsilon, else the best (ties at random)."""
