@@ -82,15 +82,15 @@ class Nim(Game):
         heaps = parse_heaps(heaps) if isinstance(heaps, str) else tuple(int(h) for h in heaps)
         if not heaps:
             raise BadOption("--heaps: at least one heap is needed")
+        shown = ",".join(map(str, heaps))
+        shown = shown if len(shown) <= 80 else shown[:60] + "..."
         if any(h < 1 for h in heaps):
-            raise BadOption(f"--heaps {','.join(map(str, heaps))}: heap sizes must be >= 1")
+            raise BadOption(f"--heaps {shown}: heap sizes must be >= 1")
         if max_take is not None and int(max_take) < 1:
             raise BadOption(f"--max-take {max_take}: must be >= 1")
         self.heaps = heaps
         self.max_take = None if max_take is None else int(max_take)
         self.misere = bool(misere)
-        shown = ",".join(map(str, heaps))
-        shown = shown if len(shown) <= 80 else shown[:60] + "..."
         # each heap at least doubles the positions: past bit_length heaps the product is not needed
         positions = math.prod(h + 1 for h in heaps) if len(heaps) < MAX_POSITIONS.bit_length() else None
         if positions is None or positions > MAX_POSITIONS:
