@@ -1,7 +1,8 @@
 """How long the CLI takes to answer what needs no work (issue 34, point 2): `--help`, usage errors
 and one-line refusals, each timed as a whole process (`python -m retrograde ...`), the median of
-`--rounds` runs. The goal is 0.5 s each on a quiet machine; `python -c pass` is printed first,
-as the floor the interpreter itself sets on this host.
+`--rounds` runs, with the CPU seconds the process used (user and system: on a shared machine,
+the figure that depends least on what else runs). The goal is 0.5 s of wall time each on a
+quiet machine; `python -c pass` is printed first, as the floor the interpreter itself sets.
 
     python benchmarks/bench_cli_latency.py              # every command, 5 rounds
     python benchmarks/bench_cli_latency.py --rounds 9
@@ -10,14 +11,14 @@ as the floor the interpreter itself sets on this host.
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-from common import machine, print_options
+from common import print_options
 
 #: The commands timed: (what, arguments); "{tmp}" is a scratch folder with nothing in it.
 COMMANDS = (
@@ -53,11 +54,14 @@ COMMANDS = (
 )
 
 
-def wall(command: list[str]) -> tuple[float, int]:
-    """Wall seconds of one whole process running `command`, and its exit status."""
+def timed(command: list[str]) -> tuple[float, float, int]:
+    """Wall and CPU seconds of one whole process running `command`, and its exit status."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     code = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-    return time.perf_counter() - start, code
+    wall = time.perf_counter() - start
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, now.ru_utime - used.ru_utime + now.ru_stime - used.ru_stime, code
 
 
 def main() -> None:
@@ -65,15 +69,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="runs of each command; the median is printed")
     args = parser.parse_args()
     print_options(args)
-    print(f"host: {machine()}")
     with tempfile.TemporaryDirectory() as tmp:
-        floor = statistics.median(wall([sys.executable, "-c", "pass"])[0] for _ in range(args.rounds))
-        print(f"{'python -c pass':<32} {floor:6.2f} s")
-        for what, words in COMMANDS:
-            command = [sys.executable, "-m", "retrograde", *(word.replace("{tmp}", tmp) for word in words)]
-            runs = [wall(command) for _ in range(args.rounds)]
-            print(f"{what:<32} {statistics.median(seconds for seconds, _ in runs):6.2f} s  exit {runs[-1][1]}",
-                  flush=True)
+        print(f"{'':<32} {'wall':>7} {'cpu':>7}")
+        for what, command in [("python -c pass", [sys.executable, "-c", "pass"]),
+                              *((what, [sys.executable, "-m", "retrograde", *(word.replace("{tmp}", tmp)
+                                                                              for word in words)])
+                                for what, words in COMMANDS)]:
+            runs = [timed(command) for _ in range(args.rounds)]
+            wall, cpu = (statistics.median(run[k] for run in runs) for k in (0, 1))
+            print(f"{what:<32} {wall:6.2f}s {cpu:6.2f}s  exit {runs[-1][2]}", flush=True)
 
 
 if __name__ == "__main__":
