@@ -79,14 +79,15 @@ def read_document(root: Path, path: Path, what: str, remedy: str) -> dict[str, A
 
 @dataclass(frozen=True)
 class WorkflowPlan:
-    """What `run NAME` does in `folder`: its stages in order, and those workflow.json records as
-    done; `line` says it before the run starts."""
+    """What `run NAME` does in `folder`: its stages in order, those workflow.json records as done,
+    and whether an earlier run began the store; `line` says it before the run starts."""
 
     name: str
     workflow: Workflow
     game: Game
     folder: Path
     done: tuple[str, ...]
+    resumed: bool
 
     @property
     def stages(self) -> tuple[str, ...]:
@@ -105,8 +106,7 @@ class WorkflowPlan:
         head = f"run {self.name} on {self.game.describe()}:"
         if not self.to_do:
             return f"{head} nothing to do, every stage is done ({', '.join(self.stages)}); results in {self.folder}"
-        resumed = "solve" in self.to_do and (self.folder / "store.zarr").exists()
-        phrases = {"solve": "resume the solve" if resumed else "solve", "verify": "verify",
+        phrases = {"solve": "resume the solve" if self.resumed else "solve", "verify": "verify",
                    "train": "train " + " and ".join(spec.partition(":")[0] for spec, _ in self.workflow.train),
                    "validate": f"validate {len(self.workflow.agents)} agents"}
         return (f"{head} {', '.join(phrases[stage] for stage in self.to_do if stage in phrases)} -> {self.folder} "
@@ -119,7 +119,8 @@ def run_workflow(name: str, out: str | Path | None = None, *, options: SolveOpti
     but on worker processes (`SolveOptions.kernel_threads`: the executor serves training and
     validation too); returns the state recorded in its workflow.json, with the instance's value
     ("value"), the report's path and the stages this run had to do ("to_do": none when every
-    stage was done before). `announce` gets the plan once the folder is this run's, before any work."""
+    stage was done before). `announce` gets the plan once the folder is this run's and the executor
+    is up, before any work: after every refusal, so that a refused run says one line only."""
     options = replace(options, kernel_threads=False)
     if name not in WORKFLOWS:
         raise BadOption(f"unknown workflow {name!r}; known workflows: {', '.join(sorted([*WORKFLOWS, SEEDS]))}")
@@ -154,17 +155,20 @@ def _run_in(name: str, game_class: type[Game], workflow: Workflow, out_dir: Path
         state.setdefault("stages", {})
         game = game_class(**workflow.params)
         plan = WorkflowPlan(name, workflow, game, out_dir,
-                            tuple(stage for stage, done in state["stages"].items() if done == "done"))
-        if announce is not None:
-            announce(plan)
+                            tuple(stage for stage, done in state["stages"].items() if done == "done"),
+                            (out_dir / "store.zarr").exists())
+        say = announce or (lambda plan: None)
         if not plan.to_do:
+            say(plan)
             return dict(state, value=_value(out_dir) if workflow.solves else None, report=_report(out_dir), to_do=[])
         if not workflow.solves:
             with open_executor(workers=options.workers, scheduler=options.scheduler, positions=None) as executor:
+                say(plan)
                 report = _train_and_validate(workflow, state, out_dir, game, None, executor, quiet)
             return dict(state, value=None, report=report, to_do=list(plan.to_do))
 
         def planned(solving) -> None:
+            say(plan)
             state["stages"]["plan"] = "done"
             write_json(state_path, state)
 
