@@ -38,6 +38,7 @@ def measured(store: Store, *, scored: bool, monkeypatch, positions: int) -> dict
 
 @pytest.mark.parametrize("game, params, positions", [
     ("tictactoe", None, 20_000),  # every position
+    ("nim", {"heaps": [1, 3, 5, 7], "misere": True}, 20_000),
     ("connect4", {"width": 4, "height": 4, "connect": 3}, 3_000),  # a sample of each tier
     ("quixo", {"size": 3}, 2_000),  # a sample; a store in the one-ply encoding
 ])
@@ -81,7 +82,8 @@ PAIRS = [("lookup", "lookup"), ("lookup:remoteness=0", "greedy"), ("greedy", "ra
          ("greedy", "greedy")]
 
 
-@pytest.mark.parametrize("game, params", [("tictactoe", None), ("connect4", {"width": 4, "height": 4, "connect": 3}),
+@pytest.mark.parametrize("game, params", [("tictactoe", None), ("nim", {"heaps": [2, 3, 4], "max_take": 2}),
+                                          ("connect4", {"width": 4, "height": 4, "connect": 3}),
                                           ("quixo", {"size": 3})])
 def test_games_played_in_kernels_are_the_games_played_move_by_move(open_solved, game, params):
     """`match.kernel_results` plays whole games in the game's kernels; `match.play_game` plays each

@@ -17,9 +17,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from retrograde.games.ranking_kernels import rank_composition
+from retrograde.games.ranking_kernels import rank_composition, unrank_composition
 from retrograde.jit import njit
-from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, plug
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, play_games, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 ZERO, PARITY = range(2)
@@ -85,6 +85,39 @@ def search(limit, misere, ways, evaluation, packed, remoteness, start, heaps, de
                       seed, root)
 
 
+@njit
+def search_many(limit, misere, ways, evaluation, packed, remoteness, start, rows, depth, scores):
+    """`search` from each heap vector of `rows`, every move scored exactly, into the row of
+    `scores`; returns the nodes visited."""
+    nodes = 0
+    for i in range(rows.shape[0]):
+        nodes += search(limit, misere, ways, evaluation, packed, remoteness, start, rows[i], depth, True, np.uint64(i),
+                        scores[i])
+    return nodes
+
+
+@njit
+def play_many(limit, misere, ways, zero, evaluation, packed, remoteness, start, starts, kinds, first, second,
+              max_plies, results):
+    """`play_games` from each heap vector of `starts`; the lookup agent reads the tablebase."""
+    empty = np.full(start.shape[0], -1, dtype=np.int64)
+    width = max(1, starts.shape[1] * limit)  # the most moves: `limit` takes from each heap
+    return play_games(Context(limit, misere, ways, zero, packed, remoteness, start),
+                      Context(limit, misere, ways, zero, packed[:0], remoteness[:0], empty),
+                      Context(limit, misere, ways, evaluation, packed[:0], remoteness[:0], empty),
+                      np.empty((3, starts.shape[1]), dtype=np.int64), np.empty((3, width, 2), dtype=np.int64), starts,
+                      kinds, first, second, max_plies, np.empty(width, dtype=np.int64), results)
+
+
+@njit
+def heaps_at(total, ways, heaps, indices):
+    """The heap vector of each index of tier s{total} (`heaps` heaps)."""
+    rows = np.empty((indices.shape[0], heaps), dtype=np.int64)
+    for i in range(indices.shape[0]):
+        unrank_composition(indices[i], total, ways, rows[i])
+    return rows
+
+
 class NimSearch(Search):
     evals = ("zero", "parity")
 
@@ -99,6 +132,19 @@ class NimSearch(Search):
     def tiers_within(self, position, depth):
         total = sum(position)
         return [f"s{t}" for t in range(max(0, total - depth * self.limit), total)]
+
+    def rows_at(self, tier, indices):
+        return heaps_at(tier.key[0], self.game._ways, len(self.game.heaps), np.asarray(indices, dtype=np.int64))
+
+    def _run_many(self, rows, depth, evaluation, table, scores):
+        return int(search_many(self.limit, self.game.misere, self.game._ways, evaluation, *table, rows, depth, scores))
+
+    def row(self, position):
+        return position
+
+    def _play_many(self, starts, kinds, zero, evaluation, first, second, max_plies, table, results):
+        play_many(self.limit, self.game.misere, self.game._ways, zero, evaluation, *table, starts, kinds, first, second,
+                  max_plies, results)
 
     def _run(self, position, depth, evaluation, exact, seed, table, scores):
         return int(search(self.limit, self.game.misere, self.game._ways, evaluation, *table,
