@@ -612,3 +612,11 @@ def test_run_reads_its_state_only_from_a_regular_file(tmp_path, planted):
     assert result.returncode != 0
     assert_one_error_line(result.stderr, str(state))
     assert tree_bytes(tmp_path) == before
+
+
+def test_match_sprt_says_how_many_openings_it_played():
+    result = run_cli("match", "random", "random", "--game", "tictactoe", "--sprt", "0,50", "--games", "30", "--quiet")
+    assert result.returncode == 0, result.stderr
+    # Random play on tic-tac-toe decides nothing in 30 pairs: every pair of the cap is played.
+    assert "SPRT: inconclusive" in result.stdout and "30 pairs" in result.stdout
+    assert "tictactoe from 30 seeded random openings of" in result.stdout.splitlines()[0]

@@ -49,8 +49,10 @@ def usage_errors(tmp) -> list[tuple[list[str], int]]:
         (["solve", *nim, "--store", store, "--partitions", "0"], 2),
         (["solve", *nim, "--store", store, "--chunk-size", "5"], 2),
         (["solve", *nim, "--store", ""], 2),
+        (["solve", *nim, "--store", store, "--worker-memory", "lots"], 2),
         (["plan", "nim", "--heaps", "x"], 2),
         (["plan", *nim, "--workers", "-1"], 2),
+        (["plan", *nim, "--worker-memory", "0GB"], 2),
         (["status"], 2),
         (["verify", "--store", store, "--bogus"], 2),
         (["upgrade"], 2),
@@ -76,6 +78,7 @@ def usage_errors(tmp) -> list[tuple[list[str], int]]:
         (["run", "tictactoe", "--workers", "-3", "--out", out], 2),
         (["run", "tictactoe", "--partitions", "0", "--out", out], 2),
         (["run", "tictactoe", "--only", "1", "--out", out], 2),
+        (["run", "tictactoe", "--worker-memory", "lots", "--out", out], 2),
     ]
 
 

@@ -176,7 +176,7 @@ def _split(partitions: int, worker_memory: str | None) -> tuple[int, int | None]
         raise BadOption(f"--partitions {partitions}: must be >= 1")
     if worker_memory is None:
         return partitions, None
-    from retrograde.pipeline.estimate import parse_bytes
+    from retrograde.pipeline.memory import parse_bytes
 
     return partitions, parse_bytes(worker_memory, "--worker-memory")
 
@@ -237,9 +237,9 @@ def _plan_command(cls) -> click.Command:
         _check_workers(workers)
         partitions, worker_memory = _split(partitions, worker_memory)
         plan = make_plan(_game(cls, options), chunk_size=DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size)
-        from retrograde.pipeline.estimate import estimate, human_bytes, task_peaks
+        from retrograde.pipeline.estimate import estimate, task_peaks
         from retrograde.pipeline.executors import worker_processes
-        from retrograde.pipeline.memory import available_memory
+        from retrograde.pipeline.memory import available_memory, human_bytes
 
         split = {"partitions": partitions,
                  "worker_memory": worker_memory or available_memory() // worker_processes(workers, plan.positions)}
@@ -652,7 +652,7 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
     if as_json:
         click.echo(json.dumps(result))
         return
-    played = (f"{len(result['openings'])} seeded random openings of {result['start']}, each played in both seats"
+    played = (f"{result['openings']['played']} seeded random openings of {result['start']}, each played in both seats"
               if test else f"{result['start']}, {games} games a seat")
     click.echo(f"{game.describe()} from {played}, seed {seed}, draw after {result['max_plies']} plies")
     for entry in result["tournaments"]:

@@ -25,7 +25,7 @@ from retrograde.errors import BadOption
 from retrograde.games import make_game
 from retrograde.games.capabilities import costs_of
 from retrograde.pipeline.executors import worker_processes
-from retrograde.pipeline.memory import available_memory
+from retrograde.pipeline.memory import available_memory, human_bytes
 from retrograde.pipeline.progress import clock
 from retrograde.pipeline.tasks import BATCH, KEPT_VALUES_BYTES, ChildValues, small_group_chunks
 
@@ -45,33 +45,6 @@ PROPAGATION_EXTRA_BYTES = 15
 #: record in its tier's attributes (about 130 bytes) with the codec headers of its two files.
 TIER_FILE_BYTES = 2_000
 CHUNK_FILE_BYTES = 200
-
-
-def human_bytes(count: float) -> str:
-    """A byte count in decimal units: 7974780 -> "8.0 MB", 157e9 -> "157 GB", 512 -> "512 B"."""
-    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
-        if count < 999.5 or unit == "PB":
-            break
-        count /= 1000
-    return f"{count:.1f} {unit}" if unit != "B" and count < 9.95 else f"{count:.0f} {unit}"
-
-
-#: Units `parse_bytes` reads, decimal and binary.
-UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-         "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-
-
-def parse_bytes(text: str, option: str) -> int:
-    """'4GB', '512 MiB', '2e9' -> bytes. :raises BadOption: not a positive size (one line naming `option`)."""
-    number = text.strip().lower()
-    unit = next((u for u in sorted(UNITS, key=len, reverse=True) if number.endswith(u)), "b" if number else "")
-    try:
-        count = float(number[:len(number) - len(unit)].strip() if number.endswith(unit) else number) * UNITS[unit]
-    except (ValueError, KeyError):
-        count = -1.0
-    if not (1 <= count < 2**63):
-        raise BadOption(f"{option} {text!r}: must be a size such as 4GB, 512MiB or 2000000000 (bytes)")
-    return int(count)
 
 
 @dataclass(frozen=True)

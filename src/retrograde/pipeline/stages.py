@@ -265,18 +265,3 @@ def write_json(path: Path, data: Any) -> None:
     text = json.dumps(data, indent=2) + "\n"
     write_atomically(path, lambda file: file.write(text.encode()))
 
-
-def read_json(path: Path, what: str, remedy: str) -> dict[str, Any]:
-    """The JSON object `write_json` wrote to `path` ({} if there is no file).
-
-    :raises StoreError: it is not a JSON object (empty, cut short, edited), naming it as `what`
-        and saying what to do (`remedy`)."""
-    if not path.exists():
-        return {}
-    try:
-        document = json.loads(path.read_bytes())
-    except ValueError as exc:  # JSON's errors, and bytes that are not UTF-8
-        raise StoreError(f"{what} {str(path)!r} is damaged (not JSON: {exc}); {remedy}") from None
-    if not isinstance(document, dict):
-        raise StoreError(f"{what} {str(path)!r} is damaged (not a JSON object); {remedy}")
-    return document
