@@ -27,6 +27,7 @@ from retrograde.games.capabilities import Workflow
 from retrograde.pipeline.executors import open_executor
 from retrograde.pipeline.solve import SolveOptions, solve
 from retrograde.pipeline.stages import status, verify_stage, write_json
+from retrograde.spec import AgentSpec, parse_spec
 from retrograde.training import train
 from retrograde.validation import validate
 from retrograde.workflows.names import SEEDS, WORKFLOWS
@@ -190,6 +191,15 @@ def _run_in(name: str, game_class: type[Game], workflow: Workflow, out_dir: Path
             return dict(state, value=start_summary(store), report=report, to_do=list(plan.to_do))
 
 
+def in_folder(preset: str, out_dir: Path) -> AgentSpec:
+    """A workflow's preset spec parsed, "{folder}" in its options' values then replaced by
+    `out_dir`: the path is given as a value, never spliced into spec text that is parsed again
+    (a folder named 'a,b' would split the option), and the spec's text reads back the same
+    (`AgentSpec.__str__`)."""
+    parsed = parse_spec(preset)
+    return AgentSpec(parsed.name, tuple((key, value.replace("{folder}", str(out_dir))) for key, value in parsed.options))
+
+
 def _value(out_dir: Path) -> str:
     """The value of a finished workflow's instance, read from its store."""
     with Store.open(out_dir / "store.zarr") as store:
@@ -210,11 +220,11 @@ def _train_and_validate(workflow: Workflow, state: dict[str, Any], out_dir: Path
     write_json(state_path, state)
     if workflow.train and state["stages"].get("train") != "done":
         for spec, artifact in workflow.train:  # each resumes or skips on its own
-            train(spec.replace("{folder}", str(out_dir)), game, out_dir / artifact, seed=0, store=store, quiet=quiet)
+            train(str(in_folder(spec, out_dir)), game, out_dir / artifact, seed=0, store=store, quiet=quiet)
         state["stages"]["train"] = "done"
         write_json(state_path, state)
     if workflow.agents and state["stages"].get("validate") != "done":
-        agents = [spec.replace("{folder}", str(out_dir)) for spec in workflow.agents]
+        agents = [in_folder(spec, out_dir) for spec in workflow.agents]
         report = validate(store, out_dir / "report", agents, game=game, games=workflow.games,
                           positions=workflow.positions, seed=0, executor=executor, quiet=quiet)
         failed = [check["name"] for check in report["checks"] if not check["ok"]]
