@@ -76,9 +76,24 @@ def cluster_options(fn):
 
 
 def _open_read(path: str):
+    """The store at `path`, opened to read; a path with no store is refused before zarr and numpy
+    are imported."""
+    from retrograde.data.locate import find_store
+
+    find_store(Path(path))
     from retrograde.data.store import Store
 
     return Store.open(path)
+
+
+def _named_game(game_text: str | None):
+    """The game a --game option names (None where it is not given: the games' modules, numpy
+    among them, are then not imported)."""
+    if game_text is None:
+        return None
+    from retrograde.games import parse_game
+
+    return parse_game(game_text)
 
 
 # --- games ------------------------------------------------------------------------------
@@ -421,22 +436,23 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
     if perfect:
         _probe_line(store_path, positions, as_json, max_plies)
         return
-    from retrograde.data.answers import answer_as_typed, answer_lines
-    from retrograde.data.probing import analyse
     from retrograde.errors import BadPosition
 
-    if not positions or positions == ("-",):
-        if sys.stdin.isatty():
-            with _open_read(store_path) as store:
-                if answer_as_typed(store, sys.stdin, as_json=as_json, say=click.echo):
-                    sys.exit(BadPosition.exit_code)
-            return
-        lines = [(n, line.strip()) for n, line in enumerate(sys.stdin, start=1) if line.strip()]
-        where = "line"
+    typed = (not positions or positions == ("-",)) and sys.stdin.isatty()
+    if typed:
+        lines, where = [], "line"
+    elif not positions or positions == ("-",):
+        lines, where = [(n, line.strip()) for n, line in enumerate(sys.stdin, start=1) if line.strip()], "line"
     else:
-        lines = list(enumerate(positions, start=1))
-        where = "position"
+        lines, where = list(enumerate(positions, start=1)), "position"
     with _open_read(store_path) as store:
+        from retrograde.data.answers import answer_as_typed, answer_lines
+        from retrograde.data.probing import analyse
+
+        if typed:
+            if answer_as_typed(store, sys.stdin, as_json=as_json, say=click.echo):
+                sys.exit(BadPosition.exit_code)
+            return
         parsed, bad = [], []
         for n, text in lines:
             try:
@@ -457,9 +473,10 @@ def _probe_line(store_path: str, positions: tuple[str, ...], as_json: bool, max_
     """`probe --line`: one ply a line, or {"line": [...], "end": ...} with --json."""
     if len(positions) > 1:
         raise BadOption(f"--line follows one position, not {len(positions)}")
-    from retrograde.agents.lookup import perfect_line
-    from retrograde.data.probing import analyse
     with _open_read(store_path) as store:
+        from retrograde.agents.lookup import perfect_line
+        from retrograde.data.probing import analyse
+
         game = store.game
         start = game.parse(positions[0]) if positions else game.initial_position
         line, end = perfect_line(store, start, max_plies)
@@ -494,10 +511,10 @@ def play(store_path, agent_spec, human, start, seed, max_plies) -> None:
     After each of your moves it says whether the move kept your value (win, draw or loss) and by
     how many plies a win slowed or a loss came sooner; 'hint' groups the moves by value.
     The store must be completely solved and hold the start position's tier."""
-    from retrograde.agents import build_agent
-    from retrograde.agents.play import play_in_terminal
-
     with _open_read(store_path) as store:
+        from retrograde.agents import build_agent
+        from retrograde.agents.play import play_in_terminal
+
         position = store.game.parse(start) if start else store.game.initial_position
         agent = build_agent(agent_spec, store.game, seed=seed, store=store)
         play_in_terminal(store, agent, position, human_first=human == "first", max_plies=max_plies)
@@ -564,15 +581,13 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
     Exit status: 0 done and every consistency check passed (the lookup agent plays perfectly, an
     agent that claims never to give a win away keeps every win, one that searches to the end plays
     perfectly there), 1 a check failed (the report is still written)."""
-    from retrograde.games import parse_game
-
     if store_path is None and game_text is None:
         raise BadOption("validate needs --store PATH (a solved store) or --game GAME (sampled positions)")
     if store_path is not None and game_text is not None:
         raise BadOption("validate takes --store PATH or --game GAME, not both")
     if tier_text is not None and store_path is not None:
         raise BadOption("--tiers goes with --game: a store's positions are sampled from all its tiers")
-    game = None if game_text is None else parse_game(game_text)
+    game = _named_game(game_text)
     tiers = None if tier_text is None else tuple(t.strip() for t in tier_text.split(","))
     with (_open_read(store_path) if store_path is not None else nullcontext()) as store:
         from retrograde.validation import validate as run_validation
@@ -625,14 +640,12 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
           workers, scheduler, quiet) -> None:
     """Play AGENT_A against AGENT_B (each NAME[:key=value,...]): GAMES games with each moving first; wins, draws and losses
     of the first mover with 95% Wilson intervals, and the pairs (game i of each seat), Elo and LOS of A over B."""
-    from retrograde.games import parse_game
-
     if store_path is None and game_text is None:
         raise BadOption("match needs --store PATH or --game GAME")
     if sprt_text is not None and start:
         raise BadOption("--sprt plays its pairs from seeded random openings of the start position: "
                         "it does not take --from")
-    named = None if game_text is None else parse_game(game_text)
+    named = _named_game(game_text)
     with (_open_read(store_path) if store_path else nullcontext()) as store:
         game = store.game if store else named
         if store and named is not None and named.describe() != game.describe():
@@ -697,9 +710,7 @@ def train(spec, game_text, out, seed, store_path, quiet) -> None:
     ga:preset=000, 001 or 003; on tictactoe rl:preset=001; on quixo dqn:preset=001; on quarto
     ga:preset=002 and rl:preset=002.
     Then play it: --agent ga:params=PATH, rl:params=PATH or dqn:params=PATH."""
-    from retrograde.games import parse_game
-
-    game = parse_game(game_text)
+    game = _named_game(game_text)
     from retrograde.training.resumable import train as train_stage
 
     path = train_stage(spec, game, out, seed=seed, store=store_path, quiet=quiet)

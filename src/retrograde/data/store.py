@@ -44,6 +44,7 @@ from zarr.storage import MemoryStore
 
 from retrograde.data import durable, encoding, packing
 from retrograde.data.chunks import ChunkCodec
+from retrograde.data.locate import root_document
 from retrograde.data.lock import missing_folder
 from retrograde.data.plan import FORMAT_VERSION, ONE_PLY, Plan, make_plan
 from retrograde.errors import DamagedStore, MissingTierError, StoreError, Superseded
@@ -199,7 +200,7 @@ class Store:
             store holds another plan than `plan`.
         """
         path = Path(path)
-        held_plan, game, digest = _plan_and_game(path, _root_document(path))
+        held_plan, game, digest = _plan_and_game(path, root_document(path))
         if plan is not None and digest != plan:
             raise Superseded(f"store {str(path)!r}: it was planned again since this task's solve began; "
                              "its results are dropped")
@@ -669,18 +670,6 @@ def _checked_plan(path: Path, document: bytes) -> tuple[Plan, Game]:
     return plan, game
 
 
-def _root_document(path: Path) -> bytes:
-    """The bytes of the store's root document (zarr.json)."""
-    if not path.exists():
-        raise StoreError(f"no store at {str(path)!r}")
-    if not (path / "zarr.json").is_file():
-        raise StoreError(f"{str(path)!r} is not a retrograde store (no zarr.json)")
-    try:
-        return durable.read_inside(path, path / "zarr.json")
-    except OSError as exc:
-        raise StoreError(f"{str(path)!r} cannot be read ({exc})") from None
-
-
 def _attributes(path: Path, document: bytes) -> Any:
     """What the root `document` of the store at `path` holds under ATTR (None: nothing), read as JSON."""
     try:
@@ -694,7 +683,7 @@ def _attributes(path: Path, document: bytes) -> Any:
 
 def _plan_attributes(path: Path) -> Any:
     """What the store's root document holds under ATTR (None: nothing), not yet held to a plan."""
-    return _attributes(path, _root_document(path))
+    return _attributes(path, root_document(path))
 
 
 def _document(metadata: GroupMetadata | ArrayV3Metadata) -> bytes:
