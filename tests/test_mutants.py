@@ -5,8 +5,16 @@ module let through (BENCHMARKS.md, "Issue 36 — the second mutation pass", name
 from __future__ import annotations
 
 import json
+import shutil
+
+import numpy as np
+import pytest
 
 import reference as ref
+
+from retrograde.data.lock import writer_lock
+from retrograde.data.store import Store
+from retrograde.errors import StoreError
 
 
 def test_verify_counts_every_position_once(solved, cli):
@@ -17,3 +25,43 @@ def test_verify_counts_every_position_once(solved, cli):
     code, stdout, _ = cli("verify", "--store", str(solved("nim", {"heaps": heaps})), "--workers", "0", "--quiet",
                           "--json")
     assert code == 0 and json.loads(stdout)["positions"] == 2 * 4 * 6 * 8, stdout
+
+
+def test_verify_shows_ten_examples_at_most(solved, tmp_path, cli):
+    """Every position of tic-tac-toe's tier k5 given remoteness 7 (none of them is 7 plies from
+    the end: five marks leave at most four moves): every chunk of 100 has wrong positions, and
+    the report shows ten of them, not every chunk's. Mutant: `10 - len(examples)` -> `10 + ...`
+    in verify_stage."""
+    store = tmp_path / "t.zarr"
+    shutil.copytree(solved("tictactoe", None, chunk_size=100), store)
+    with Store.open(store, mode="r+") as opened:
+        chunking = opened.plan.chunking("k5")
+        assert chunking.count > 3
+        outcome, remoteness = opened.read_tier("k5")
+        summaries = []
+        for chunk in range(chunking.count):
+            start, stop = chunking.bounds(chunk)
+            written = opened.write_chunk("k5", chunk, outcome[start:stop], np.full(stop - start, 7, remoteness.dtype))
+            summaries.append({**opened.record("k5").chunks[chunk], **written, "chunk": chunk})
+        opened.record_chunks("k5", summaries)
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet", "--json")
+    report = json.loads(stdout)
+    assert code == 1 and report["wrong"] > 10 and not report["bad_checksums"], stdout
+    assert len(report["examples"]) == 10, report["examples"]
+
+
+def test_verify_says_its_verdict_last(solved, cli):
+    """Without --quiet, verify's progress ends with a line giving its verdict and the positions
+    checked. Mutant: verify_stage's progress.finish deleted."""
+    code, _, stderr = cli("verify", "--store", str(solved("nim", {"heaps": [1, 3, 5, 7]})), "--workers", "0")
+    assert code == 0 and stderr.strip().splitlines()[-1].startswith("verify: ok, 384 positions in "), stderr
+
+
+def test_a_store_in_a_missing_folder_is_refused_by_its_lock(tmp_path):
+    """The writer lock names a store's missing folder in one line and creates nothing. Mutant:
+    lock.missing_folder returning None for a folder that does not exist (the lock file's open
+    then fails with FileNotFoundError)."""
+    with pytest.raises(StoreError, match=r"cannot create store .*: folder .*missing.* does not exist"):
+        with writer_lock(tmp_path / "missing" / "s.zarr"):
+            pass
+    assert list(tmp_path.iterdir()) == []
