@@ -4,14 +4,19 @@ module let through (BENCHMARKS.md, "Issue 36 — the second mutation pass", name
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import struct
+import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import reference as ref
 
+from retrograde.data.artifact import load_npz
 from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
 from retrograde.errors import StoreError
@@ -65,3 +70,39 @@ def test_a_store_in_a_missing_folder_is_refused_by_its_lock(tmp_path):
         with writer_lock(tmp_path / "missing" / "s.zarr"):
             pass
     assert list(tmp_path.iterdir()) == []
+
+
+def _npz(path: Path, member: bytes, compression: int = zipfile.ZIP_STORED) -> None:
+    """An .npz of one member `q.npy` holding `member`."""
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        archive.writestr("q.npy", member)
+
+
+def test_an_npz_member_compressed_otherwise_is_refused(tmp_path):
+    """An .npy member compressed with LZMA (neither stored nor deflated, so deflate's bound says
+    nothing of it) is refused by name. Mutant: `or` -> `and` in the member check (then
+    `compress_size * None`: a TypeError)."""
+    header = io.BytesIO()
+    np.lib.format.write_array(header, np.zeros(4))
+    _npz(tmp_path / "a.npz", header.getvalue(), zipfile.ZIP_LZMA)
+    with pytest.raises(ValueError, match="member 'q.npy' is not a stored or deflated .npy array"):
+        load_npz(tmp_path / "a.npz")
+
+
+def test_an_npz_whose_directory_claims_more_than_the_file_is_refused(tmp_path):
+    """A stored member whose central directory entry claims 2**30 bytes (and an .npy header that
+    claims them too) in a file of a few hundred: refused before any array is made. Mutant: the
+    check of the members' sizes against the file deleted (the load then makes a 1 GiB array
+    before the read runs out of bytes)."""
+    claimed = 2**30
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "|u1", "fortran_order": False, "shape": (claimed,)})
+    member = header.getvalue() + bytes(16)
+    _npz(tmp_path / "a.npz", member)
+    data = bytearray((tmp_path / "a.npz").read_bytes())
+    entry = data.index(b"PK\x01\x02")  # the central directory entry: its sizes at 20 and 24
+    data[entry + 20:entry + 28] = struct.pack("<II", claimed + len(header.getvalue()), claimed + len(header.getvalue()))
+    (tmp_path / "a.npz").write_bytes(bytes(data))
+    assert len(data) < 1000
+    with pytest.raises(ValueError, match="its members claim more bytes than the file holds"):
+        load_npz(tmp_path / "a.npz")
