@@ -109,15 +109,16 @@ class Artifacts:
         key = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
         return inside(self.folder, self.folder / f"{trainer.name}-{key}{trainer.suffix}"), store, trainer.work
 
-    def spec(self, ref, game: Game) -> tuple[str, str] | None:
-        """(the spec that plays `ref`, the same with its artifact's path relative to DIR/seeds);
-        None where the artifact is not trained yet."""
+    def spec(self, ref, game: Game) -> tuple[AgentSpec, str] | None:
+        """(the spec that plays `ref`, its artifact's path given as a value: never spliced into
+        text parsed again; the text that names it, the path relative to DIR/seeds); None where
+        the artifact is not trained yet."""
         path, _, _ = self.path(ref.learner, game)
         if not path.is_file():
             return None
         played = AgentSpec(ref.name, (*ref.options, ("params", str(path))))
         shown = AgentSpec(ref.name, (*ref.options, ("params", f"{self.folder.name}/{path.name}")))
-        return str(played), str(shown)
+        return played, str(shown)
 
     def train_all(self, figures: list[course.ReportFigure], executor, quiet: bool) -> dict[str, float]:
         """Train every artifact the figures' agents need and no earlier run finished, side by side
@@ -146,8 +147,8 @@ def _train(worker, learner: str, game_name: str, params: dict, path: str, store:
     return round(time.monotonic() - started, 2)
 
 
-def _play(figure: course.ReportFigure, agent: str, opponent: str, game: Game, store: Store | None, executor,
-          quiet: bool) -> tuple[int, int, int]:
+def _play(figure: course.ReportFigure, agent: str | AgentSpec, opponent: str | AgentSpec, game: Game,
+          store: Store | None, executor, quiet: bool) -> tuple[int, int, int]:
     """(wins, draws, losses) of the report's `agent` in its seat against `opponent`: the games of
     `figure.games`, half a seat where the report drew who started."""
     seat, games = figure.figure.seat, figure.games
@@ -189,8 +190,8 @@ def _play_instances(figure: course.ReportFigure, agent: str, opponent: str, exec
     return wins, draws, losses
 
 
-def _as_text(figure: course.ReportFigure, played: dict[str, str], shown: dict[str, str], game: Game | None,
-             store: Store | None, executor, quiet: bool) -> dict[str, Any] | None:
+def _as_text(figure: course.ReportFigure, played: dict[str, str | AgentSpec], shown: dict[str, str],
+             game: Game | None, store: Store | None, executor, quiet: bool) -> dict[str, Any] | None:
     """The same games with the agents as the report's text names them (`AgentRef.text`), where its
     code played otherwise; None where neither agent has such a text. `played` and `shown`: the
     specs that play each side ("agent", "opponent") and that name it in the row."""
