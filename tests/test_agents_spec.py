@@ -47,6 +47,34 @@ def test_bad_grammar_is_one_line_naming_the_problem(text, problem):
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize("value,text", [
+    ("runs/ga.json", "ga:params=runs/ga.json"),
+    ("a=b:c é d", "ga:params=a=b:c é d"),
+    ("a,b/ga.json", "ga:params=(a,b/ga.json)"),
+    ("(1)", "ga:params=((1))"),
+    ("a,(b", 'ga:params="a,(b"'),
+    ("x)y", 'ga:params="x)y"'),
+    (' say "hi" ', 'ga:params=" say ""hi"" "'),
+])
+def test_a_spec_writes_each_value_in_the_first_form_that_reads_back(value, text):
+    """Bare, else in parentheses, else in double quotes with quotes doubled (docs/agents.md)."""
+    assert str(AgentSpec("ga", (("params", value),))) == text
+    assert parse_spec(text).options == (("params", value),)
+
+
+@pytest.mark.parametrize("text,problem", [
+    ('ga:params="a', "'\"' without a closing '\"'"),
+    ('ga:params="a"b', "'b' follows a quoted value"),
+    ("ga:params=a,b/ga.json", "'b/ga.json' is not key=value; a value holding a comma is written in parentheses "
+                              "or quotes: params=(a,b/ga.json)"),
+    ("ga:params=a,(b", "'(' without ')' (a value holding one is written in double quotes)"),
+])
+def test_quoting_mistakes_are_one_line_naming_the_fix(text, problem):
+    with pytest.raises(BadAgent, match=re.escape(problem)) as caught:
+        parse_spec(text)
+    assert "\n" not in str(caught.value)
+
+
 def test_a_list_of_specs_splits_at_agent_names_not_at_every_comma():
     specs = parse_spec_list("lookup, minimax:depth=3,eval=inline,random,lookup:fallback=(mcts:iterations=5,c=2)")
     assert [str(spec) for spec in specs] == [
