@@ -82,6 +82,12 @@ def usage_errors(tmp) -> list[tuple[list[str], int]]:
         (["match", "random", "random", "--game", "nim --heaps x"], 2),
         (["match", "random", "random", "--game", "nim", "--sprt", "0,10", "--from", "1,2"], 2),
         (["match", "random", "random", "--game", "nim --heaps 1,2", "--from", "9,9"], 2),
+        (["match", "random", "random", "--game", "nim --heaps 1,2", "--sprt", "x"], 2),
+        (["match", "random", "nosuch", "--game", "nim --heaps 1,2"], 2),
+        (["match", "lookahead", "random", "--game", "nim --heaps 1,2"], 2),
+        (["match", "random", "mcts:iterations=0", "--game", "tictactoe"], 2),
+        (["validate", "--game", "tictactoe", "--agents", "random,nosuch", "--out", out], 2),
+        (["validate", "--game", "tictactoe", "--agents", "lookup:remoteness=2", "--out", out], 2),
         (["train", "ga"], 2),
         (["train", "ga", "--game", "nosuch", "--out", f"{tmp}/a.json"], 2),
         (["run"], 2),
@@ -109,6 +115,8 @@ def test_help_and_usage_errors_import_no_heavy_module(tmp_path):
     last = [[argv, code, ["numpy"]] for argv, code in usage_errors(tmp_path)]
     # upgrade reads a store of either format, and says where an old one lies: its module checks.
     last.append([["upgrade", "--store", f"{tmp_path}/none.zarr"], 1, ["numpy", "zarr"]])
+    # train's stage (training/resumable.py) imports the store's module before it checks the learner.
+    last.append([["train", "nosuch", "--game", "nim --heaps 1,2", "--out", f"{tmp_path}/a.json"], 2, ["numpy", "zarr"]])
     ran = subprocess.run([sys.executable, "-c", PROBE, json.dumps([first, last]), json.dumps(HEAVY)],
                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
@@ -118,3 +126,10 @@ def test_help_and_usage_errors_import_no_heavy_module(tmp_path):
         assert heavy == [], f"retrograde {' '.join(argv)} imported {', '.join(heavy)}"
         assert code == expected, f"retrograde {' '.join(argv)} exited {code}, not {expected}"
     assert list(tmp_path.iterdir()) == []  # and nothing was written
+
+
+def test_quarto_agents_list_the_evaluations_of_the_search():
+    from retrograde.games.quarto.players import EVALS
+    from retrograde.games.quarto.search import QuartoSearch
+
+    assert EVALS == QuartoSearch.evals  # the copy that lists the agents' options without numba

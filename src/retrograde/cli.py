@@ -590,6 +590,12 @@ def validate(store_path, game_text, tier_text, out_dir, agent_specs, games, posi
     game = _named_game(game_text)
     tiers = None if tier_text is None else tuple(t.strip() for t in tier_text.split(","))
     with (_open_read(store_path) if store_path is not None else nullcontext()) as store:
+        if agent_specs is not None:  # before the machinery that validates is imported
+            from retrograde.agents.registry import check_spec
+            from retrograde.spec import parse_spec_list
+
+            for spec in parse_spec_list(agent_specs):
+                check_spec(spec, game or store.game)
         from retrograde.validation import validate as run_validation
 
         report = run_validation(store, out_dir, agent_specs, game=game, tiers=tiers, games=games, positions=positions,
@@ -645,17 +651,24 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
     if sprt_text is not None and start:
         raise BadOption("--sprt plays its pairs from seeded random openings of the start position: "
                         "it does not take --from")
+    test = None
+    if sprt_text is not None:
+        from retrograde.validation.pairs import Sprt
+
+        test = Sprt.parse(sprt_text)
     named = _named_game(game_text)
     with (_open_read(store_path) if store_path else nullcontext()) as store:
         game = store.game if store else named
         if store and named is not None and named.describe() != game.describe():
             raise BadOption(f"--game {game_text!r}: store {store_path!r} holds {game.describe()}")
         position = game.parse(start) if start else None
+        from retrograde.agents.registry import check_spec
+
+        for spec in (agent_a, agent_b):  # before the machinery that plays is imported
+            check_spec(spec, game)
         from retrograde.pipeline.executors import open_executor
         from retrograde.validation import play_match, play_sprt
-        from retrograde.validation.pairs import Sprt, pairs_line, sprt_line
 
-        test = Sprt.parse(sprt_text) if sprt_text is not None else None
         with open_executor(workers=workers, scheduler=scheduler) as executor:
             defaults = {"move_time": move_time}
             result = (play_sprt(agent_a, agent_b, game, test, pairs=games, seed=seed, store=store,
@@ -665,6 +678,8 @@ def match(agent_a, agent_b, store_path, game_text, games, seed, start, max_plies
     if as_json:
         click.echo(json.dumps(result))
         return
+    from retrograde.validation.pairs import pairs_line, sprt_line
+
     played = (f"{result['openings']['played']} seeded random openings of {result['start']}, each played in both seats"
               if test else f"{result['start']}, {games} games a seat")
     click.echo(f"{game.describe()} from {played}, seed {seed}, draw after {result['max_plies']} plies")

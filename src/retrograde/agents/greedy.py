@@ -16,7 +16,6 @@ import numpy as np
 
 from retrograde.agents.base import Player
 from retrograde.agents.minimax import cannot_search, make_search
-from retrograde.search.base import Search
 from retrograde.search.scores import GREEDY, pick_best, pick_best_rows
 
 
@@ -48,6 +47,8 @@ class GreedyAgent(Player):
     def choose_scored(self, rows, exact):
         """`choose` at many positions: both searches over all of them in two kernel calls (their
         scores are exact, so the seed each draws does not change them), the draws as `choose`'s."""
+        from retrograde.search.base import Search  # numba: imported once the agent plays, not when listed
+
         if type(self.search).rows_at is Search.rows_at:
             return None
         tactics = self.search.scores_many(rows, 2, "zero")

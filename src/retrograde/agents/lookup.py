@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from retrograde import outcome as oc
 from retrograde.agents.base import Player
-from retrograde.data.probing import Analysis, MoveValue, analyse
-from retrograde.data.store import SOLVED, Store
 from retrograde.search.scores import LOOKUP, LOOKUP_BY_OUTCOME, UNKNOWN, pick_best_rows
 from retrograde.spec import Option
+
+if TYPE_CHECKING:  # the store's modules (zarr) are imported where a store is read, not where agents are listed
+    from retrograde.data.probing import Analysis, MoveValue
+    from retrograde.data.store import Store
 
 
 def preference(move: MoveValue, remoteness: bool = True) -> tuple[int, int]:
@@ -44,6 +47,8 @@ def perfect_line(store: Store, position, max_plies: int) -> tuple[list[tuple[str
     """The lookup agent's line from `position` with ties to the first move as the game lists them:
     ([(move, position after it, its value for the side to move there)], why it ends: "terminal",
     "repetition" (a position met before: a drawn line of a game with cycles) or "max-plies")."""
+    from retrograde.data.probing import analyse
+
     line, seen = [], {position}
     analysis = analyse(store, [position])[0]
     while analysis.moves and len(line) < max_plies:
@@ -75,12 +80,18 @@ class LookupAgent(Player):
     @cached_property
     def _solved(self) -> set[str]:
         """The store's solved tiers (read where a fallback is given: `holds`)."""
+        from retrograde.data.store import SOLVED
+
         return {tier.name for tier in self.store.plan.tiers if self.store.record(tier.name).status == SOLVED}
 
     def best_moves(self, position, analysis: Analysis | None = None) -> list[MoveValue]:
         """Every move that is optimal by (outcome, remoteness), or by outcome alone; from
         `analysis` where the position's is at hand, else from the store."""
-        return optimal_moves((analysis or analyse(self.store, [position])[0]).moves, self.remoteness)
+        if analysis is None:
+            from retrograde.data.probing import analyse
+
+            analysis = analyse(self.store, [position])[0]
+        return optimal_moves(analysis.moves, self.remoteness)
 
     def holds(self, position) -> bool:
         """Whether the store values `position` and every child (all lie in solved tiers)."""

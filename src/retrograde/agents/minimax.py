@@ -24,7 +24,7 @@ import numpy as np
 
 from retrograde.agents.base import Player
 from retrograde.errors import BadAgent
-from retrograde.search.base import WIN_SCORE, pick_best
+from retrograde.search.scores import WIN_SCORE, pick_best
 from retrograde.spec import Option
 
 #: The `eval` option as every game shares it; `options_for` gives it the game's own choices.

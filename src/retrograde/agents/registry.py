@@ -144,15 +144,7 @@ def resolve_agent(spec: str | AgentSpec | object, game: Game, defaults: dict | N
     if not isinstance(spec, (str, AgentSpec)):
         return _resolve_object(spec, defaults or {})
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
-    cls, extra = _resolve(parsed.name, game)
-    reason = cls.cannot_play(game)
-    if reason:
-        raise BadAgent(f"agent {parsed.name!r} cannot play {game.describe()}: {reason}")
-    preset = parsed.get(PRESET)
-    if preset is not None:
-        cls, extra = _resolve(parsed.name, game, preset)
-    options = agent_options(parsed.name, game, preset)
-    given, keywords = _given_values(parsed, options, getattr(cls, "open_options", False))
+    cls, extra, options, given, keywords = _checked(parsed, game)
     values, streamed, digests = {}, {}, {}
     for option in options:
         value = given.get(option.name, (defaults or {}).get(option.name, option.default))
@@ -170,6 +162,32 @@ def resolve_agent(spec: str | AgentSpec | object, game: Game, defaults: dict | N
         stream, label, built = cls.identify({**values, "keywords": keywords}, game)
         return ResolvedAgent(parsed, cls, None, tuple(built.items()), stream, files, label)
     return ResolvedAgent(parsed, cls, extra.get("policy"), tuple(values.items()), stream, files)
+
+
+def _checked(parsed: AgentSpec, game: Game) -> tuple[type[Player], dict, tuple[Option, ...], dict, tuple]:
+    """What `resolve_agent` checks of a spec before it reads a file or starts a user's code: the
+    agent's class and keywords (`_resolve`), its options and the values given (`_given_values`).
+
+    :raises BadAgent: an unknown agent, one that cannot play `game`, an unknown preset or option,
+        or a bad value."""
+    cls, extra = _resolve(parsed.name, game)
+    reason = cls.cannot_play(game)
+    if reason:
+        raise BadAgent(f"agent {parsed.name!r} cannot play {game.describe()}: {reason}")
+    preset = parsed.get(PRESET)
+    if preset is not None:
+        cls, extra = _resolve(parsed.name, game, preset)
+    options = agent_options(parsed.name, game, preset)
+    return cls, extra, options, *_given_values(parsed, options, getattr(cls, "open_options", False))
+
+
+def check_spec(spec: str | AgentSpec, game: Game) -> None:
+    """Refuse a spec that `resolve_agent` would refuse for `game` before anything runs (a nested
+    spec, a file or a user's code are checked when the agent is resolved): a command's early
+    answer, before it imports the machinery that plays.
+
+    :raises BadAgent: as `resolve_agent`."""
+    _checked(parse_spec(spec) if isinstance(spec, str) else spec, game)
 
 
 def _resolve_object(target: object, defaults: dict) -> ResolvedAgent:

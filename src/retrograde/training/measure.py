@@ -9,13 +9,16 @@ its move is one of them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from retrograde.agents.base import Player
-from retrograde.data.probing import analyse
-from retrograde.data.store import SOLVED, Store
 from retrograde.errors import BadAgent, StoreError
 from retrograde.games.base import Game
+
+if TYPE_CHECKING:  # the store's modules (zarr) are imported once a sample is drawn, not with training's
+    from retrograde.data.store import Store
 
 SAMPLE_SIZE = 2_000
 #: The sample's own random stream, apart from training's: resuming does not depend on it.
@@ -29,6 +32,8 @@ class ValueKeptSample:
     def __init__(self, store: Store, game: Game, seed: int, size: int = SAMPLE_SIZE, stream: int = _STREAM):
         if store.game.name != game.name or store.game.params != game.params:
             raise BadAgent(f"store {str(store.path)!r} holds {store.game.describe()}, not {game.describe()}")
+        from retrograde.data.probing import analyse
+
         self.positions = self._draw(store, game, np.random.default_rng([seed, stream]), size)
         self.keep = [frozenset(move.move for move in analysis.moves if move.value.outcome == analysis.value.outcome)
                      for analysis in analyse(store, self.positions)]
@@ -36,6 +41,8 @@ class ValueKeptSample:
     @staticmethod
     def _draw(store: Store, game: Game, rng: np.random.Generator, size: int) -> list:
         """`size` non-terminal positions whose tier and children's tiers the store has solved."""
+        from retrograde.data.store import SOLVED
+
         solved = {tier.name for tier in store.plan.tiers if store.record(tier.name).status == SOLVED}
         tiers = [tier for tier in game.tiers()
                  if tier.name in solved and tier.size and all(child in solved for child in tier.children)]

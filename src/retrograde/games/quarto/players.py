@@ -17,11 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from retrograde.games.capabilities import Policy
-from retrograde.games.quarto.board import encode, line_tables, move_of
-from retrograde.games.quarto.heuristics import lookahead_move
-from retrograde.games.quarto.search import QuartoSearch
-from retrograde.search.base import pick_best
+from retrograde.search.scores import pick_best
 from retrograde.spec import Option
+
+#: `QuartoSearch.evals` (its leaf evaluations, the default first), here too so that the agents'
+#: options are listed without the search's numba kernels; tests/test_cli_imports.py holds them equal.
+EVALS = ("threats", "parity", "zero")
 
 
 class Endgame(Policy):
@@ -32,12 +33,14 @@ class Endgame(Policy):
         Option("empty", "most empty cells for the exact search", 9, low=0, high=16),
         Option("depth", "plies searched above that", 2, low=1, high=16),
         Option("eval", "leaf evaluation above that (default threats)", None, kind="choice",
-               choices=QuartoSearch.evals),
+               choices=EVALS),
     )
 
     def __init__(self, game, rng, *, empty: int = 9, depth: int = 2, eval: str | None = None):
         super().__init__(game, rng)
         self.empty, self.depth = int(empty), int(depth)
+        from retrograde.games.quarto.search import QuartoSearch  # numba: once the agent is built
+
         self.search = QuartoSearch(game)
         self.evaluation = eval or self.search.evals[0]
 
@@ -65,9 +68,14 @@ class Lookahead(Policy):
     def __init__(self, game, rng, *, population: int = 512, generations: int = 40, offspring: int = 100):
         super().__init__(game, rng)
         self.sizes = (int(population), int(generations), int(offspring))
+        from retrograde.games.quarto.board import line_tables  # numba: once the agent is built
+
         self.lines, self.through = line_tables(game.squares)
 
     def choose(self, position):
+        from retrograde.games.quarto.board import encode, move_of
+        from retrograde.games.quarto.heuristics import lookahead_move
+
         board, occupied, hand, _ = encode(position)
         state = np.full(1, self.rng.integers(1 << 63), dtype=np.uint64)
         cell, piece = lookahead_move(board, occupied, hand, *self.sizes, self.lines, self.through, state)
