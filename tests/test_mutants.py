@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import struct
 import zipfile
@@ -16,10 +17,12 @@ import pytest
 
 import reference as ref
 
+from retrograde.agents import build_agent
 from retrograde.data.artifact import load_npz
 from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
-from retrograde.errors import StoreError
+from retrograde.errors import BadAgent, StoreError
+from retrograde.games import make_game
 
 
 def test_verify_counts_every_position_once(solved, cli):
@@ -106,3 +109,25 @@ def test_an_npz_whose_directory_claims_more_than_the_file_is_refused(tmp_path):
     assert len(data) < 1000
     with pytest.raises(ValueError, match="its members claim more bytes than the file holds"):
         load_npz(tmp_path / "a.npz")
+
+
+@pytest.mark.parametrize("planted", ["a symbolic link", "a folder", "a hard link to another file"])
+def test_a_planted_lock_file_is_refused_in_one_line(tmp_path, planted):
+    """Whatever is planted where the lock file goes (a link to a file elsewhere, a folder, a
+    second name of a file) is refused by what it is, and the file it names is left as it was.
+    Mutant: _open_lock's refusal text deleted (its three raises then end in NameError)."""
+    victim, lock = tmp_path / "victim", tmp_path / ".s.zarr.lock"
+    victim.write_text("keep")
+    {"a symbolic link": lambda: lock.symlink_to(victim), "a folder": lock.mkdir,
+     "a hard link to another file": lambda: os.link(victim, lock)}[planted]()
+    with pytest.raises(StoreError, match=f"its lock file .* is {planted}; retrograde writes only a regular file"):
+        with writer_lock(tmp_path / "s.zarr"):
+            pass
+    assert victim.read_text() == "keep"
+
+
+def test_ga_without_params_or_weights_is_refused(tmp_path):
+    """`ga` with neither params=FILE nor a weight for every gene is refused, naming both ways.
+    Mutant: `not genes or len(given) < len(genes)` -> `and` in GaAgent."""
+    with pytest.raises(BadAgent, match="ga needs params=FILE"):
+        build_agent("ga", make_game("nim", {"heaps": [1, 2]}), seed=0)
