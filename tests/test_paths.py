@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from conftest import run_cli
 from processes import assert_one_error_line
 from retrograde.errors import BadAgent
+from retrograde.validation.resume import FOLDER
 from retrograde.spec import parse_spec, parse_spec_list
 from test_explore import api, explorer
 from test_upgrade import format3_copy
@@ -161,3 +163,54 @@ def test_the_explorer_serves_a_store_named_with_any_character(odd, tmp_path):
     with explorer(store, tmp_path) as (url, _):
         status, body = api(url, "/api/probe", position=".../.../... x")
         assert status == 200 and json.loads(body)["value"] == "draw", body
+
+
+def test_every_workflow_preset_gets_its_folder_as_a_value_that_reads_back():
+    """`run`'s learners and validated agents (Quarto's rl reads its ga artifact, `pieces=`) get the
+    folder, whatever it is named, as the value of their option: the text the training parses
+    again reads back to that very value."""
+    from retrograde.workflows.names import WORKFLOWS
+    from retrograde.workflows.runner import in_folder
+
+    folder = Path("/runs", UNBALANCED, BALANCED)
+    placed = 0
+    for _, workflow in WORKFLOWS.values():
+        for preset in [spec for spec, _ in workflow.train] + list(workflow.agents):
+            spec = in_folder(preset, folder)
+            assert parse_spec(str(spec)) == spec
+            for (key, value), (_, written) in zip(spec.options, parse_spec(preset).options):
+                assert value == written.replace("{folder}", str(folder))
+                placed += "{folder}" in written
+    assert placed >= 5
+
+
+def test_a_killed_validate_resumes_from_its_log_in_a_folder_named_with_any_character(solved, tmp_path):
+    """A user's agent in a file whose path holds an unclosed '(' and a quote (written in quotes),
+    validated into such a folder, killed once a result is in its resume log, then rerun: the
+    report is an uninterrupted run's, byte for byte."""
+    from processes import kill_group, log_paths, run, start
+    from test_validate_resume import SLOW_AGENT, kept_keys
+
+    folder = tmp_path / UNBALANCED
+    folder.mkdir()
+    (folder / "slow.py").write_text(SLOW_AGENT)
+    args = ["validate", "--store", str(solved("tictactoe")), "--agents",
+            f"python:file={quoted(folder / 'slow.py')},name=Slow,random", "--games", "2", "--positions", "600",
+            "--seed", "2", "--workers", "0", "--quiet"]
+    whole = run([*args, "--out", str(folder / "whole")], tmp_path / "logs")
+    assert whole.returncode == 0, whole.stderr
+    out = folder / f"{BALANCED} stopped"
+    out_path, err_path = log_paths(tmp_path / "logs")
+    with open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:
+        proc = start([*args, "--out", str(out)], stdout=stdout, stderr=stderr)
+    try:
+        deadline = time.monotonic() + 120
+        while not kept_keys(out) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        kill_group(proc)
+    assert kept_keys(out) and not (out / "report.json").exists(), err_path.read_text()
+    rerun = run([*args, "--out", str(out)], tmp_path / "logs")
+    assert rerun.returncode == 0, rerun.stderr
+    assert (out / "report.json").read_bytes() == (folder / "whole" / "report.json").read_bytes()
+    assert not (out / FOLDER).exists()
