@@ -3,10 +3,19 @@ hidden layer of ReLU units, one output per action. JAX computes it (and, in trai
 gradients); JAX is the optional extra `dqn`, imported only when a network is built.
 
 The weights are four float32 arrays, `WEIGHTS`, kept as they are in .npz artifacts.
+
+jaxlib lets Ctrl-C interrupt its wait for a compilation, which goes on in XLA's threads; the
+command's exit then tore the runtime down under them (SIGSEGV after the "interrupted" line,
+issue 36 item 9), and a Ctrl-C raised in Python code that jaxlib's import calls aborted the
+process (SIGABRT). So JAX is imported and compiles with the stop signals held
+(`StopSignalsHeld`): a network compiles its forward pass when it is made, and training holds
+them around its steps, delivering a held signal between episodes.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 from functools import cache
 
 import numpy as np
@@ -20,12 +29,51 @@ EXTRA = "pip install 'retrograde[dqn]'"
 WEIGHTS = ("w1", "b1", "w2", "b2")
 
 
+#: The signals a command stops on (exits.py's handlers unwind it): held while JAX works.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StopSignalsHeld:
+    """A block in which the stop signals whose handlers are Python's only are recorded; `deliver`
+    (at a point where stopping is safe) and the block's end raise the first again, to the handler
+    it had (Ctrl-C: KeyboardInterrupt). Outside the main thread, where Python runs no handler,
+    nothing is held. Blocks nest: an inner one delivers to the outer."""
+
+    def __enter__(self) -> StopSignalsHeld:
+        self.arrived: list[int] = []
+        self.saved: dict[int, object] = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOP_SIGNALS:
+                if callable(signal.getsignal(signum)):
+                    self.saved[signum] = signal.signal(signum, self._record)
+        return self
+
+    def _record(self, signum: int, frame) -> None:
+        self.arrived.append(signum)
+
+    def deliver(self) -> None:
+        """Raise a held signal now, to the handler it had before the block (which ends the holding)."""
+        if self.arrived:
+            self.__exit__()
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)
+        self.saved = {}
+        if self.arrived:
+            signum, self.arrived = self.arrived[0], []
+            signal.raise_signal(signum)
+
+
 def jax_modules():
-    """(jax, jax.numpy, optax); BadAgent in one line, saying how to install them, if missing."""
+    """(jax, jax.numpy, optax), imported with the stop signals held (a Ctrl-C raised inside jaxlib's
+    initialisation aborted the process: SIGABRT); BadAgent in one line, saying how to install
+    them, if missing."""
     try:
-        import jax
-        import jax.numpy as jnp
-        import optax
+        with StopSignalsHeld():
+            import jax
+            import jax.numpy as jnp
+            import optax
     except ImportError as exc:
         raise BadAgent(f"dqn needs JAX, which is not installed ({exc.name}): {EXTRA}") from None
     return jax, jnp, optax
@@ -69,7 +117,9 @@ class QNetwork:
             finite_floats(name, np.asarray(weights[name]))
         self.network_input = network_input
         self.hidden = hidden
-        self.weights = {name: jnp.asarray(weights[name], dtype=jnp.float32) for name in WEIGHTS}
+        with StopSignalsHeld():  # the arrays' transfer and the forward pass compile
+            self.weights = {name: jnp.asarray(weights[name], dtype=jnp.float32) for name in WEIGHTS}
+            self.q(np.zeros(network_input.inputs, np.float32))
 
     def q(self, board: np.ndarray) -> np.ndarray:
         """Q of every action of one board (float64)."""

@@ -18,6 +18,10 @@ r + gamma * max Q_target(next board) over the legal actions (r alone at a game's
 Huber loss. An episode that reaches the ply cap stops without a final transition.
 Every draw comes from the stage's generator, and the network's, target's, optimizer's and replay
 memory's arrays are the checkpoint, so that a resumed run gives the same bytes.
+
+JAX works with the stop signals held (`agents.qnet.StopSignalsHeld`): a Ctrl-C that interrupted
+its wait for a compilation crashed the exit (SIGSEGV). Setting the state up holds them, and an
+episode's steps do, a held signal delivered between episodes.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.agents.base import Player
 from retrograde.agents.dqn import NetworkAgent
-from retrograde.agents.qnet import WEIGHTS, QNetwork, forward, initial_weights, jax_modules
+from retrograde.agents.qnet import WEIGHTS, QNetwork, StopSignalsHeld, forward, initial_weights, jax_modules
 from retrograde.agents.rl import REWARD
 from retrograde.data.artifact import save_npz
 from retrograde.errors import BadAgent
@@ -130,16 +134,18 @@ class DqnLearner(Learner):
         self._take_up(weights, weights, None, memory, np.zeros(3, np.int64))
 
     def _take_up(self, weights, target, optimizer_leaves, memory, counters) -> None:
-        """Set the learner's state from arrays (a fresh start: no optimizer leaves)."""
+        """Set the learner's state from arrays (a fresh start: no optimizer leaves); JAX compiles
+        Adam's initial state and the arrays' conversions, with the stop signals held."""
         jax, jnp, _ = jax_modules()
-        self.network = QNetwork(self.network_input, weights)
-        self.target = {name: jnp.asarray(target[name]) for name in WEIGHTS}
-        state = self.optimizer.init(self.network.weights)
-        if optimizer_leaves is not None:
-            leaves, structure = jax.tree_util.tree_flatten(state)
-            if len(optimizer_leaves) != len(leaves):
-                raise ValueError(f"{len(optimizer_leaves)} optimizer arrays, Adam keeps {len(leaves)}")
-            state = jax.tree_util.tree_unflatten(structure, [jnp.asarray(leaf) for leaf in optimizer_leaves])
+        with StopSignalsHeld():
+            self.network = QNetwork(self.network_input, weights)
+            self.target = {name: jnp.asarray(target[name]) for name in WEIGHTS}
+            state = self.optimizer.init(self.network.weights)
+            if optimizer_leaves is not None:
+                leaves, structure = jax.tree_util.tree_flatten(state)
+                if len(optimizer_leaves) != len(leaves):
+                    raise ValueError(f"{len(optimizer_leaves)} optimizer arrays, Adam keeps {len(leaves)}")
+                state = jax.tree_util.tree_unflatten(structure, [jnp.asarray(leaf) for leaf in optimizer_leaves])
         self.optimizer_state = state
         self.memory = memory
         #: transitions stored so far, the next slot to write, Adam steps taken
@@ -211,10 +217,12 @@ class DqnLearner(Learner):
     def run(self, start, stop, rng, progress: Progress):
         pools = self.phases.build(self.game, rng, self.store, copy=self.player)
         results = {"win": 0, "draw": 0, "loss": 0}
-        for episode in range(start, stop):
-            opponent = self.phases.opponent(pools, episode, rng)
-            results[self._episode(opponent, episode % 2 == 0, self.phases.epsilon(episode), rng)] += 1
-            progress.advance(1)
+        with StopSignalsHeld() as held:  # the Adam step compiles in the first episode that learns
+            for episode in range(start, stop):
+                opponent = self.phases.opponent(pools, episode, rng)
+                results[self._episode(opponent, episode % 2 == 0, self.phases.epsilon(episode), rng)] += 1
+                progress.advance(1)
+                held.deliver()
         return {"epsilon": self.phases.epsilon(stop - 1),
                 **{key: count / (stop - start) for key, count in results.items()}}
 
