@@ -22,7 +22,7 @@ from retrograde.data.artifact import load_npz
 from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
 from retrograde.errors import BadAgent, StoreError
-from retrograde.games import make_game
+from retrograde.games import parse_game
 
 
 def test_verify_counts_every_position_once(solved, cli):
@@ -126,8 +126,10 @@ def test_a_planted_lock_file_is_refused_in_one_line(tmp_path, planted):
     assert victim.read_text() == "keep"
 
 
-def test_ga_without_params_or_weights_is_refused(tmp_path):
-    """`ga` with neither params=FILE nor a weight for every gene is refused, naming both ways.
-    Mutant: `not genes or len(given) < len(genes)` -> `and` in GaAgent."""
-    with pytest.raises(BadAgent, match="ga needs params=FILE"):
-        build_agent("ga", make_game("nim", {"heaps": [1, 2]}), seed=0)
+@pytest.mark.parametrize("learner, game", [("ga", "nim --heaps 1,2"), ("rl", "nim --heaps 1,2"), ("dqn", "tictactoe")])
+def test_a_trained_agent_without_params_is_refused(learner, game):
+    """A trained agent given no params=FILE (`ga`: nor a weight for every gene) is refused in one
+    line saying how to train one. Mutants: `not genes or len(given) < len(genes)` -> `and` in
+    GaAgent; RlAgent's refusal deleted (then Path(None): a TypeError)."""
+    with pytest.raises(BadAgent, match=f"{learner} needs params=FILE \\(train one with retrograde train {learner}"):
+        build_agent(learner, parse_game(game), seed=0)
