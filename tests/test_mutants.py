@@ -23,6 +23,7 @@ from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
 from retrograde.errors import BadAgent, StoreError
 from retrograde.games import parse_game
+from retrograde.training import train
 
 
 def test_verify_counts_every_position_once(solved, cli):
@@ -133,3 +134,17 @@ def test_a_trained_agent_without_params_is_refused(learner, game):
     GaAgent; RlAgent's refusal deleted (then Path(None): a TypeError)."""
     with pytest.raises(BadAgent, match=f"{learner} needs params=FILE \\(train one with retrograde train {learner}"):
         build_agent(learner, parse_game(game), seed=0)
+
+
+@pytest.mark.parametrize("model, spec, game", [("SparseQ", "rl:model=sparse,episodes=20", "nim --heaps 1,2"),
+                                               ("LinearQ", "rl:episodes=3,opponent=random", "quixo --size 4")])
+def test_an_rl_artifact_of_each_model_loads_and_plays(tmp_path, model, spec, game):
+    """An rl artifact holding a sparse table (a position's notation per row) or a linear model
+    (quixo 4x4's features, no table fits) loads as that model and plays a legal move. Mutants:
+    SparseQ.from_arrays's `option is not None` -> `is None` or its `return` -> `return None`;
+    LinearQ.from_arrays's `option = ...` deleted."""
+    played = parse_game(game)
+    out = train(spec, played, tmp_path / "a.npz", seed=1)
+    agent = build_agent(f"rl:params={out}", played, seed=0)
+    assert type(agent.model).__name__ == model
+    assert agent.choose(played.initial_position) in played.moves(played.initial_position)
