@@ -148,3 +148,15 @@ def test_an_rl_artifact_of_each_model_loads_and_plays(tmp_path, model, spec, gam
     agent = build_agent(f"rl:params={out}", played, seed=0)
     assert type(agent.model).__name__ == model
     assert agent.choose(played.initial_position) in played.moves(played.initial_position)
+
+
+def test_the_one_ply_classes_kept_stay_within_their_budget(solved):
+    """Reading every tier of a one-ply store (quixo 3x3, chunks of 1,000) keeps the latest chunks'
+    classes within `classes_cache_bytes` (here 2,500 bytes: two chunks and a half). Mutant: `+
+    classes.nbytes` -> `-` in Store._classes's eviction (the cache then outgrows its budget)."""
+    with Store.open(solved("quixo", {"size": 3}, chunk_size=1000)) as store:
+        assert store.one_ply
+        store.classes_cache_bytes = 2500
+        for tier in store.plan.tiers:
+            store.read_tier(tier.name)
+            assert 0 < sum(kept.nbytes for kept in store._classes_cache.values()) <= 2500, tier.name
