@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_same_store, store_bytes
+import hostile_cases
 from processes import assert_one_error_line, run
 from retrograde.cli import OS_ERROR_EXIT
 from retrograde.pipeline.executors import InProcessExecutor
@@ -602,3 +603,56 @@ def test_a_link_planted_in_the_seeds_folder_is_refused(tmp_path, outside, cli):
     assert_refused(cli("run", "seeds", "--out", str(tmp_path / "out"), "--workers", "0", "--quiet"),
                    str(folder / "rows"), "symbolic link")
     assert tree_bytes(outside) == before and sorted(p.name for p in folder.iterdir()) == ["rows"]
+
+
+# --- the hostile-input table (issue 36, point 2) -----------------------------------------------------------------------
+# tests/hostile_cases.py holds the cases (every subcommand, every artifact kind, every defect of issue 36 a command line
+# shows); each runs as a real process and must exit as documented, say one line, print no traceback, leave the disk as
+# it was and answer within 10 s. The suite runs a fixed stratified subset; benchmarks/bench_fuzz.py runs them all.
+CASES = hostile_cases.all_cases()
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> hostile_cases.Sandbox:
+    return hostile_cases.Sandbox.build(tmp_path_factory.mktemp("hostile"))
+
+
+def test_the_table_covers_every_command_artifact_and_item():
+    """At least 250 cases; every subcommand the CLI has, every artifact kind and every issue-36
+    item a command line shows has cases."""
+    from retrograde.cli import cli
+
+    assert len(CASES) >= 250
+    assert set(cli.commands) <= {case.command for case in CASES}
+    for kind in ("rl:", "ga:", "dqn:", "workflow.json", "resume", "checkpoint", "a tier", "the plan", "a chunk"):
+        assert sum(kind in case.name for case in CASES) >= 2, kind
+    assert {1, 2, 3, 4, 5, 6, 7, 8} <= {case.item for case in CASES}
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(case, id=case.name,
+                 marks=[pytest.mark.xfail(strict=True, reason=case.defect)] if case.defect else [])
+    for case in hostile_cases.in_suite(CASES)])
+def test_a_hostile_input_is_answered_cleanly(hostile, case):
+    verdict = hostile_cases.run_case(case, hostile)
+    if verdict.outcome == "hang":  # once more: a refusal that starts Python on two cores shared by busy tests
+        verdict = hostile_cases.run_case(case, hostile)
+    assert verdict.passed, f"{case.name}: {verdict.outcome}: {verdict.why}"
+
+
+@pytest.mark.parametrize("case, outcome", [
+    (hostile_cases.Case("a solve that works, taken for a refusal", ("solve", "nim", "--heaps", "1,2", "--store",
+                                                                   "s.zarr", "--workers", "0", "--quiet")),
+     "disk changed"),
+    (hostile_cases.Case("a read that works, taken for a refusal", ("probe", "--store", "{nim}", "1,2,3")), "accepted"),
+    (hostile_cases.Case("a server, taken for a refusal", ("explore", "--store", "{nim}", "--port", "0"), seconds=4),
+     "hang"),
+    (hostile_cases.Case("a usage error, taken for damage", ("probe", "--store", "{nim}", "9,9,9"), exit=1),
+     "wrong status"),
+    (hostile_cases.Case("a refusal, taken for a success", ("probe", "--store", "{nim}", "9,9,9"), exit=0, lines=0),
+     "several lines"),
+])
+def test_the_checks_catch_what_they_must(hostile, case, outcome):
+    """The judge of the table is no rubber stamp: a changed disk, an accepted input, a hang, a
+    wrong status and an unexpected line each come to their outcome."""
+    assert hostile_cases.run_case(case, hostile).outcome == outcome
