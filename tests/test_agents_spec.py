@@ -75,6 +75,12 @@ def test_quoting_mistakes_are_one_line_naming_the_fix(text, problem):
     assert "\n" not in str(caught.value)
 
 
+def test_a_bad_value_is_shown_as_it_is_written():
+    """A refused value reads as the user must write it: a path with a space at its start in quotes."""
+    with pytest.raises(BadAgent, match=re.escape('params=" no/such.npz": no such file')):
+        Option("params", "artifact", None, kind="file").convert(" no/such.npz", "rl")
+
+
 def test_a_list_of_specs_splits_at_agent_names_not_at_every_comma():
     specs = parse_spec_list("lookup, minimax:depth=3,eval=inline,random,lookup:fallback=(mcts:iterations=5,c=2)")
     assert [str(spec) for spec in specs] == [

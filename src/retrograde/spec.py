@@ -219,7 +219,7 @@ class Option:
     def convert(self, value: str, where: str) -> Any:
         """The typed value of `value`; raise `BadAgent` naming the agent spec and the option."""
         def bad(why: str) -> BadAgent:
-            return BadAgent(f"agent spec {where!r}: {self.name}={value}: {why}")
+            return BadAgent(f"agent spec {where!r}: {self.name}={_written(value)}: {why}")
 
         if self.kind in ("int", "float"):
             try:
