@@ -158,11 +158,14 @@ def test_run_seeds_plays_a_trained_agent_from_a_folder_named_with_any_character(
     assert row["verdict"] != course.NOT_RUN and row["ours"]["games"] > 0, row
 
 
-def test_the_explorer_serves_a_store_named_with_any_character(odd, tmp_path):
-    _, store, _ = odd
-    with explorer(store, tmp_path) as (url, _):
+def test_the_explorer_serves_a_store_and_an_artifact_named_with_any_character(odd, tmp_path):
+    _, store, artifact = odd
+    agent = f"rl:params={quoted(artifact)}"
+    with explorer(store, tmp_path, "--agents", f"lookup,{agent}") as (url, _):
         status, body = api(url, "/api/probe", position=".../.../... x")
         assert status == 200 and json.loads(body)["value"] == "draw", body
+        status, body = api(url, "/api/move", position=".../.../... x", agent=agent, p=1, seed=0)
+        assert status == 200 and json.loads(body)["agent"] == agent and json.loads(body)["by"] == "agent", body
 
 
 def test_every_workflow_preset_gets_its_folder_as_a_value_that_reads_back():

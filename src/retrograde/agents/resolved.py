@@ -1,7 +1,8 @@
 """A resolved agent: an agent spec parsed and checked once, at the edge, for one game.
 
-`registry.resolve_agent` makes it from spec text (the CLI, the Python API, a workflow's preset);
-from there on the agent is this object, never text parsed again: it travels through tasks (it
+`registry.resolve_agent` makes it from spec text (the CLI, the Python API) or a parsed spec (a
+workflow's preset, its artifacts' paths given as option values, never spliced into text); from
+there on the agent is this object, never text parsed again: it travels through tasks (it
 pickles to a class reference and a few values), reports, artifacts and the explorer, and builds
 the playing agent (`build`) wherever a game is played.
 """
