@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,11 @@ def _quoted(value: str) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
+@lru_cache(maxsize=4096)
 def _written(value: str) -> str:
     """`value` as a spec writes it: bare, else in parentheses (a nested spec's form), else quoted:
-    the first form that `parse_spec` reads back as exactly `value`."""
+    the first form that `parse_spec` reads back as exactly `value` (kept: reports name agents
+    by their text again and again)."""
     for form in (value, f"({value})"):
         try:
             if _parse(f"agent:key={form}", hint=False).options == (("key", value),):
