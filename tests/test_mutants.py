@@ -160,3 +160,41 @@ def test_the_one_ply_classes_kept_stay_within_their_budget(solved):
         for tier in store.plan.tiers:
             store.read_tier(tier.name)
             assert 0 < sum(kept.nbytes for kept in store._classes_cache.values()) <= 2500, tier.name
+
+
+#: A `ga` artifact for nim 1,2 as artifact format 1 writes it (the fields every version-1 reader takes).
+GA_VERSION_1 = {"format": "retrograde-training", "learner": "ga", "version": 1, "seed": 1, "settings": {},
+                "game": {"name": "nim", "params": {"heaps": [1, 2], "max_take": None, "misere": False}},
+                "learning_curve": [{"generations": 1, "best_fitness": 1.0, "mean_fitness": 1.0}], "fitness": 1.0,
+                "genome": {"kind": "nim-rules", "weights": [0.5, 0.9, 0.1, 0.9, 0.3, 0.4],
+                           "names": ["random_heap", "fattest_heap", "random_take", "odd_take", "prime_take",
+                                     "leave_one"]}}
+
+
+def test_an_artifact_of_format_1_still_loads(tmp_path):
+    """Artifacts already trained keep working: a version-1 `ga` artifact loads and plays. Mutant:
+    artifact.VERSION 1 -> 2 (every artifact trained before refused as another format)."""
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(GA_VERSION_1))
+    game = parse_game("nim --heaps 1,2")
+    agent = build_agent(f"ga:params={path}", game, seed=0)
+    assert agent.choose(game.initial_position) in game.moves(game.initial_position)
+
+
+def test_verify_lists_damage_in_order(solved, tmp_path, cli):
+    """Damage in two tiers is listed sorted (tic-tac-toe's plan goes from k9 down to k0, its
+    report from k0 up), whatever order the chunks were checked in. Mutant: verify_stage's
+    `result.damaged.sort()` deleted."""
+    store = tmp_path / "t.zarr"
+    shutil.copytree(solved("tictactoe"), store)
+    files = sorted(store.glob("tiers/*/outcome/c/*"))
+    for chunk in (files[0], files[-1]):
+        data = bytearray(chunk.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        chunk.write_bytes(bytes(data))
+    assert files[0].parts[-4] != files[-1].parts[-4]
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet", "--json")
+    damaged = json.loads(stdout)["damaged"]
+    assert code == 1 and damaged == sorted(damaged), damaged
+    for chunk in (files[0], files[-1]):
+        assert any(f"tier {chunk.parts[-4]} chunk {chunk.name}: its data is damaged" in line for line in damaged)
