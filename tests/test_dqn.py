@@ -3,21 +3,28 @@
 The encodings are checked against the boards' text and the rules' moves, the network's choice
 against its Q values computed here in numpy from the artifact's weights, training for learning
 (tic-tac-toe against random), same-seed bytes and its refusals (a rerun after Ctrl-C and kill -9:
-test_training).
+test_training), and Ctrl-C while JAX is imported, compiles and trains (issue 36, item 9):
+one line and exit status 130, never a crash, no checkpoint lost, the rerun resuming to the bytes
+of an uninterrupted run (benchmarks/bench_dqn_interrupt.py sends 20 and more).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import pytest
 
 from conftest import run_cli
-from processes import assert_one_error_line
+from processes import assert_one_error_line, kill_group, log_paths, start
 from retrograde.agents import build_agent
 from retrograde.agents.match import play_game
+from retrograde.agents.qnet import StopSignalsHeld
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
 from retrograde.training import train
@@ -141,3 +148,133 @@ def test_dqn_refusals_are_one_line_and_write_nothing(tmp_path):
         assert result.returncode == 2, result.stderr
         assert_one_error_line(result.stderr, "pip install 'retrograde[dqn]'")
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+# --- Ctrl-C (issue 36, item 9) -------------------------------------------------------------------
+def test_held_stop_signals_reach_their_own_handlers_when_delivered_and_the_first_decides():
+    class Stopped(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stopped(signum)
+
+    before = signal.signal(signal.SIGTERM, stop), signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(Stopped) as stopped:
+            with StopSignalsHeld() as held:
+                os.kill(os.getpid(), signal.SIGTERM)
+                with StopSignalsHeld():  # an inner block delivers to the outer one
+                    os.kill(os.getpid(), signal.SIGINT)
+                    inner_reached = True
+                assert inner_reached and held.arrived == [signal.SIGTERM, signal.SIGINT]
+                held.deliver()
+                raise AssertionError("deliver returned with a signal held")
+        assert stopped.value.args == (signal.SIGTERM,)
+        assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == (stop, before[1])
+        with pytest.raises(KeyboardInterrupt):  # Python's own Ctrl-C handler, at the block's end
+            with StopSignalsHeld():
+                os.kill(os.getpid(), signal.SIGINT)
+                ended = True
+        assert ended
+    finally:
+        signal.signal(signal.SIGTERM, before[0])
+
+
+#: The CLI with SIGINT sent 10 ms into XLA's compilation of the Adam step: jaxlib's wait for a
+#: compilation gives way to Ctrl-C while XLA's threads compile on (jax's private compile entry
+#: names the moment). Unheld, the exit crashed under them: SIGSEGV, 6 times of 6.
+INTERRUPTED_COMPILING = """
+import os, signal, sys, threading
+from jax._src import compiler
+compile_and_load = compiler.backend_compile_and_load
+def interrupted(backend, module, *args, **kwargs):
+    if "jit_step" in str(module.operation.attributes["sym_name"]):
+        threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGINT)).start()
+    return compile_and_load(backend, module, *args, **kwargs)
+compiler.backend_compile_and_load = interrupted
+from retrograde.cli import main
+main()
+"""
+
+#: An import of JAX whose last module (optax) sends Ctrl-C as it starts: held, the import ends
+#: whole and the Ctrl-C comes after it (unheld, it landed inside jaxlib's initialisation, which
+#: aborted: SIGABRT).
+INTERRUPTED_IMPORTING = """
+import os, signal, sys
+from importlib.abc import MetaPathFinder
+class Interrupt(MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "optax":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+sys.meta_path.insert(0, Interrupt())
+from retrograde.agents.qnet import jax_modules
+try:
+    jax_modules()
+except KeyboardInterrupt:
+    print(sorted(name for name in ("jax", "jax.numpy", "optax") if name in sys.modules))
+"""
+
+
+def test_ctrl_c_while_jax_compiles_or_is_imported_stops_in_one_line_not_a_crash(tmp_path):
+    out = tmp_path / "q.npz"
+    result = subprocess.run([sys.executable, "-c", INTERRUPTED_COMPILING, "train", SMALL.format(episodes=200),
+                             "--game", "tictactoe", "--out", str(out), "--quiet"], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert result.returncode == 130, (result.returncode, result.stderr)
+    assert_one_error_line(result.stderr, "interrupted", "rerun the same command to resume")
+    assert not out.exists()
+    imported = subprocess.run([sys.executable, "-c", INTERRUPTED_IMPORTING], capture_output=True, text=True,
+                              timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (imported.returncode, imported.stdout.strip()) == (0, "['jax', 'jax.numpy', 'optax']"), imported.stderr
+
+
+def _checkpoint_done(partial) -> int | None:
+    """Episodes the run's checkpoint holds (0: none; None: unreadable)."""
+    if not (partial / "checkpoint.npz").exists():
+        return 0
+    try:
+        with np.load(partial / "checkpoint.npz", allow_pickle=False) as data:
+            return json.loads(str(data["metadata"]))["done"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
+
+
+def test_ctrl_c_at_seeded_moments_of_train_dqn_is_one_line_and_the_rerun_resumes_to_the_same_bytes(tmp_path):
+    """Three SIGINTs at seeded moments from the interpreter's start on (JAX's import, its
+    compilations, steps, checkpoints): each run ends with exit 130 and one line, keeps the
+    checkpoint it had, and the rerun ends with the bytes of an uninterrupted run (a run that
+    ends before its signal starts the chain again)."""
+    spec = SMALL.format(episodes=400) + ",every=20"
+    expected = train(spec, "tictactoe", tmp_path / "reference.npz", seed=4).read_bytes()
+    logs, chain, sent = tmp_path / "logs", 0, 0
+    delays = iter(np.random.default_rng(36).uniform(0.5, 4.0, size=20))
+    while True:
+        out = tmp_path / f"chain{chain}" / "q.npz"
+        out.parent.mkdir(exist_ok=True)
+        partial = out.with_name("q.npz.partial")
+        out_log, err_log = log_paths(logs)
+        with open(out_log, "wb") as stdout, open(err_log, "wb") as stderr:
+            proc = start(["train", spec, "--game", "tictactoe", "--out", str(out), "--seed", "4", "--quiet"],
+                         stdout=stdout, stderr=stderr)
+        try:
+            if sent < 3:
+                try:
+                    proc.wait(timeout=next(delays))
+                except subprocess.TimeoutExpired:
+                    before = _checkpoint_done(partial)
+                    proc.send_signal(signal.SIGINT)
+                    sent += 1
+            code = proc.wait(timeout=120)
+        finally:
+            kill_group(proc)
+        if code == 0:
+            assert out.read_bytes() == expected and not partial.exists()
+            if sent == 3:
+                break
+            chain += 1
+            continue
+        assert code == 130, (code, err_log.read_text())
+        assert_one_error_line(err_log.read_text(), "interrupted", "rerun the same command to resume")
+        after = _checkpoint_done(partial)
+        assert after is not None and after >= before, (before, after)
