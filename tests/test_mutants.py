@@ -198,3 +198,11 @@ def test_verify_lists_damage_in_order(solved, tmp_path, cli):
     assert code == 1 and damaged == sorted(damaged), damaged
     for chunk in (files[0], files[-1]):
         assert any(f"tier {chunk.parts[-4]} chunk {chunk.name}: its data is damaged" in line for line in damaged)
+
+
+def test_a_lock_file_removed_while_held_is_no_error(tmp_path):
+    """A lock file removed by hand while its lock is held (a cleanup of dot files) does not make
+    the run fail as it releases the lock. Mutant: `lock.unlink(missing_ok=True)` -> False."""
+    with writer_lock(tmp_path / "s.zarr"):
+        (tmp_path / ".s.zarr.lock").unlink()
+    assert list(tmp_path.iterdir()) == []
