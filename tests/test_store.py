@@ -1,5 +1,6 @@
 """The store (data/store.py): its cache of decoded chunks, the indices `read_values` takes, a
-plan that lacks a key, tier records bound to their tiers, and staging folders found by name."""
+plan that lacks a key, tier records bound to their tiers (a store whose records are not is
+refused, naming upgrade), and staging folders found by name."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import pytest
 
 from retrograde.data import probing
 from retrograde.data.plan import make_plan
-from retrograde.data.store import Store
-from retrograde.errors import DamagedStore
+from retrograde.data.store import Store, TierRecord, _record_document
+from retrograde.errors import DamagedStore, StoreError
 from retrograde.games import make_game
 
 #: Nim whose tiers s4 and s6 hold 20 positions each; 0,0,0,4 (in s4) is a win in 1.
@@ -140,27 +141,40 @@ def test_a_created_store_binds_its_unsolved_tiers_too(tmp_path):
                 opened.record(name)
 
 
-def test_a_record_written_before_records_named_their_tier_is_read_and_bound_when_written(solved, tmp_path):
-    """data/store.py: a store whose tier documents hold no tier and place (and a tier checksum over
-    the chunk checksums alone, as written before records named their tier) still opens and
-    answers; once a record is written again it names its tier and place."""
+def unbind(store) -> None:
+    """Every tier record of `store` written again as retrograde wrote it before records named
+    their tier: no tier and place, a checksum over the chunk checksums alone (the store's own
+    writer, given a record that names no tier)."""
+    for document in (store / "tiers").glob("*/zarr.json"):
+        chunks = json.loads(document.read_bytes())["attributes"]["chunks"]
+        document.write_bytes(_record_document(TierRecord(chunks)))
+    attributes = json.loads((store / "tiers" / "s4" / "zarr.json").read_bytes())["attributes"]
+    old = hashlib.blake2b("".join(chunk["checksum"] for chunk in attributes["chunks"]).encode(), digest_size=16)
+    assert "tier" not in attributes and attributes["checksum"] == old.hexdigest()
+
+
+@pytest.mark.parametrize("command", ["probe", "status", "verify", "solve"])
+def test_a_store_whose_records_name_no_tier_is_refused_naming_upgrade(solved, tmp_path, cli, command):
+    """data/store.py: a store written before records named their tier (where a swapped tier
+    folder would be answered) is refused when a tier's record is first read, by every command
+    and read path, in one line naming `retrograde upgrade`; nothing on disk changes."""
     store = tmp_path / "nim.zarr"
     shutil.copytree(solved("nim", NIM), store)
-    for document in (store / "tiers").glob("*/zarr.json"):
-        parsed = json.loads(document.read_bytes())
-        attributes = parsed["attributes"]
-        del attributes["tier"], attributes["place"]
-        chunks = "".join(record["checksum"] for record in attributes["chunks"])
-        attributes["checksum"] = hashlib.blake2b(chunks.encode(), digest_size=16).hexdigest()
-        document.write_bytes(json.dumps(parsed, indent=2).encode())  # as zarr writes a document
+    unbind(store)
+    before = {path: path.read_bytes() for path in store.rglob("*") if path.is_file()}
+    args = {"probe": ["--store", str(store), "0,0,0,4"], "status": ["--store", str(store)],
+            "verify": ["--store", str(store), "--quiet"],
+            "solve": ["nim", "--heaps", "1,2,3,4", "--store", str(store), "--quiet"]}[command]
+    code, stdout, stderr = cli(command, *args)
+    assert code not in (0, 3) and len(stderr.strip().splitlines()) == 1, (code, stdout, stderr)
+    assert "predate their binding" in stderr and f"retrograde upgrade --store {store}" in stderr, stderr
+    assert "Traceback" not in stderr and "win in" not in stdout
     with Store.open(store) as opened:
-        assert str(probing.values(opened, [opened.game.parse("0,0,0,4")])[0]) == "win in 1"
-    with Store.open(store, mode="r+") as opened:
-        opened.record_chunks("s4", [])
-    attributes = json.loads((store / "tiers" / "s4" / "zarr.json").read_bytes())["attributes"]
-    assert (attributes["tier"], attributes["place"]) == ("s4", 4)
-    with Store.open(store) as opened:
-        assert opened.record("s4").status == "solved"
+        for read in (lambda: opened.record("s4"), lambda: opened.read_tier("s4"),
+                     lambda: probing.values(opened, [opened.game.parse("0,0,0,4")])):
+            with pytest.raises(StoreError, match="retrograde upgrade"):
+                read()
+    assert {path: path.read_bytes() for path in store.rglob("*") if path.is_file()} == before
 
 
 @pytest.mark.parametrize("name", ["q*", "q?", "[q]", "q[4]", "q]"])

@@ -281,29 +281,57 @@ class Store:
         reader never mixes two versions of it while a solve writes it).
 
         :raises DamagedStore: the document is unreadable, malformed, the record of another tier
-            (by name or place in the plan), or not byte for byte what its records make."""
+            (by name or place in the plan), or not byte for byte what its records make;
+            StoreError: a record that names no tier (`unbound`)."""
         if name not in self._records:
-            document = f"tier {name}: its document tiers/{name}/zarr.json"
-            try:
-                stored = durable.read_inside(self.path, self.path / "tiers" / name / "zarr.json")
-                attributes = json.loads(stored)["attributes"]
-                chunks = attributes["chunks"]
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise self.damaged(document, exc) from None
-            if not (isinstance(chunks, list) and len(chunks) == self.plan.chunking(name).count
-                    and all(chunk is None or _is_chunk_record(chunk) for chunk in chunks)):
-                raise self.damaged(f"tier {name}: the chunk record list in tiers/{name}/zarr.json")
-            place = self.plan.place(name)
-            held = attributes.get("tier"), attributes.get("place")  # (None, None): written before records named it
-            bound = held != (None, None)
-            if bound and held != (name, place):
-                raise self.damaged(document, why=f"it is the record of tier {held[0]!r} at place {held[1]!r} of "
-                                                 f"the plan, not of {name} at place {place}: were tier folders "
-                                                 "swapped, renamed or copied?")
-            if not _is_record_document(stored, *((name, place) if bound else (None, None))):
-                raise self.damaged(f"tier {name}: the status, counts or checksum in tiers/{name}/zarr.json")
-            self._records[name] = TierRecord(chunks, name, place)  # written again, it names its tier
+            record, bound = self._read_record(name)
+            if not bound:
+                raise StoreError(f"store {str(self.path)!r}: its tier records predate their binding to their "
+                                 f"tiers' names (written by retrograde before records named their tier, so a "
+                                 f"swapped tier folder would go unseen): run `retrograde upgrade --store "
+                                 f"{self.path}`, which verifies every tier and binds its record")
+            self._records[name] = record
         return self._records[name]
+
+    def _read_record(self, name: str) -> tuple[TierRecord, bool]:
+        """The tier's record, bound to it, and whether its document names it (False: a record
+        written before records named their tier, whose checksum covers the chunks alone).
+
+        :raises DamagedStore: as `record`."""
+        document = f"tier {name}: its document tiers/{name}/zarr.json"
+        try:
+            stored = durable.read_inside(self.path, self.path / "tiers" / name / "zarr.json")
+            attributes = json.loads(stored)["attributes"]
+            chunks = attributes["chunks"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise self.damaged(document, exc) from None
+        if not (isinstance(chunks, list) and len(chunks) == self.plan.chunking(name).count
+                and all(chunk is None or _is_chunk_record(chunk) for chunk in chunks)):
+            raise self.damaged(f"tier {name}: the chunk record list in tiers/{name}/zarr.json")
+        place = self.plan.place(name)
+        held = attributes.get("tier"), attributes.get("place")  # (None, None): written before records named it
+        bound = held != (None, None)
+        if bound and held != (name, place):
+            raise self.damaged(document, why=f"it is the record of tier {held[0]!r} at place {held[1]!r} of "
+                                             f"the plan, not of {name} at place {place}: were tier folders "
+                                             "swapped, renamed or copied?")
+        if not _is_record_document(stored, *((name, place) if bound else (None, None))):
+            raise self.damaged(f"tier {name}: the status, counts or checksum in tiers/{name}/zarr.json")
+        return TierRecord(chunks, name, place), bound
+
+    def unbound(self) -> list[str]:
+        """The tiers whose records name no tier (written before records named their tier), in
+        plan order: what `retrograde upgrade` binds once `verify` finds their values right.
+
+        :raises DamagedStore: as `record`."""
+        return [tier.name for tier in self.plan.tiers if not self._read_record(tier.name)[1]]
+
+    def bind(self, name: str) -> None:
+        """Write tier `name`'s record again, naming its tier and place (`unbound`): done by
+        `retrograde upgrade` on a copy of the store it verifies before it takes its place."""
+        self._require_writable()
+        self._records[name] = self._read_record(name)[0]
+        self.record_chunks(name, [])
 
     def record_chunks(self, name: str, summaries: Iterable[dict[str, Any]]) -> None:
         """Mark chunks of tier `name` done, from their tasks' summaries, in one write of the tier's
