@@ -4,7 +4,7 @@ with more examples (issue 11, point 7); the figures "fuzz: hostile cases by outc
 examples run per command".
 
     python benchmarks/bench_fuzz.py                      # every hostile case, then 10 times the suite's examples
-    python benchmarks/bench_fuzz.py --only hostile       # the hostile cases alone (about 10 minutes on 2 cores)
+    python benchmarks/bench_fuzz.py --only hostile       # the hostile cases alone (16 minutes on 2 busy cores)
     python benchmarks/bench_fuzz.py --scale 3 --only probe,solve --seed 7
 
 Each hostile case runs `python -m retrograde ...` as a real process in a folder of its own and
