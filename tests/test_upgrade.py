@@ -17,6 +17,9 @@ from zarr.codecs import BloscCodec, ZstdCodec
 
 from conftest import Killed, run_cli, store_bytes
 from retrograde.data import upgrade as upgrading
+from retrograde.pipeline.executors import open_executor
+from retrograde.pipeline.stages import verify_stage
+from test_store import NIM, _move_tier, unbind
 from retrograde.data.store import Store
 from retrograde.errors import StoreError
 from retrograde.games import GAMES
@@ -67,10 +70,12 @@ def format3_copy(source: Path, target: Path, *, unsolved: int = 0) -> None:
                 chunks.append({**record.chunks[chunk], "stored": _stored_digest(target / "tiers" / tier.name, chunk)})
             if tier.name == largest:
                 chunks[:unsolved] = [None] * unsolved
-            attributes = {"status": "solved", "chunks": chunks,
-                          **{key: value for key, value in record.to_json().items() if key not in ("status", "chunks")}}
             if unsolved and tier.name == largest:
                 attributes = {"status": "partial", "chunks": chunks}
+            else:  # format 3's record names no tier: its checksum is over the chunk checksums alone
+                old = hashlib.blake2b("".join(chunk["checksum"] for chunk in chunks).encode(), digest_size=16)
+                attributes = {"status": "solved", "chunks": chunks, "checksum": old.hexdigest(),
+                              **{key: record.count(key) for key in ("win", "loss", "draw")}}
             group.attrs.update(attributes)
 
 
@@ -352,3 +357,66 @@ def test_upgrade_refuses_in_one_line_and_changes_nothing(old_store, tmp_path, ca
     assert len(lines) == 1 and expected in lines[0], result.stderr
     assert (store_bytes(path) if path.exists() else None) == before
     assert not list(tmp_path.glob(".q3.zarr.format3-*")) and not list(tmp_path.glob(".q3.zarr.upgrading-*"))
+
+
+def _verify(store: Store) -> upgrading.Verified:
+    """verify's findings in a store, as `retrograde upgrade` asks for them (in-process)."""
+    with open_executor(workers=0) as executor:
+        result = verify_stage(store, executor, quiet=True)
+    return upgrading.Verified([*result.damaged, *(f"tier {where}: bad checksum" for where in result.bad_checksums),
+                               *result.examples], result.unsolved)
+
+
+def test_upgrade_binds_a_store_whose_records_name_no_tier(solved, tmp_path, cli):
+    """data/upgrade.py: the records of a store written before records named their tier are
+    verified, then bound (in a copy swapped in): probe answers again, right, and a rerun has
+    nothing to do."""
+    store = tmp_path / "nim.zarr"
+    shutil.copytree(solved("nim", NIM), store)
+    unbind(store)
+    assert "verified and bound 11 tier records" in upgrading.upgrade(store, _verify)
+    assert [entry.name for entry in tmp_path.iterdir()] == ["nim.zarr"]
+    for name, place in (("s4", 4), ("s0", 0)):
+        attributes = json.loads((store / "tiers" / name / "zarr.json").read_bytes())["attributes"]
+        assert (attributes["tier"], attributes["place"]) == (name, place)
+    assert store_bytes(store) == store_bytes(solved("nim", NIM))
+    code, stdout, _ = cli("probe", "--store", str(store), "0,0,0,4")
+    assert code == 0 and stdout.startswith("0,0,0,4: win in 1\n"), stdout
+    assert "already format 4; nothing to do" in upgrading.upgrade(store, _verify)
+
+
+def test_upgrade_refuses_to_bind_swapped_tiers_and_changes_nothing(solved, tmp_path):
+    """data/upgrade.py: in a store whose records name no tier, tier folders s4 and s6 swapped
+    (of the same size, each folder's record and checksums its own) are found by verify, and
+    nothing is bound or changed: upgrade refuses in one line."""
+    store = tmp_path / "nim.zarr"
+    shutil.copytree(solved("nim", NIM), store)
+    unbind(store)
+    _move_tier(store, "swapped")
+    before = store_bytes(store)
+    with pytest.raises(StoreError, match=r"stay unbound: verify finds \d+ problems .*swapped") as refused:
+        upgrading.upgrade(store, _verify)
+    assert len(str(refused.value).splitlines()) == 1
+    assert store_bytes(store) == before and [entry.name for entry in tmp_path.iterdir()] == ["nim.zarr"]
+
+
+def test_a_bind_killed_before_its_swap_leaves_the_store_as_it_was(solved, tmp_path, monkeypatch):
+    """data/upgrade.py: a kill while the bound copy is verified leaves the store unbound as it
+    was, with the copy beside it, which the next run deletes before it binds the store."""
+    store = tmp_path / "nim.zarr"
+    shutil.copytree(solved("nim", NIM), store)
+    unbind(store)
+    before = store_bytes(store)
+
+    def killed(_store):
+        raise Killed
+
+    with pytest.raises(Killed):
+        upgrading.upgrade(store, killed)
+    assert store_bytes(store) == before
+    copy = tmp_path / ".nim.zarr.upgrading-host-1-abc"  # as an ended process of this host leaves it
+    copy.mkdir()
+    monkeypatch.setattr(upgrading.socket, "gethostname", lambda: "host")
+    monkeypatch.setattr(upgrading, "_abandoned", lambda owner, host: owner[-2] == "1")
+    assert "verified and bound" in upgrading.upgrade(store, _verify)
+    assert [entry.name for entry in tmp_path.iterdir()] == ["nim.zarr"]

@@ -1,5 +1,7 @@
 """`retrograde upgrade --store S`: convert a format-3 store to format 4 in place, atomically,
-resumably and verified (docs/STORE.md, "Upgrading a format-3 store").
+resumably and verified (docs/STORE.md, "Upgrading a format-3 store"); or bind the tier records
+of a format-4 store written before records named their tier, once verify finds its values
+right (`bind`).
 
 Under the store's writer lock, a format-4 store for the same plan is built beside it as
 `.<name>.upgrading-<host>-<pid>-<id>` (`Store.create`: null chunk records, the resume points).
@@ -22,7 +24,9 @@ import os
 import shutil
 import socket
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from zarr.core.metadata import ArrayV3Metadata
@@ -48,11 +52,13 @@ def old_codecs(array: str, itemsize: int) -> list[dict]:
                                                 "shuffle": "shuffle", "blocksize": 1 << 20}}]
 
 
-def upgrade(store_path: str | os.PathLike) -> str:
-    """Convert the format-3 store at `store_path` to format 4 (or finish an interrupted
-    conversion); returns what was done, in one line.
+def upgrade(store_path: str | os.PathLike, verify: Callable[[Store], Verified] | None = None) -> str:
+    """Convert the format-3 store at `store_path` to format 4, or bind the tier records of a
+    format-4 store written before records named their tier (`bind`, which `verify` checks), or
+    finish an interrupted upgrade; returns what was done, in one line.
 
-    :raises StoreError: no store, another format than 3 or 4, a damaged one (nothing changed)."""
+    :raises StoreError: no store, another format than 3 or 4, a damaged one, or one whose
+        tiers' values verify finds wrong (nothing changed)."""
     path = Path(store_path)
     if not path.exists() and not _old_folders(path):
         raise StoreError(f"no store at {str(path)!r}")
@@ -71,7 +77,7 @@ def upgrade(store_path: str | os.PathLike) -> str:
         if version == FORMAT_VERSION:
             for old in _old_folders(path):  # killed after the second rename: the old copy is left over
                 shutil.rmtree(old)
-            return f"{path}: already format {FORMAT_VERSION}; nothing to do"
+            return bind(path, verify)
         if version != OLD_FORMAT:
             raise StoreError(f"store {str(path)!r} has format {version!r}: upgrade converts format {OLD_FORMAT} "
                              f"only (solve the game again into a new store)")
@@ -88,6 +94,66 @@ def upgrade(store_path: str | os.PathLike) -> str:
             raise
         _swap(path, staging, path.parent / f".{path.name}.format3-{staging.name.rsplit('-', 1)[-1]}")
     return f"{path}: upgraded to format {FORMAT_VERSION}: {converted:,} chunks converted and checked"
+
+
+class Verified(NamedTuple):
+    """What `verify` found in a store (`pipeline.stages.verify_stage`'s result, told in lines)."""
+
+    #: Each wrong value, bad checksum or damaged part, one line each (none: all right).
+    problems: list[str]
+    #: The tiers it could not check (not solved yet).
+    unchecked: list[str]
+
+
+def bind(path: Path, verify: Callable[[Store], Verified] | None) -> str:
+    """Bind every tier record of the format-4 store at `path` to its tier (`Store.bind`), under
+    its writer lock, once `verify` finds every value right: in a copy beside it,
+    `.<name>.upgrading-<host>-<pid>-<id>` (chunk files hard-linked: a chunk file is never
+    changed in place), whose records are bound, then verified (a swapped tier's values are
+    not its tier's), then swapped in as a format-3 conversion is (S -> `.<name>.unbound-<id>`).
+    A kill leaves S as it was (the copy of an ended process is deleted by the next run) or,
+    between the renames, both folders, which the next run swaps.
+
+    :raises StoreError: verify finds a problem (naming it; nothing changed)."""
+    with Store.open(path) as store:
+        unbound = store.unbound()
+    if not unbound:
+        return f"{path}: already format {FORMAT_VERSION}; nothing to do"
+    if verify is None:
+        raise StoreError(f"store {str(path)!r}: binding its tier records needs verify, which this caller of upgrade "
+                         "does not give (a bug)")
+    prefix = f".{path.name}.upgrading-"
+    for folder in _beside(path, prefix):  # an ended process's copy: binding starts again
+        if _abandoned(folder.name[len(prefix):].rsplit("-", 2), socket.gethostname()):
+            shutil.rmtree(durable.inside(path.parent, folder))
+    staging = path.parent / f"{prefix}{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex}"
+    try:
+        shutil.copytree(path, staging, symlinks=True, copy_function=_link)
+        with Store.open(staging, mode="r+") as copy:
+            for name in unbound:
+                copy.bind(name)
+        durable.flush_all([staging, *(folder for folder in staging.rglob("*") if folder.is_dir())])
+        with Store.open(staging) as copy:
+            found = verify(copy)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if found.problems:
+        shutil.rmtree(staging)
+        raise StoreError(f"store {str(path)!r}: its tier records stay unbound: verify finds {len(found.problems):,} "
+                         f"problems in its values, the first: {found.problems[0]} (were tier folders swapped, "
+                         "renamed or copied? nothing was changed)")
+    _swap(path, staging, path.parent / f".{path.name}.unbound-{staging.name.rsplit('-', 1)[-1]}")
+    unchecked = f" ({len(found.unchecked)} unsolved tiers bound unchecked)" if found.unchecked else ""
+    return f"{path}: verified and bound {len(unbound):,} tier records to their tiers{unchecked}"
+
+
+def _link(source: str, target: str) -> None:
+    """A file of the store in its copy: the same file, hard-linked, where the file system can."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 class OldStore:
@@ -218,9 +284,10 @@ def _beside(path: Path, prefix: str) -> list[Path]:
 
 
 def _old_folders(path: Path) -> list[Path]:
-    """The format-3 copies an upgrade set aside beside `path` (a link there is refused: a rerun
-    deletes them)."""
-    return [durable.inside(path.parent, old) for old in _beside(path, f".{path.name}.format3-")]
+    """The stores an upgrade set aside beside `path`, format-3 ones and those whose records it
+    bound (a link there is refused: a rerun deletes them)."""
+    return [durable.inside(path.parent, old)
+            for kind in ("format3", "unbound") for old in _beside(path, f".{path.name}.{kind}-")]
 
 
 def _staging(path: Path, *, finished: bool) -> Path | None:
