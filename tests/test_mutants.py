@@ -21,7 +21,7 @@ from retrograde.agents import build_agent
 from retrograde.data.artifact import load_npz
 from retrograde.data.lock import writer_lock
 from retrograde.data.store import Store
-from retrograde.errors import BadAgent, StoreError
+from retrograde.errors import BadAgent, MissingTierError, StoreError
 from retrograde.games import parse_game
 from retrograde.training import train
 
@@ -206,3 +206,33 @@ def test_a_lock_file_removed_while_held_is_no_error(tmp_path):
     with writer_lock(tmp_path / "s.zarr"):
         (tmp_path / ".s.zarr.lock").unlink()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_chunk_whose_record_holds_another_checksum_fails_verify(solved, tmp_path, cli):
+    """A chunk record whose values checksum is not its values' (the data and its stored digest
+    intact, the record rewritten through the store) is a bad checksum naming tier/chunk.
+    Mutant: verify_stage's `bad_checksums.append(...)` deleted (verify then says OK)."""
+    store = tmp_path / "t.zarr"
+    shutil.copytree(solved("tictactoe"), store)
+    with Store.open(store, mode="r+") as opened:
+        record = opened.record("k5").chunks[0]
+        opened.record_chunks("k5", [{**record, "checksum": "0" * len(record["checksum"]), "chunk": 0}])
+    code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet", "--json")
+    report = json.loads(stdout)
+    assert code == 1 and report["bad_checksums"] == ["k5/0"], report
+
+
+def test_values_of_a_tier_not_solved_are_refused(tmp_path, monkeypatch):
+    """read_values (probes, lookup agents) of a tier a stopped solve left unsolved, or of a name
+    no tier has, is MissingTierError naming it, never the fill value. Mutant: read_values's
+    `require_solved` deleted."""
+    from conftest import solve_killed_in_propagation
+
+    store = tmp_path / "q3.zarr"
+    solve_killed_in_propagation(store, monkeypatch, level=3)
+    with Store.open(store) as opened:
+        unsolved = next(tier.name for tier in opened.plan.tiers if opened.record(tier.name).status != "solved")
+        with pytest.raises(MissingTierError, match=f"tier {unsolved} is not solved yet"):
+            opened.read_values(unsolved, np.array([0]))
+        with pytest.raises(MissingTierError, match="tier nonsense is not part of this store"):
+            opened.read_values("nonsense", np.array([0]))
