@@ -142,11 +142,12 @@ def test_an_rl_artifact_of_each_model_loads_and_plays(tmp_path, model, spec, gam
     """An rl artifact holding a sparse table (a position's notation per row) or a linear model
     (quixo 4x4's features, no table fits) loads as that model and plays a legal move. Mutants:
     SparseQ.from_arrays's `option is not None` -> `is None` or its `return` -> `return None`;
-    LinearQ.from_arrays's `option = ...` deleted."""
+    LinearQ.from_arrays's `option = ...` deleted; RlAgent's `name = "rl"` deleted (then `play`
+    announces "q plays first")."""
     played = parse_game(game)
     out = train(spec, played, tmp_path / "a.npz", seed=1)
     agent = build_agent(f"rl:params={out}", played, seed=0)
-    assert type(agent.model).__name__ == model
+    assert type(agent.model).__name__ == model and agent.name == "rl"
     assert agent.choose(played.initial_position) in played.moves(played.initial_position)
 
 
