@@ -11,7 +11,8 @@ output (a chain) each get SIGINT after a delay drawn uniformly from that span (s
 moment may fall in the interpreter's start, JAX's import, a compilation, an Adam step or a
 checkpoint's write. A run that ends before its signal closes the chain: its artifact is
 compared with the reference and the next chain starts afresh. After the last interrupt the
-chain is rerun to its end and compared too. The script prints counts: exit 130 with one line,
+chain is rerun to its end and compared too; a run that ends (exit 0) as its signal comes is
+counted apart and closes its chain likewise. The script prints counts: exit 130 with one line,
 other exits, crashes (killed by a signal: -11 is SIGSEGV), checkpoints lost (the checkpoint
 after the stop holds fewer episodes than the one on disk just before the signal, or cannot be
 read), interrupts whose chain resumed to the reference's bytes, and each outcome that was not
@@ -117,9 +118,10 @@ def main() -> None:
             delay = float(rng.uniform(0, span))
             result = one_run(command(out), base, f"run{runs}", delay, 120)
             runs += 1
-            if not result["signalled"]:  # it ended first
+            if not result["signalled"] or result["code"] == 0:  # it ended first, or as its signal came
                 if result["code"] != 0:
                     raise SystemExit(f"a run failed unsignalled: {result['stderr']}")
+                counts["ended as its signal came (exit 0, not counted)"] += result["signalled"]
                 close_chain(out, pending)
                 chain, pending = chain + 1, 0
                 out = base / f"chain{chain}" / "q.npz"
@@ -146,7 +148,7 @@ def main() -> None:
                **{key: counts[key] for key in ("exit 130 with one line", "checkpoints lost",
                                                "resumed to the reference's bytes")},
                **{key: value for key, value in sorted(counts.items())
-                  if key.startswith(("crash", "other exit", "resumed to other"))}}
+                  if key.startswith(("crash", "other exit", "resumed to other", "ended as"))}}
     report("Ctrl-C during train dqn", figures)
 
 
