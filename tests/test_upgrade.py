@@ -17,8 +17,7 @@ from zarr.codecs import BloscCodec, ZstdCodec
 
 from conftest import Killed, run_cli, store_bytes
 from retrograde.data import upgrade as upgrading
-from retrograde.pipeline.executors import open_executor
-from retrograde.pipeline.stages import verify_stage
+from retrograde.pipeline.stages import verified
 from test_store import NIM, _move_tier, unbind
 from retrograde.data.store import Store
 from retrograde.errors import StoreError
@@ -359,14 +358,6 @@ def test_upgrade_refuses_in_one_line_and_changes_nothing(old_store, tmp_path, ca
     assert not list(tmp_path.glob(".q3.zarr.format3-*")) and not list(tmp_path.glob(".q3.zarr.upgrading-*"))
 
 
-def _verify(store: Store) -> upgrading.Verified:
-    """verify's findings in a store, as `retrograde upgrade` asks for them (in-process)."""
-    with open_executor(workers=0) as executor:
-        result = verify_stage(store, executor, quiet=True)
-    return upgrading.Verified([*result.damaged, *(f"tier {where}: bad checksum" for where in result.bad_checksums),
-                               *result.examples], result.unsolved)
-
-
 def test_upgrade_binds_a_store_whose_records_name_no_tier(solved, tmp_path, cli):
     """data/upgrade.py: the records of a store written before records named their tier are
     verified, then bound (in a copy swapped in): probe answers again, right, and a rerun has
@@ -374,7 +365,8 @@ def test_upgrade_binds_a_store_whose_records_name_no_tier(solved, tmp_path, cli)
     store = tmp_path / "nim.zarr"
     shutil.copytree(solved("nim", NIM), store)
     unbind(store)
-    assert "verified and bound 11 tier records" in upgrading.upgrade(store, _verify)
+    code, stdout, err = cli("upgrade", "--store", str(store))  # the command, as a user runs it
+    assert code == 0 and "verified and bound 11 tier records" in stdout, err
     assert [entry.name for entry in tmp_path.iterdir()] == ["nim.zarr"]
     for name, place in (("s4", 4), ("s0", 0)):
         attributes = json.loads((store / "tiers" / name / "zarr.json").read_bytes())["attributes"]
@@ -382,7 +374,7 @@ def test_upgrade_binds_a_store_whose_records_name_no_tier(solved, tmp_path, cli)
     assert store_bytes(store) == store_bytes(solved("nim", NIM))
     code, stdout, _ = cli("probe", "--store", str(store), "0,0,0,4")
     assert code == 0 and stdout.startswith("0,0,0,4: win in 1\n"), stdout
-    assert "already format 4; nothing to do" in upgrading.upgrade(store, _verify)
+    assert "already format 4; nothing to do" in upgrading.upgrade(store, verified)
 
 
 def test_upgrade_refuses_to_bind_swapped_tiers_and_changes_nothing(solved, tmp_path):
@@ -395,7 +387,7 @@ def test_upgrade_refuses_to_bind_swapped_tiers_and_changes_nothing(solved, tmp_p
     _move_tier(store, "swapped")
     before = store_bytes(store)
     with pytest.raises(StoreError, match=r"stay unbound: verify finds \d+ problems .*swapped") as refused:
-        upgrading.upgrade(store, _verify)
+        upgrading.upgrade(store, verified)
     assert len(str(refused.value).splitlines()) == 1
     assert store_bytes(store) == before and [entry.name for entry in tmp_path.iterdir()] == ["nim.zarr"]
 
@@ -418,5 +410,5 @@ def test_a_bind_killed_before_its_swap_leaves_the_store_as_it_was(solved, tmp_pa
     copy.mkdir()
     monkeypatch.setattr(upgrading.socket, "gethostname", lambda: "host")
     monkeypatch.setattr(upgrading, "_abandoned", lambda owner, host: owner[-2] == "1")
-    assert "verified and bound" in upgrading.upgrade(store, _verify)
+    assert "verified and bound" in upgrading.upgrade(store, verified)
     assert [entry.name for entry in tmp_path.iterdir()] == ["nim.zarr"]

@@ -341,10 +341,16 @@ def status(store_path: str, as_json: bool) -> None:
 def upgrade(store_path: str) -> None:
     """Convert a store of the previous format (3) to this one (4) in place: atomically (the old
     store stays whole until the converted one replaces it), resumably (rerun after an
-    interruption) and verified. A store already in format 4 is left as it is."""
+    interruption) and verified. A format-4 store written before tier records named their tier has
+    them bound, once verify finds every value right; any other format-4 store is left as it is."""
     from retrograde.data.upgrade import upgrade as upgrade_store
 
-    click.echo(upgrade_store(store_path))
+    def verified(store):  # the verify stage's machinery, imported only where a store is to be bound
+        from retrograde.pipeline.stages import verified as found
+
+        return found(store)
+
+    click.echo(upgrade_store(store_path, verified))
 
 
 @cli.command()

@@ -16,6 +16,7 @@ from retrograde.data.durable import write_atomically
 from retrograde.data.lock import missing_folder
 from retrograde.data.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.data.store import SOLVED, Store
+from retrograde.data.upgrade import Verified
 from retrograde.errors import DamagedStore, StoreError
 from retrograde.games import Game
 from retrograde.pipeline.estimate import in_one_task, propagation_parts
@@ -210,6 +211,18 @@ class VerifyResult:
         return {"ok": self.ok, "verdict": self.verdict, "positions": self.positions, "wrong": self.wrong,
                 "bad_checksums": self.bad_checksums, "damaged": self.damaged, "unsolved": self.unsolved,
                 "examples": self.examples}
+
+
+def verified(store: Store) -> Verified:
+    """What `verify_stage` finds in `store`, a line a problem (the damage, the bad checksums, the
+    wrong values shown), as `data.upgrade` asks before it binds a store's records: on local
+    workers, in-process for a small store."""
+    from retrograde.pipeline.executors import open_executor
+
+    with open_executor(positions=store.plan.positions, kernels=True) as executor:
+        result = verify_stage(store, executor, quiet=True)
+    return Verified([*result.damaged, *(f"tier {where}: bad checksum" for where in result.bad_checksums),
+                     *result.examples], result.unsolved)
 
 
 def verify_stage(store: Store, executor, *, quiet: bool = False) -> VerifyResult:
