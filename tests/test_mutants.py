@@ -28,12 +28,14 @@ from retrograde.training import train
 
 def test_verify_counts_every_position_once(solved, cli):
     """verify's count is the positions it checked, from nought: nim 1,3,5,7 has 2*4*6*8 of them
-    (every heap from empty to full). Mutant: VerifyResult.positions starting at 1."""
+    (every heap from empty to full), and the report says ok. Mutants: VerifyResult.positions
+    starting at 1; `ok` negated; `to_json` returning None."""
     heaps = [1, 3, 5, 7]
     assert len(ref.nim_positions(heaps)) == 2 * 4 * 6 * 8
     code, stdout, _ = cli("verify", "--store", str(solved("nim", {"heaps": heaps})), "--workers", "0", "--quiet",
                           "--json")
-    assert code == 0 and json.loads(stdout)["positions"] == 2 * 4 * 6 * 8, stdout
+    report = json.loads(stdout)
+    assert code == 0 and report["positions"] == 2 * 4 * 6 * 8 and report["ok"] is True, stdout
 
 
 def test_verify_shows_ten_examples_at_most(solved, tmp_path, cli):
@@ -173,12 +175,14 @@ GA_VERSION_1 = {"format": "retrograde-training", "learner": "ga", "version": 1, 
 
 
 def test_an_artifact_of_format_1_still_loads(tmp_path):
-    """Artifacts already trained keep working: a version-1 `ga` artifact loads and plays. Mutant:
-    artifact.VERSION 1 -> 2 (every artifact trained before refused as another format)."""
+    """Artifacts already trained keep working: a version-1 `ga` artifact loads as `ga` and plays.
+    Mutants: artifact.VERSION 1 -> 2 (every artifact trained before refused as another format);
+    GaAgent's `name = "ga"` deleted."""
     path = tmp_path / "g.json"
     path.write_text(json.dumps(GA_VERSION_1))
     game = parse_game("nim --heaps 1,2")
     agent = build_agent(f"ga:params={path}", game, seed=0)
+    assert agent.name == "ga"
     assert agent.choose(game.initial_position) in game.moves(game.initial_position)
 
 
@@ -220,7 +224,7 @@ def test_a_chunk_whose_record_holds_another_checksum_fails_verify(solved, tmp_pa
         opened.record_chunks("k5", [{**record, "checksum": "0" * len(record["checksum"]), "chunk": 0}])
     code, stdout, _ = cli("verify", "--store", str(store), "--workers", "0", "--quiet", "--json")
     report = json.loads(stdout)
-    assert code == 1 and report["bad_checksums"] == ["k5/0"], report
+    assert code == 1 and report["bad_checksums"] == ["k5/0"] and report["ok"] is False, report
 
 
 def test_values_of_a_tier_not_solved_are_refused(tmp_path, monkeypatch):
@@ -237,3 +241,27 @@ def test_values_of_a_tier_not_solved_are_refused(tmp_path, monkeypatch):
             opened.read_values(unsolved, np.array([0]))
         with pytest.raises(MissingTierError, match="tier nonsense is not part of this store"):
             opened.read_values("nonsense", np.array([0]))
+
+
+def test_an_npz_member_in_npy_format_2_loads(tmp_path):
+    """numpy writes .npy format 2.0 where a header outgrows format 1.0's (many fields): such a
+    member is read like any other. Mutant: the accepted versions' (2, 0) -> (2, 1)."""
+    with zipfile.ZipFile(tmp_path / "a.npz", "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, array in {"q": np.arange(6.0).reshape(2, 3), "metadata": np.array(json.dumps({"seed": 1}))}.items():
+            with archive.open(f"{name}.npy", "w") as member:
+                np.lib.format.write_array(member, array, version=(2, 0))
+    arrays, metadata = load_npz(tmp_path / "a.npz")
+    assert metadata == {"seed": 1} and arrays["q"].tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_read_values_of_a_one_ply_store_are_its_values(solved):
+    """Probes and lookup agents read single indices (read_values, numpy alone); in the one-ply
+    encoding what one ply decides is not stored, and each index is decoded from its class: the
+    outcomes and remoteness of every index of quixo 3x3 are those a whole-tier read (the numba
+    kernel) gives. Mutant: read_values's decode deleted (the stored codes answered as values)."""
+    with Store.open(solved("quixo", {"size": 3})) as store:
+        assert store.one_ply
+        for tier in store.plan.tiers:
+            outcome, remoteness = store.read_tier(tier.name)
+            read = store.read_values(tier.name, np.arange(tier.size))
+            assert np.array_equal(read[0], outcome) and np.array_equal(read[1], remoteness), tier.name
