@@ -620,3 +620,41 @@ def test_match_sprt_says_how_many_openings_it_played():
     # Random play on tic-tac-toe decides nothing in 30 pairs: every pair of the cap is played.
     assert "SPRT: inconclusive" in result.stdout and "30 pairs" in result.stdout
     assert "tictactoe from 30 seeded random openings of" in result.stdout.splitlines()[0]
+
+
+#: A `retrograde` process whose import of MODULE meets a Ctrl-C (raised by an import hook, as the
+#: signal's handler raises it), plain or come back wrapped as Python 3.11 wraps what a class body's
+#: `__set_name__` raises.
+_CTRL_C_IN_IMPORT = """
+import importlib.abc, sys
+module, how = sys.argv[1:3]
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == module:
+            if how == "plain":
+                raise KeyboardInterrupt
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise RuntimeError("Error calling __set_name__") from exc
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["retrograde", *sys.argv[3:]]
+from retrograde.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("module, how, args", [
+    ("click", "plain", ["games"]),  # before the CLI is loaded
+    ("click", "wrapped", ["games"]),
+    ("zarr", "plain", ["status", "--store", "{store}"]),  # inside the command, after its handlers are set
+    ("zarr", "wrapped", ["status", "--store", "{store}"]),
+])
+def test_a_ctrl_c_while_modules_load_ends_in_one_line(solved, module, how, args):
+    """__main__.py, exits.py: a Ctrl-C that lands in an import, before the CLI exists or inside a
+    command, plain or wrapped in another exception, ends with exit 130 and one line, no traceback."""
+    args = [arg.format(store=solved("tictactoe")) for arg in args]
+    ran = subprocess.run([sys.executable, "-c", _CTRL_C_IN_IMPORT, module, how, *args], capture_output=True,
+                         text=True, timeout=60)
+    assert ran.returncode == 130, ran.stderr
+    assert ran.stderr.strip().splitlines() == ["retrograde: error: interrupted"], ran.stderr

@@ -50,3 +50,16 @@ class BadAgent(RetrogradeError, ValueError):
     play the game, or a training artifact that is missing, corrupt or of another game."""
 
     exit_code = 2
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether `exc` is a Ctrl-C or was raised from one or while handling one, however deep (a
+    KeyboardInterrupt inside an import may come back wrapped: Python 3.11 wraps what a class
+    body's `__set_name__` raises in a RuntimeError)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False

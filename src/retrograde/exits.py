@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import click
 
-from retrograde.errors import RetrogradeError
+from retrograde.errors import RetrogradeError, interrupted
 
 
 def _one_line(message: str) -> str:
@@ -177,6 +177,10 @@ def run(command: Callable[[], int | None], argv: list[str]) -> None:
         # zarr's I/O loop logs each of its failed writes again when it drops them: one line is the rule
         logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
         fail(_os_error_line(exc, argv), OS_ERROR_EXIT)
+    except Exception as exc:  # a Ctrl-C that came back wrapped (in an import: `errors.interrupted`)
+        if not interrupted(exc):
+            raise
+        _stopped(argv, "interrupted", 130)
     # The interpreter's last collections at exit would walk every object the command made (numba's
     # compiler state above all): 0.15 s of each solve's exit. Frozen, they are skipped; nothing is
     # left to them (files, stores and clusters are closed, and atexit handlers still run).
