@@ -13,6 +13,10 @@ without permission is root without CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP
 (dropped from the child's capability bounding set before it starts Python): the file
 permission checks of an ordinary user, here where the interpreter lives under /root (0700)
 so that `nobody` could not even start it; as a non-root user the commands run as they are.
+
+Then the hostile-input table (tests/hostile_cases.py, issue 36, point 2): a fixed stratified subset of
+its cases, each a real process judged on its exit status, one line, no traceback, an unchanged disk
+and an answer within 10 s (benchmarks/bench_fuzz.py runs every case).
 """
 
 from __future__ import annotations
