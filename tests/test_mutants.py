@@ -175,15 +175,19 @@ GA_VERSION_1 = {"format": "retrograde-training", "learner": "ga", "version": 1, 
 
 
 def test_an_artifact_of_format_1_still_loads(tmp_path):
-    """Artifacts already trained keep working: a version-1 `ga` artifact loads as `ga` and plays.
-    Mutants: artifact.VERSION 1 -> 2 (every artifact trained before refused as another format);
-    GaAgent's `name = "ga"` deleted."""
+    """Artifacts already trained keep working: a version-1 `ga` artifact loads as `ga` and plays;
+    one of a version this retrograde does not know is refused naming both versions. Mutants:
+    artifact.VERSION 1 -> 2 (every artifact trained before refused as another format);
+    GaAgent's `name = "ga"` deleted; load_artifact's version refusal deleted."""
     path = tmp_path / "g.json"
     path.write_text(json.dumps(GA_VERSION_1))
     game = parse_game("nim --heaps 1,2")
     agent = build_agent(f"ga:params={path}", game, seed=0)
     assert agent.name == "ga"
     assert agent.choose(game.initial_position) in game.moves(game.initial_position)
+    path.write_text(json.dumps({**GA_VERSION_1, "version": 2}))
+    with pytest.raises(BadAgent, match="artifact format version 2, this retrograde reads 1"):
+        build_agent(f"ga:params={path}", game, seed=0)
 
 
 def test_verify_lists_damage_in_order(solved, tmp_path, cli):
