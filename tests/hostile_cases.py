@@ -572,13 +572,8 @@ def _artifact_cases() -> list[Case]:
              setup=(npz("dqn.npz", "dqn", change={"b1": np.full(4, np.nan, dtype=np.float32)}),)),
         Case("dqn: header claims 10^12 elements", match(dqn), setup=(claimed_npz("dqn.npz", "dqn", "w1", (10**6, 10**6)),)),
         Case("dqn: a network of 10^12 hidden units", match(dqn),
-             setup=(npz("dqn.npz", "dqn", metadata=lambda m: m["network"].update(hidden=10**12)),),
-             defect="`retrograde match dqn:params=dqn.npz random --game tictactoe` with metadata network.hidden "
-                    "10^12 (its arrays of 4 hidden units) plays (exit 0); metadata that disagrees with its arrays "
-                    "should be refused in one line, exit 2"),
-        Case("dqn: an unknown model", match(dqn), setup=(npz("dqn.npz", "dqn", metadata=lambda m: m.update(model="cnn")),),
-             defect="`retrograde match dqn:params=dqn.npz random --game tictactoe` with metadata model 'cnn' plays "
-                    "(exit 0) as an mlp; a model the loader does not know should be refused in one line, exit 2"),
+             setup=(npz("dqn.npz", "dqn", metadata=lambda m: m["network"].update(hidden=10**12)),)),
+        Case("dqn: an unknown model", match(dqn), setup=(npz("dqn.npz", "dqn", metadata=lambda m: m.update(model="cnn")),)),
         Case("dqn: another game's artifact", match(dqn, NIM), setup=(copy("dqn"),)),
         Case("dqn: an rl artifact given as dqn", match("dqn:params=rl.npz"), setup=(copy("rl"),)),
         Case("dqn: weights of text", match(dqn), setup=(npz("dqn.npz", "dqn", change={"w2": np.array(["x"])}),)),
@@ -686,7 +681,7 @@ def _path_cases() -> list[Case]:
         # an artifact replaces what its name held (a fifo, a link: never written through)
         "a fifo": ((fifo("out.npz"),), "out.npz", {"train": 0, "validate": 2, "analyze": 2, "solve": 1, "run": 2}),
         "a dangling link": ((link("out.npz", "gone"),), "out.npz", {"train": 0, "validate": 74, "analyze": 74,
-                                                                    "solve": 74, "run": 74}),
+                                                                    "solve": 1, "run": 74}),
         # an empty folder is where a new store goes
         "a folder": ((folder("out.npz"),), "out.npz", {"train": 2, "solve": 0}),
         "a file": ((write("out.npz", "mine\n"),), "out.npz", {"validate": 2, "analyze": 2, "solve": 1, "run": 2}),
@@ -696,9 +691,8 @@ def _path_cases() -> list[Case]:
             if command in codes:
                 works = ({"exit": 0, "lines": 0, "writes": (path.split("/")[0],)} if codes[command] == 0
                          else {"exit": codes[command]})
-                defect = SOLVE_THROUGH_A_DANGLING_LINK if (command, kind) == ("solve", "a dangling link") else ""
                 cases.append(Case(f"{command}: an output {kind}", tuple(w.replace("{}", path) for w in words),
-                                  setup=setup, defect=defect, **works))
+                                  setup=setup, **works))
     cases += [
         Case("solve: into another game's store", ("solve", "tictactoe", "--store", "s.zarr", "--workers", "0",
                                                     "--quiet"), exit=1, setup=(copy("nim", "s.zarr"),)),
@@ -714,12 +708,6 @@ def _path_cases() -> list[Case]:
     ]
     return cases
 
-
-SOLVE_THROUGH_A_DANGLING_LINK = (
-    "`retrograde solve nim --heaps 1,2,3 --store out.npz --workers 0 --quiet`, out.npz a dangling link, says "
-    "\"retrograde: error: a part of the path is a file, not a folder: '.out.npz.planning-<host>-<pid>-<id>/...'\", exit "
-    "74, and leaves the folder .out.npz.planning-<host>-<pid>-<id> (tiers inside) beside it; it should refuse the "
-    "link in one line before planning (as a link inside a store is refused) and leave nothing")
 
 
 def _odd_name_cases() -> list[Case]:
@@ -859,17 +847,10 @@ def _number_cases() -> list[Case]:
     cases += _numbers("match: --seed", lambda v: (*match, "--games", "1", "--seed", v), skip=ints, ok=("huge",))
     cases += _numbers("match: --max-plies", lambda v: (*match, "--games", "1", "--max-plies", v),
                       skip=("superscript", "huge", *ints))
-    cases += [Case("match: --max-plies 10^38", (*match, "--games", "1", "--max-plies", HUGE * 3), exit=0, lines=0,
-                   defect="`retrograde match random random --game 'nim --heaps 1,2,3' --games 1 --max-plies 10^38` "
-                          "ends in a numba TypingError traceback (\"Int value is too large\", games/nim/search.py "
-                          "play_many, the kernel path of d8700ee); it should play (the limit is never reached) or "
-                          "refuse the number in one line, exit 2")]
+    cases += [Case("match: --max-plies 10^38", (*match, "--games", "1", "--max-plies", HUGE * 3))]
     cases += _numbers("match: --move-time", lambda v: (*match, "--games", "1", "--move-time", v),
                       skip=("huge", "nan", *ints))
-    cases += [Case("match: --move-time nan", (*match, "--games", "1", "--move-time", "nan"),
-                   defect="`retrograde match random random --game 'nim --heaps 1,2,3' --games 1 --move-time nan` is "
-                          "accepted (plays, exit 0); a move time that is not a finite positive number should be "
-                          "refused in one line, exit 2")]
+    cases += [Case("match: --move-time nan", (*match, "--games", "1", "--move-time", "nan"))]
     cases += _numbers("match: --sprt", lambda v: (*match, "--sprt", f"0,{v}"), skip=("superscript", *ints), ok=("huge",))
     cases += [Case("match: --game with heaps 10^12", ("match", "random", "random", "--game", f"nim --heaps {HUGE}",
                                                       "--quiet"), item=5),
@@ -881,14 +862,10 @@ def _number_cases() -> list[Case]:
                       skip=("superscript", *ints), ok=("huge",), writes=("report",))
     cases += _numbers("validate: --seed", lambda v: (*validate, "--games", "1", "--seed", v), skip=("nan", "1e309", *ints),
                       ok=("huge",), writes=("report",))
-    cases += [Case("validate: --move-time nan", (*validate, "--games", "1", "--move-time", "nan"),
-                   defect="`retrograde validate --store S --out report --agents random --move-time nan` is accepted "
-                          "(validates, exit 0); a move time that is not a finite positive number should be refused "
-                          "in one line, exit 2, before anything is written")]
+    cases += [Case("validate: --move-time nan", (*validate, "--games", "1", "--move-time", "nan"))]
     train = ("--game", NIM, "--out", "ga.json", "--quiet")
-    # a learner's or agent's numbers are read by Python's int and float too: '٣' is 3
-    cases += _numbers("train: ga population", lambda v: ("train", f"ga:population={v}", *train), item=5,
-                      ok=("arabic",), writes=("ga.json",))
+    # a learner's or agent's numbers are ASCII digits alone: '٣' is refused (spec.Option.convert)
+    cases += _numbers("train: ga population", lambda v: ("train", f"ga:population={v}", *train), item=5)
     cases += [Case("train: ga games 10^12", ("train", f"ga:games={HUGE},generations=1", *train), item=5),
               Case("train: ga generations 10^12", ("train", f"ga:generations={HUGE}", *train), item=5),
               Case("train: ga mutation 2", ("train", "ga:mutation=2", *train)),
@@ -896,8 +873,7 @@ def _number_cases() -> list[Case]:
               Case("train: --game with heaps 10^12", ("train", "ga", "--game", f"nim --heaps {HUGE}", "--out", "ga.json"),
                    item=5)]
     rl = ("--game", "tictactoe", "--out", "rl.npz", "--quiet")
-    cases += _numbers("train: rl episodes", lambda v: ("train", f"rl:episodes={v}", *rl), ok=("arabic",),
-                      writes=("rl.npz",))
+    cases += _numbers("train: rl episodes", lambda v: ("train", f"rl:episodes={v}", *rl))
     cases += _numbers("train: rl alpha", lambda v: ("train", f"rl:episodes=5,alpha={v}", *rl), skip=("huge",))
     cases += [Case("train: rl gamma inf", ("train", "rl:episodes=5,gamma=inf", *rl)),
               Case("train: rl rewards 1e300", ("train", "rl:episodes=5,rewards=1e300/-1e300/0", *rl)),
@@ -922,10 +898,7 @@ def _number_cases() -> list[Case]:
                       skip=("nan", *ints), ok=("huge",))
     cases += _numbers("verify: --workers", lambda v: ("verify", "--store", "{nim}", "--quiet", "--workers", v),
                       skip=("nan", "1e309", "huge", *ints))
-    cases += [Case("verify: --workers 10^12", ("verify", "--store", "{nim}", "--quiet", "--workers", HUGE),
-                   defect="`retrograde verify --store nim.zarr --workers 1000000000000 --quiet` gives no answer "
-                          "(still running after 30 s, then killed); like solve it should refuse in one line naming "
-                          "the memory the workers need, exit 2")]
+    cases += [Case("verify: --workers 10^12", ("verify", "--store", "{nim}", "--quiet", "--workers", HUGE))]
     return cases
 
 
@@ -1012,9 +985,7 @@ def _misc_cases() -> list[Case]:
         Case("solve: no store", ("solve", "nim", *NIM_RULES)),
         Case("solve: --scheduler nonsense", ("solve", "nim", *NIM_RULES, "--store", "s.zarr", "--scheduler", "nonsense")),
         Case("solve: --scheduler nobody listens at", ("solve", "nim", *NIM_RULES, "--store", "s.zarr", "--scheduler",
-                                                      "tcp://127.0.0.1:1", "--quiet"),
-             defect="`retrograde solve nim --heaps 1,2,3 --store s.zarr --scheduler tcp://127.0.0.1:1` answers after "
-                    "about 15 s (dask's 10 s connect timeout, then one line, exit 2); an answer should come within 10 s"),
+                                                      "tcp://127.0.0.1:1", "--quiet")),
         Case("solve: --worker-memory in furlongs", ("solve", "nim", *NIM_RULES, "--store", "s.zarr", "--worker-memory",
                                                     "4furlongs")),
         Case("plan: quixo --down-to 99", ("plan", "quixo", "--size", "3", "--down-to", "99")),

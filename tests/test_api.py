@@ -48,7 +48,8 @@ def partial_ttt(tmp_path, solved) -> Path:
     path = tmp_path / "partial.zarr"
     shutil.copytree(solved("tictactoe"), path)
     group = zarr.open_group(str(path / "tiers" / "k3"), mode="r+")
-    group.attrs.put({"status": "pending", "chunks": [None] * len(group.attrs["chunks"])})
+    group.attrs.put({"tier": "k3", "place": group.attrs["place"], "status": "pending",
+                     "chunks": [None] * len(group.attrs["chunks"])})
     return path
 
 

@@ -93,7 +93,7 @@ def test_status_of_a_partial_store(tmp_path, solved):
     shutil.copytree(solved("tictactoe"), store)
     group = zarr.open_group(str(store / "tiers" / "k3"), mode="r+")
     attrs = dict(group.attrs)
-    group.attrs.put({"status": "pending", "chunks": [None] * len(attrs["chunks"])})
+    group.attrs.put({"tier": "k3", "place": attrs["place"], "status": "pending", "chunks": [None] * len(attrs["chunks"])})
     status = json.loads(run_cli("status", "--store", str(store), "--json").stdout)
     assert status["complete"] is False
     k3 = next(t for t in status["tiers"] if t["name"] == "k3")

@@ -219,7 +219,8 @@ def test_partly_solved_store_is_refused_before_the_game(tmp_path, solved):
     store = tmp_path / "partial.zarr"
     shutil.copytree(solved("tictactoe"), store)
     group = zarr.open_group(str(store / "tiers" / "k3"), mode="r+")
-    group.attrs.put({"status": "pending", "chunks": [None] * len(group.attrs["chunks"])})
+    group.attrs.put({"tier": "k3", "place": group.attrs["place"], "status": "pending",
+                     "chunks": [None] * len(group.attrs["chunks"])})
     before = store_bytes(store)
     result = run_cli("play", "--store", str(store), input="a1\nb1\nc1\na2\n")
     assert result.returncode == 1

@@ -547,8 +547,16 @@ def explore(store_path, port, host, agent_specs) -> None:
 
 
 # --- validate / match ---------------------------------------------------------------------
+def _finite(ctx, param, value: float | None) -> float | None:
+    """A float option's value, refused where it is nan (which every range check lets through)."""
+    if value is not None and value != value:
+        raise click.BadParameter("nan is not a number of seconds", ctx=ctx, param=param)
+    return value
+
+
 move_time_option = click.option(
-    "--move-time", type=click.FloatRange(min=0.001, max=86400), default=10.0, show_default=True, metavar="SECONDS",
+    "--move-time", type=click.FloatRange(min=0.001, max=86400), callback=_finite, default=10.0, show_default=True,
+    metavar="SECONDS",
     help="Seconds your own agents (python:, engine:) may take over a move before forfeiting it (a spec's "
          "move_time=... wins).")
 

@@ -226,6 +226,8 @@ class Option:
 
         if self.kind in ("int", "float"):
             try:
+                if not value.isascii():  # int() and float() also read other scripts' digits: '١' is 1
+                    raise ValueError(value)
                 number = int(value) if self.kind == "int" else float(value)
             except ValueError:
                 raise bad(f"not {'an integer' if self.kind == 'int' else 'a number'}") from None

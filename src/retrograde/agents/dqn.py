@@ -46,6 +46,11 @@ class DqnAgent(NetworkAgent):
         jax_modules()
         try:
             network = QNetwork(game.network_input, arrays)
+            if metadata["model"] != "mlp":
+                raise ValueError(f"its model is {metadata['model']!r}, not the mlp a dqn plays")
+            made = {"inputs": arrays["w1"].shape[0], "hidden": arrays["w1"].shape[1], "actions": arrays["w2"].shape[1]}
+            if metadata["network"] != made:
+                raise ValueError(f"its metadata says a network of {metadata['network']}, its weights make {made}")
         except ValueError as exc:
             raise BadAgent(f"dqn: params={params}: corrupt Q network artifact ({exc})") from None
         super().__init__(game, seed=seed, network=network, store=store)

@@ -216,6 +216,8 @@ class Store:
         interrupted creation leaves no store behind (rerunning creates it again).
         """
         path = Path(path)
+        if path.is_symlink() and not path.exists():  # renamed onto, the link would be replaced, not followed
+            raise StoreError(f"{str(path)!r} is a link to nothing: give the store's own path")
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise StoreError(f"{str(path)!r} exists and is not a retrograde store")
         if why := missing_folder(path, "store"):

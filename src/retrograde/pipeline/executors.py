@@ -183,6 +183,14 @@ class DaskExecutor:
         return min(limits) if limits and min(limits) > 0 else None
 
 
+#: The least memory a local worker holds (its interpreter, numba's kernels, a chunk's buffers):
+#: --workers beyond the machine's available memory over it is refused before any starts.
+WORKER_FLOOR = 64 << 20
+#: How long --scheduler's address may take to answer before it is refused (a command answers
+#: within 10 s, the connection attempt included).
+CONNECT_SECONDS = 5
+
+
 def runs_in_process(workers: int | None, positions: int | None) -> bool:
     """Whether a local run works in this process: --workers 0, or a game under
     IN_PROCESS_LIMIT positions when --workers is not given (None: work not counted in
@@ -215,11 +223,14 @@ def open_executor(*, workers: int | None = None, scheduler: str | None = None,
     """
     if workers is not None and workers < 0:
         raise BadOption(f"--workers {workers}: must be >= 0")
+    if workers is not None and workers > (most := max(1, available_memory() // WORKER_FLOOR)):
+        raise BadOption(f"--workers {workers}: at most {most:,} local workers on this machine (each holds "
+                        f"{WORKER_FLOOR >> 20} MiB at least)")
     if scheduler:
         from distributed import Client
 
         try:
-            client = Client(scheduler, timeout="10s")
+            client = Client(scheduler, timeout=f"{CONNECT_SECONDS}s")
         except (OSError, TimeoutError, ValueError) as exc:
             raise BadOption(f"--scheduler {scheduler!r}: cannot connect ({exc})") from None
         with client:

@@ -179,8 +179,7 @@ def _validate(out_dir: Path, agent_specs, *, game: Game, store: Store | None, ti
         positions = quality.DEFAULT_POSITIONS if store is not None else sampled.DEFAULT_POSITIONS
     if positions < 1:
         raise BadOption(f"--positions {positions}: must be at least 1")
-    if max_plies is not None and max_plies < 1:
-        raise BadOption(f"--max-plies {max_plies}: must be at least 1")
+    tournament.check_max_plies(max_plies)
     check_out_dir(out_dir)
     if store is not None and not store.complete:
         raise StoreError(f"store {str(store.path)!r} is not completely solved: finish the solve first "

@@ -384,6 +384,17 @@ def run_tournament(game: Game, store: Store | None, pairings: Sequence[Pairing],
     return [counted.entry(pairing) for pairing, counted in zip(pairings, tallies)]
 
 
+#: The most plies --max-plies may let a game run: a game so long takes over a quarter of an hour
+#: at the kernels' 10^5 moves a second, a Python agent's days.
+MAX_PLIES = 100_000_000
+
+
+def check_max_plies(max_plies: int | None) -> None:
+    """:raises BadOption: `max_plies` (None: the game's default) below 1 or above `MAX_PLIES`."""
+    if max_plies is not None and not 1 <= max_plies <= MAX_PLIES:
+        raise BadOption(f"--max-plies {max_plies}: must be from 1 to {MAX_PLIES:,} plies a game")
+
+
 def check_games(games: int) -> None:
     """:raises BadOption: `games` below 1 or above `MAX_GAMES`."""
     if games < 1:
@@ -398,8 +409,7 @@ def _check_match(spec_a, spec_b, game: Game, *, games: int, seed: int, store: St
     """Every error of a match before any game: its two agents resolved (each built once; with
     `agent_defaults`, as `registry.resolve_agent` takes them) and its ply cap."""
     check_games(games)
-    if max_plies is not None and max_plies < 1:
-        raise BadOption(f"--max-plies {max_plies}: must be at least 1")
+    check_max_plies(max_plies)
     agents = []
     for spec in (spec_a, spec_b):
         agents.append(resolve_agent(spec, game, agent_defaults))
