@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -191,8 +190,8 @@ def test_a_killed_validate_resumes_from_its_log_in_a_folder_named_with_any_chara
     """A user's agent in a file whose path holds an unclosed '(' and a quote (written in quotes),
     validated into such a folder, killed once a result is in its resume log, then rerun: the
     report is an uninterrupted run's, byte for byte."""
-    from processes import kill_group, log_paths, run, start
-    from test_validate_resume import SLOW_AGENT, kept_keys
+    from processes import run
+    from test_validate_resume import SLOW_AGENT, kept_keys, killed_once_kept
 
     folder = tmp_path / UNBALANCED
     folder.mkdir()
@@ -203,15 +202,7 @@ def test_a_killed_validate_resumes_from_its_log_in_a_folder_named_with_any_chara
     whole = run([*args, "--out", str(folder / "whole")], tmp_path / "logs")
     assert whole.returncode == 0, whole.stderr
     out = folder / f"{BALANCED} stopped"
-    out_path, err_path = log_paths(tmp_path / "logs")
-    with open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:
-        proc = start([*args, "--out", str(out)], stdout=stdout, stderr=stderr)
-    try:
-        deadline = time.monotonic() + 120
-        while not kept_keys(out) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-    finally:
-        kill_group(proc)
+    err_path = killed_once_kept(args, out, tmp_path / "logs")
     assert kept_keys(out) and not (out / "report.json").exists(), err_path.read_text()
     rerun = run([*args, "--out", str(out)], tmp_path / "logs")
     assert rerun.returncode == 0, rerun.stderr

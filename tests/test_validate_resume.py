@@ -51,6 +51,21 @@ def kept_keys(out: Path) -> set[str]:
     return {line.split(b" ")[0].decode() for line in log.read_bytes().splitlines()} if log.exists() else set()
 
 
+def killed_once_kept(args: list[str], out: Path, logs: Path) -> Path:
+    """Start `retrograde ARGS --out OUT` and kill its process group once its resume log holds a
+    result (or after 120 s); the file its stderr went to."""
+    out_path, err_path = log_paths(logs)
+    with open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:
+        proc = start([*args, "--out", str(out)], stdout=stdout, stderr=stderr)
+    try:
+        deadline = time.monotonic() + 120
+        while not kept_keys(out) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        kill_group(proc)
+    return err_path
+
+
 def line(key: str, body: bytes) -> bytes:
     """A line of the log: the key, the digest of the JSON, the JSON."""
     return b"%s %s %s\n" % (key.encode(), hashlib.blake2b(body, digest_size=16).hexdigest().encode(), body)
@@ -301,15 +316,7 @@ def test_a_killed_validate_of_a_users_agent_resumes_to_the_same_bytes(solved, tm
     assert code == 0, stderr
 
     out = tmp_path / "stopped"
-    out_path, err_path = log_paths(tmp_path / "logs")
-    with open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:
-        proc = start([*args, "--out", str(out)], stdout=stdout, stderr=stderr)
-    try:
-        deadline = time.monotonic() + 120
-        while not kept_keys(out) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-    finally:
-        kill_group(proc)
+    err_path = killed_once_kept(args, out, tmp_path / "logs")
     assert kept_keys(out), err_path.read_text()
     assert not (out / "report.json").exists()  # killed mid-run
 
