@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from retrograde.data import packing
 from retrograde.data.store import SOLVED, Store
 from retrograde.search.base import Search
 from retrograde.search.tablebase import Tablebase
@@ -117,7 +118,7 @@ class StoredScores:
     def values(self, tier: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Outcome codes and remoteness stored at `indices` of a held tier."""
         at = self.tablebase.start[self.slots[tier]] + np.asarray(indices, dtype=np.int64)
-        codes = (self.tablebase.packed[at >> 2] >> (2 * (at & 3)).astype(np.uint8)) & 3
+        codes = packing.unpack_at(self.tablebase.packed[at >> 2], at)
         return codes.astype(np.int8), self.tablebase.remoteness[at].astype(np.int64)
 
     def rows(self, tier: str, indices: np.ndarray) -> np.ndarray:
