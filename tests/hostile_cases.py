@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import os
-import select
+import selectors
 import shutil
 import signal
 import stat
@@ -478,15 +478,17 @@ def _ask_server(words: list[str], case: Case, here: Path) -> tuple[int | None, s
 def _address(proc: subprocess.Popen, deadline: float) -> str | None:
     """The http:// address the server prints on its first line, or None by the deadline."""
     seen = b""
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout, proc.stderr], [], [], 0.1)
-        for stream in ready:
-            seen += os.read(stream.fileno(), 4096)
-        if b"http://" in seen and b"\n" in seen[seen.index(b"http://"):]:
-            text = seen.decode(errors="replace")
-            return text[text.index("http://"):].split()[0]
-        if proc.poll() is not None:
-            return None
+    with selectors.DefaultSelector() as selector:  # epoll: no limit on descriptor numbers, as select() has
+        for stream in (proc.stdout, proc.stderr):
+            selector.register(stream, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            for key, _ in selector.select(0.1):
+                seen += os.read(key.fd, 4096)
+            if b"http://" in seen and b"\n" in seen[seen.index(b"http://"):]:
+                text = seen.decode(errors="replace")
+                return text[text.index("http://"):].split()[0]
+            if proc.poll() is not None:
+                return None
     return None
 
 
