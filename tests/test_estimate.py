@@ -100,11 +100,13 @@ def test_time_and_scratch_scale_with_workers(monkeypatch):
     assert one.seconds == pytest.approx(2 * two.seconds)
     assert one.workers == 1 and two.workers == 2
     # One group in progress with one worker: the largest; its first pass (4 bytes an index) and
-    # checkpoint (4 bytes a position).
-    share = make_game("quixo", {"size": 4}).costs.position_share
-    assert one.scratch_bytes == math.ceil((1 + share) * 4 * 2 * 2_018_016)  # m5o6 + m6o5
+    # checkpoint (4 bytes a position), deflated to the game's measured share.
+    costs = make_game("quixo", {"size": 4}).costs
+    share, SCRATCH_SHARE = costs.position_share, costs.scratch_share
+    assert SCRATCH_SHARE < 1
+    assert one.scratch_bytes == math.ceil((1 + share) * 4 * 2 * 2_018_016 * SCRATCH_SHARE)  # m5o6 + m6o5
     assert one.scratch_bytes < two.scratch_bytes < 2 * one.scratch_bytes
-    assert quixo(5, workers=1).scratch_bytes == math.ceil((1 + share) * 4 * 52_586_176_500)  # about 237 GB
+    assert quixo(5, workers=1).scratch_bytes == math.ceil((1 + share) * 4 * 52_586_176_500 * SCRATCH_SHARE)  # about 24 GB, not 237
     assert estimate(plan_of("tictactoe"), workers=2).scratch_bytes == 0  # no loopy groups
     half = estimate(plan_of("quixo", {"size": 4}), workers=2, done_positions=3**16 // 2)
     assert half.seconds == pytest.approx(two.seconds / 2, rel=1e-6)

@@ -230,8 +230,9 @@ def check_capabilities(game: Game, *, samples: int = 40, seed: int = 0) -> list[
     rng = np.random.default_rng(seed)
     positions = sample_positions(game, samples, rng)
     costs = game.costs
-    if costs is not None and not (isinstance(costs, Costs) and costs.solve_rate > 0 and 0 < costs.position_share <= 1):
-        problems.append(f"{game.name}: costs is not a Costs of a positive rate and a share in (0, 1]")
+    if costs is not None and not (isinstance(costs, Costs) and costs.solve_rate > 0 and 0 < costs.position_share <= 1
+                                  and 0 < costs.scratch_share <= 1):
+        problems.append(f"{game.name}: costs is not a Costs of a positive rate and shares in (0, 1]")
     for check in (_check_search, _check_playouts, _check_players, _check_features, _check_network_input):
         problems.extend(check(game, positions, rng))
     sampling = game.sampling

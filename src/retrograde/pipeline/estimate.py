@@ -195,8 +195,8 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
     disk = (plan.positions * per_position + len(plan.tiers) * TIER_FILE_BYTES
             + sum(plan.chunking(tier.name).count for tier in plan.tiers) * CHUNK_FILE_BYTES)
     # A group being solved has first-pass files of every index and a propagation checkpoint of
-    # its positions, each holding outcome, remoteness and pending count uncompressed (not one
-    # solved in one task: `in_one_task`). Groups of one wave do not read each other, so up to
+    # its positions, each holding outcome, remoteness and pending count, deflated to the game's
+    # `scratch_share` (not one solved in one task: `in_one_task`). Groups of one wave do not read each other, so up to
     # one a worker are solved at once: the largest of one wave.
     waves: dict[int, list[int]] = {}
     for step in plan.steps:
@@ -204,7 +204,7 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
                 plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=game)):
             waves.setdefault(step.wave, []).append(sum(plan.tier(name).size for name in step.tiers))
     at_once = max((sum(sorted(sizes, reverse=True)[:processes]) for sizes in waves.values()), default=0)
-    scratch = math.ceil((1 + costs.position_share) * (value + 1) * at_once)
+    scratch = math.ceil((1 + costs.position_share) * (value + 1) * at_once * costs.scratch_share)
     peak, task = max(task_peaks(plan, worker_memory=worker_memory, partitions=partitions))
     to_solve = max(plan.positions - done_positions, 0)
     return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, peak,

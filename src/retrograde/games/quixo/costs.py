@@ -15,10 +15,14 @@ STORED_BYTES = {3: 1_125_827 / 43_046_721, 4: 1_125_827 / 43_046_721, 5: 44_384_
 #: One index in about 8 holds a position (a symmetry class's representative): 5,398,083 of
 #: the 43,046,721 of 4x4 (docs/STORE.md); larger boards have fewer symmetric boards, so less.
 POSITION_SHARE = 5_398_083 / 43_046_721
+#: Scratch files deflate to about 1/50 of 4 bytes a row: 5x5 --down-to 24's first passes,
+#: 1,770,042,280 bytes in 35,691,454 (2026-11-28); the estimate takes 1/10, to be safe where the
+#: middle tiers' values are less uniform.
+SCRATCH_SHARE = 0.1
 
 
 def costs(size: int) -> Costs:
     """What solving Quixo on a size x size board costs."""
     return Costs(solve_rate=SOLVE_RATES[size], stored_bytes_per_position=STORED_BYTES[size],
-                 position_share=POSITION_SHARE,
+                 position_share=POSITION_SHARE, scratch_share=SCRATCH_SHARE,
                  too_big_hint="solve part of it with --down-to N (the tiers with at least N cubes)")
