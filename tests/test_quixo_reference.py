@@ -3,12 +3,14 @@ retrograde): every stored position's value and remoteness, and the moves of the 
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
 import pytest
 
 import quixo_reference as qref
+from conftest import run_cli
 from retrograde import outcome as oc
 from retrograde.games import make_game
 
@@ -115,3 +117,36 @@ def test_moves_match_the_reference_on_a_seeded_sample():
         checked += 1
         finished += not expected
     assert checked == 407 and finished > 20  # the sample holds finished games too
+
+
+def reference_tier_counts(n: int, big: int) -> dict[str, dict[str, int]]:
+    """The reference's win/loss/draw counts (x to move) of the full boards' tiers and of every
+    tier where a side has at least `big` cubes: the independent count issue 34 asks of a deep
+    store's top tiers (benchmarks/bench_quixo_counts.py runs it on 5x5)."""
+    counts = {**qref.tier_counts(n, big), **qref.full_board_counts(n)}
+    return {tier: {kind: found[kind] for kind in ("win", "loss", "draw")} for tier, found in counts.items()}
+
+
+def test_full_boards_by_bit_masks_are_the_reference_rules_on_strings():
+    """`full_board_counts` writes the rules again over bit masks: on 3x3 its counts are those of
+    `solve` over the full boards."""
+    expected: dict[str, Counter] = {}
+    for board, (value, _) in qref.solve(3).items():
+        if "." not in board:
+            expected.setdefault(f"m{board.count('x')}o{board.count('o')}", Counter())[NAMES[value]] += 1
+    assert {tier: found for tier, found in qref.full_board_counts(3).items() if found} == expected
+    assert qref.solve_closed(qref.all_boards(3)) == qref.solve(3)  # the queue-free fixpoint, the other way
+
+
+def test_a_stores_top_tiers_count_as_the_reference_counts(solved):
+    """4x4 Quixo's tiers of 15 and 16 cubes (`status --json`, every position of a tier counted)
+    against the reference: the full boards (a loopy group with draws) and the tiers where a
+    side has 13 cubes or more."""
+    status = json.loads(run_cli("status", "--store", str(solved("quixo", {"size": 4, "down_to": 15})),
+                                "--json").stdout)
+    stored = {tier["name"]: {kind: tier[kind] for kind in ("win", "loss", "draw")} for tier in status["tiers"]}
+    expected = reference_tier_counts(4, 13)
+    compared = sorted(set(stored) & set(expected))
+    assert len(compared) == 17 + 6  # every full board's tier; m13o2, m14o1, m15o0 and their mirrors
+    assert {tier: stored[tier] for tier in compared} == {tier: expected[tier] for tier in compared}
+    assert expected["m8o8"]["draw"] > 0
