@@ -218,6 +218,15 @@ class AgentRef:
     #: Our spec of the agent as the report's text names it, where its code played otherwise
     #: (`retrograde run seeds` plays both, to show what the difference does).
     text: str | None = None
+    #: Why the report's agent cannot be compared: it was never printed and cannot be rebuilt
+    #: (e.g. "a colleague's MCTS, not printed"); a figure with such an agent or opponent is
+    #: "not comparable", whatever our stand-in plays.
+    unprinted: str | None = None
+
+
+#: A published rate: a share, a range (low, high) where the report gives one (over its runs),
+#: or None where it gives none.
+Rate = float | tuple[float, float] | None
 
 
 @dataclass(frozen=True)
@@ -225,22 +234,34 @@ class Figure:
     """A match result a course report published: the instance (`params` as given, the game's
     other rule options off) or instances, the report's agent and opponent as our specs, the
     agent's seat ("first", "second", or "either": the report drew who started, or played each
-    seat), its win/loss/draw rates (None where not given), the number of games, where it is
-    printed, and notes."""
+    seat), its win/loss/draw rates (None where not given; a (low, high) range where it gives
+    one), the number of games (None: not given), where it is printed, and notes."""
 
     params: dict[str, Any]
     agent: AgentRef
     opponent: AgentRef
     seat: str
-    win: float
-    loss: float | None
-    draw: float | None
+    win: Rate
+    loss: Rate
+    draw: Rate
     games: int | None
     source: str
     notes: tuple[str, ...] = ()
     #: A figure over many instances, each played once with each agent first (report 003's mixed
     #: benchmark): their params; `params` then describes them in words.
     instances: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Unplayed:
+    """A figure a course report published that `retrograde run seeds` does not play (a training
+    curve's average, a fitness, a result over an agent nobody can rebuild): where it is printed
+    (`source`, as `Figure.source`), what it says, in the report's numbers (`figure`), and why we
+    do not play it (`why`). `run seeds` lists each, so that no published figure goes unmentioned."""
+
+    source: str
+    figure: str
+    why: str
 
 
 @dataclass(frozen=True)
@@ -445,6 +466,8 @@ class Course:
 
     workflows: ClassVar[tuple[Workflow, ...]] = ()
     figures: ClassVar[tuple[Figure, ...]] = ()
+    #: The reports' other figures, which no match plays (`Unplayed`).
+    unplayed: ClassVar[tuple[Unplayed, ...]] = ()
     learner_presets: ClassVar[Mapping[tuple[str, str], Mapping[str, str]]] = {}
 
     @cached_property
