@@ -77,6 +77,15 @@ class Player(ABC):
         """Where `searches_to_end`: whether the agent plays `position` perfectly."""
         return False
 
+    def move_distribution(self, position: State) -> list[tuple[float, State]] | None:
+        """The chance of each child position `choose` moves to from a non-terminal `position`,
+        as (probability, child) pairs summing to 1 (moves it never plays left out): what
+        `validation.exact` needs to compute a pairing's rates exactly; None where the agent's
+        draws cannot be enumerated (a search with random playouts, a user's code, a learner
+        whose features draw). Agents that keep nothing between games and draw only from their
+        own generator give theirs."""
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
 

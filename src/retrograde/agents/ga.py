@@ -97,6 +97,9 @@ class GenomeAgent(Player):
     def choose(self, position):
         return self.player.choose(position, self.rng)
 
+    def move_distribution(self, position):
+        return self.player.distribution(position)
+
 
 class GaAgent(GenomeAgent):
     name = "ga"

@@ -109,6 +109,13 @@ class LookupAgent(Player):
     def choose_analysed(self, analysis: Analysis):
         return self.choose(analysis.position, analysis)
 
+    def move_distribution(self, position):
+        """Each best move equally likely, as `choose` draws them (the fallback's where it plays)."""
+        if self.fallback is not None and not self.holds(position):
+            return self.fallback.move_distribution(position)
+        best = self.best_moves(position)
+        return [(1 / len(best), move.position) for move in best]
+
     def kernel_agent(self):
         return LOOKUP if self.remoteness else LOOKUP_BY_OUTCOME
 

@@ -23,3 +23,6 @@ class PolicyAgent(Player):
 
     def choose(self, position):
         return self.policy.choose(position)
+
+    def move_distribution(self, position):
+        return self.policy.distribution(position)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from retrograde.agents.base import Player
+from retrograde.games.capabilities import uniform
 from retrograde.search.scores import RANDOM, UNKNOWN
 
 
@@ -21,3 +22,6 @@ class RandomAgent(Player):
     def choose(self, position):
         moves = self.game.moves(position)
         return moves[int(self.rng.integers(len(moves)))]
+
+    def move_distribution(self, position):
+        return uniform(self.game.moves(position))

@@ -77,6 +77,8 @@ class Policy(ABC):
     claim: ClassVar[str | None] = None
     #: Whether the policy plays some positions perfectly, by exact search (`exact_at` says which).
     searches_to_end: ClassVar[bool] = False
+    #: Whether `choose` never draws from the generator (one move a position).
+    deterministic: ClassVar[bool] = False
 
     def __init__(self, game, rng: np.random.Generator):
         self.game = game
@@ -91,6 +93,12 @@ class Policy(ABC):
         a draw, else slowest loss), which sampled validation checks."""
         return False
 
+    def distribution(self, position) -> list[tuple[float, Any]] | None:
+        """The chance of each child `choose` moves to from `position`, as (probability, child)
+        pairs (`agents.base.Player.move_distribution`): its one move where it is `deterministic`;
+        None where its draws cannot be enumerated."""
+        return [(1.0, self.choose(position)[1])] if self.deterministic else None
+
 
 class GenomePlayer(ABC):
     """A genome's weights at play."""
@@ -98,6 +106,19 @@ class GenomePlayer(ABC):
     @abstractmethod
     def choose(self, position, rng: np.random.Generator) -> tuple[str, Any]:
         """(move text, child position) played at a non-terminal position, drawing from `rng`."""
+
+    #: Whether `choose` never draws from the generator (one move a position).
+    deterministic: ClassVar[bool] = False
+
+    def distribution(self, position) -> list[tuple[float, Any]] | None:
+        """The chance of each child `choose` moves to (as `Policy.distribution`): its one move
+        where it is `deterministic`; None where its draws cannot be enumerated."""
+        return [(1.0, self.choose(position, None)[1])] if self.deterministic else None
+
+
+def uniform(moves: list[tuple[str, Any]]) -> list[tuple[float, Any]]:
+    """The distribution of a move drawn uniformly from `moves` ((text, child) pairs)."""
+    return [(1 / len(moves), child) for _, child in moves]
 
 
 class Genome(ABC):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from retrograde.games.capabilities import Genome, GenomePlayer
+from retrograde.games.nim.players import after
 
 
 def _draw(weights: np.ndarray, rng: np.random.Generator) -> int:
@@ -18,6 +19,12 @@ def _draw(weights: np.ndarray, rng: np.random.Generator) -> int:
     if total <= 0:
         return int(rng.integers(len(weights)))
     return min(int(np.searchsorted(np.cumsum(weights), rng.random() * total, side="right")), len(weights) - 1)
+
+
+def _chances(weights: np.ndarray) -> list[float]:
+    """The chance `_draw` draws each rule with."""
+    total = weights.sum()
+    return [1 / len(weights)] * len(weights) if total <= 0 else [float(w) / total for w in weights]
 
 
 def _primes_upto(limit: int) -> list[int]:
@@ -31,26 +38,44 @@ class RulePlayer(GenomePlayer):
         self.game = game
         self.weights = weights
 
+    @staticmethod
+    def _heaps(heaps) -> tuple[list[int], list[int]]:
+        """The heaps each heap rule draws from: every non-empty heap, the fattest."""
+        filled = [i for i, h in enumerate(heaps) if h]
+        return filled, [i for i in filled if heaps[i] == max(heaps)]
+
+    def _counts(self, rule: int, size: int) -> list[int]:
+        """The counts take rule `rule` draws from, uniformly, at a heap of `size`."""
+        limit = size if self.game.max_take is None else min(size, self.game.max_take)
+        if rule == 3:  # leave one
+            return [size if size == 1 else min(size - 1, limit)]
+        return (list(range(1, limit + 1)), list(range(1, limit + 1, 2)), _primes_upto(limit) or [1])[rule]
+
     def take(self, heaps, rng: np.random.Generator) -> tuple[int, int]:
         """(heap, count) the rules choose (heap 0-based)."""
-        filled = [i for i, h in enumerate(heaps) if h]
+        filled, fattest = self._heaps(heaps)
         if _draw(self.weights[:2], rng) == 0:
             heap = filled[int(rng.integers(len(filled)))]
         else:
-            fattest = [i for i in filled if heaps[i] == max(heaps)]
             heap = fattest[int(rng.integers(len(fattest)))] if len(fattest) > 1 else fattest[0]
-        size = heaps[heap]
-        limit = size if self.game.max_take is None else min(size, self.game.max_take)
         rule = _draw(self.weights[2:], rng)
-        if rule == 3:  # leave one
-            return heap, size if size == 1 else min(size - 1, limit)
-        counts = (list(range(1, limit + 1)), list(range(1, limit + 1, 2)), _primes_upto(limit) or [1])[rule]
-        return heap, counts[int(rng.integers(len(counts)))]
+        counts = self._counts(rule, heaps[heap])
+        return heap, counts[0] if rule == 3 else counts[int(rng.integers(len(counts)))]
 
     def choose(self, position, rng):
         moves = self.game.moves(position)
         heap, count = self.take(position, rng)
         return next(move for move in moves if move[0] == f"{heap + 1}-{count}")
+
+    def distribution(self, position):
+        result = []
+        for heap_chance, heaps in zip(_chances(self.weights[:2]), self._heaps(position)):
+            for heap in heaps:
+                for rule, rule_chance in enumerate(_chances(self.weights[2:])):
+                    counts = self._counts(rule, position[heap])
+                    chance = heap_chance / len(heaps) * rule_chance / len(counts)
+                    result += [(chance, after(position, heap, count)) for count in counts if chance]
+        return result
 
 
 class NimRules(Genome):

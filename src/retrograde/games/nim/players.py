@@ -41,7 +41,7 @@ from collections.abc import Callable
 from functools import reduce
 from operator import xor
 
-from retrograde.games.capabilities import Policy
+from retrograde.games.capabilities import Policy, uniform
 from retrograde.spec import Option
 
 
@@ -67,12 +67,18 @@ class NimExpert(Policy):
     summary = "the theory's strategy: nim-sum (Grundy values h mod k+1, normal and misère)"
     claim = "never gives a Nim win away"
 
-    def choose(self, position):
+    def _candidates(self, position):
+        """The moves it draws from: those leaving the opponent lost, else every move."""
         moves = self.game.moves(position)
         winning = [move for move in moves if nim_lost(move[1], self.game.max_take, self.game.misere)]
-        if winning:
-            moves = winning
+        return winning or moves
+
+    def choose(self, position):
+        moves = self._candidates(position)
         return moves[int(self.rng.integers(len(moves)))]
+
+    def distribution(self, position):
+        return uniform(self._candidates(position))
 
 
 Heaps = tuple[int, ...]
@@ -128,7 +134,7 @@ def fixed(heaps: Heaps, max_take: int | None, misere: bool) -> tuple[int, int]:
                 return i, take
 
     def safe(i: int, take: int) -> bool:
-        left = [h for h in heaps[:i] + (heaps[i] - take,) + heaps[i + 1:] if h]
+        left = [h for h in after(heaps, i, take) if h]
         if misere:
             return bool(left)
         return not (len(left) == 1 and _limit(left[0], max_take) == left[0])
@@ -150,6 +156,7 @@ RULES: dict[str, Rule] = {
 
 class FixedRules(Policy):
     name = "rules"
+    deterministic = True
     summary = "the seeds' fixed Nim rules (largest/smallest heap, leave one, count-and-decide, fixed)"
     options = (Option("rule", "which fixed rule to play (see the seeds: 000, 001, 003)", "fixed",
                       kind="choice", choices=tuple(RULES)),)
@@ -162,7 +169,12 @@ class FixedRules(Policy):
         return take(self.game, position, *self.rule(tuple(position), self.game.max_take, self.game.misere))
 
 
+def after(heaps: tuple[int, ...], heap: int, count: int) -> tuple[int, ...]:
+    """The heaps once `count` objects are taken from heap `heap` (0 first)."""
+    return heaps[:heap] + (heaps[heap] - count,) + heaps[heap + 1:]
+
+
 def take(game, position, heap: int, count: int):
     """The move (text, child) taking `count` objects from heap `heap` (0 first)."""
-    child = position[:heap] + (position[heap] - count,) + position[heap + 1:]
+    child = after(position, heap, count)
     return next(move for move in game.moves(position) if move[1] == child)

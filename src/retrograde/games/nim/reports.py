@@ -40,8 +40,8 @@ from functools import reduce
 from operator import xor
 
 from retrograde.errors import BadAgent
-from retrograde.games.capabilities import Genome, GenomePlayer, Policy
-from retrograde.games.nim.players import take
+from retrograde.games.capabilities import Genome, GenomePlayer, Policy, uniform
+from retrograde.games.nim.players import after, take
 from retrograde.spec import Option
 
 #: The report's rules by name: the sort key over (row, count) whose largest legal move it takes.
@@ -67,12 +67,20 @@ class RowFirstRandom(Policy):
     def choose(self, position):
         rows = [row for row, heap in enumerate(position) if heap]
         row = rows[int(self.rng.integers(len(rows)))]
-        most = position[row] if self.game.max_take is None else min(position[row], self.game.max_take)
-        return take(self.game, position, row, 1 + int(self.rng.integers(most)))
+        return take(self.game, position, row, 1 + int(self.rng.integers(self._most(position, row))))
+
+    def _most(self, position, row: int) -> int:
+        return position[row] if self.game.max_take is None else min(position[row], self.game.max_take)
+
+    def distribution(self, position):
+        rows = [row for row, heap in enumerate(position) if heap]
+        return [(1 / len(rows) / self._most(position, row), after(position, row, count))
+                for row in rows for count in range(1, self._most(position, row) + 1)]
 
 
 class Report000Rules(Policy):
     name = "rules"
+    deterministic = True
     summary = ("report 000's fixed rules as its code ran them: 'min'/'max' pick the first/last non-empty "
                "heap, 'highest'/'lowest' take all of it/one (ours follow the names: the largest or smallest "
                "heap); count-and-decide by the parity of the non-empty heaps")
@@ -98,6 +106,7 @@ class Report000Rules(Policy):
 
 class Report003Fixed(Policy):
     name = "rules"
+    deterministic = True
     summary = ("report 003's fixed_strategy as its code ran it: empty the board where one move does, else "
                "one object from the first non-empty heap (ours discards the moves that lose at once, as its "
                "comment says)")
@@ -114,12 +123,23 @@ class Report003Optimal(Policy):
                "(the bound and misère play ignored), else a random move (ours: Grundy values h mod k+1, "
                "misère too)")
 
+    def _zero(self, position) -> tuple[int, int] | None:
+        """The first move leaving a nim-sum of 0 over the raw heaps, or None."""
+        return next((move for move in _legal(tuple(position), self.game.max_take)
+                     if reduce(xor, after(position, *move), 0) == 0), None)
+
     def choose(self, position):
+        move = self._zero(position)
+        if move is not None:
+            return take(self.game, position, *move)
         moves = _legal(tuple(position), self.game.max_take)
-        for row, count in moves:
-            if reduce(xor, position[:row] + (position[row] - count,) + position[row + 1:], 0) == 0:
-                return take(self.game, position, row, count)
         return take(self.game, position, *moves[int(self.rng.integers(len(moves)))])
+
+    def distribution(self, position):
+        move = self._zero(position)
+        if move is not None:
+            return [(1.0, after(position, *move))]
+        return uniform([(None, after(position, *move)) for move in _legal(tuple(position), self.game.max_take)])
 
 
 #: The genome report 003 evolved (its log's "Best individual").
@@ -145,19 +165,21 @@ def _formula(genome: list[float]):
 class FormulaPlayer(GenomePlayer):
     """Report 003's evolved strategy of a genome: the first move of the lowest folded score."""
 
+    deterministic = True
+
     def __init__(self, game, genes):
         self.game = game
         self.fold = _formula(list(genes))
 
     def choose(self, position, rng=None):
         def score(move):
-            row, count = move
-            return reduce(self.fold, position[:row] + (position[row] - count,) + position[row + 1:])
+            return reduce(self.fold, after(position, *move))
         return take(self.game, position, *min(_legal(tuple(position), self.game.max_take), key=score))
 
 
 class Report003Formula(Policy):
     name = "ga"
+    deterministic = True
     summary = ("report 003's evolved strategy: the first move whose heaps, folded by a boolean formula of "
                "their bits, score lowest (ours, report 001's genome: heap and take rules drawn by weight)")
     options = (Option("genome", "4n+3 numbers in [0, 1], comma-separated in parentheses (default: the genome "
@@ -200,9 +222,18 @@ class OneProbabilityPlayer(GenomePlayer):
     def choose(self, position, rng):
         rows = [row for row, heap in enumerate(position) if heap]
         row = rows[int(rng.integers(len(rows)))]
-        count = position[row] if rng.random() < self.p or position[row] == 1 else position[row] - 1
-        limit = count if self.game.max_take is None else min(count, self.game.max_take)
-        return take(self.game, position, row, limit)
+        return take(self.game, position, row, self._count(position[row], rng.random() < self.p))
+
+    def _count(self, heap: int, empties: bool) -> int:
+        """Objects taken from a row of `heap`: all of it where it `empties` (or holds one), else all
+        but one; at most the bound."""
+        count = heap if empties or heap == 1 else heap - 1
+        return count if self.game.max_take is None else min(count, self.game.max_take)
+
+    def distribution(self, position):
+        rows = [row for row, heap in enumerate(position) if heap]
+        return [(chance / len(rows), after(position, row, self._count(position[row], empties)))
+                for row in rows for chance, empties in ((self.p, True), (1 - self.p, False)) if chance]
 
 
 class Report000Genome(Genome):
