@@ -67,6 +67,26 @@ def test_probe_json_follows_spec(solved):
                         "moves": []}
 
 
+@pytest.mark.parametrize("name, params", [("tictactoe", None), ("quixo", {"size": 3}), ("nim", NIM)])
+def test_probe_json_lines_are_what_json_dumps_writes(open_solved, name, params):
+    """`probe --json` writes its lines from the batch's arrays (`probing.json_lines`): the text
+    json.dumps gives for each analysis, on a seeded sample of every game's positions (draws,
+    finished positions and a name to quote included)."""
+    from retrograde.data.probing import analyse, json_lines
+
+    store = open_solved(name, params)
+    rng = np.random.default_rng(4)
+    tier = [store.game.tier(t.name) for t in store.plan.tiers]
+    positions = []
+    for t in tier:
+        for index in rng.choice(t.size, size=min(t.size, 40), replace=False).tolist():
+            position = store.game.position_at(t, index)
+            if position is not None:
+                positions.append(position)
+    assert len(positions) > 50
+    assert json_lines(store, positions) == [json.dumps(a.to_json(store.game)) for a in analyse(store, positions)]
+
+
 def test_probe_reads_positions_from_stdin(solved):
     store = solved("nim", NIM)
     lines = [f"{a},{b},{c},{d}" for a in range(2) for b in range(4) for c in range(6) for d in range(8)]

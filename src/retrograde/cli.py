@@ -453,7 +453,7 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
         lines, where = list(enumerate(positions, start=1)), "position"
     with _open_read(store_path) as store:
         from retrograde.data.answers import answer_as_typed, answer_lines
-        from retrograde.data.probing import analyse
+        from retrograde.data.probing import analyse, json_lines
 
         if typed:
             if answer_as_typed(store, sys.stdin, as_json=as_json, say=click.echo):
@@ -465,8 +465,8 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
                 parsed.append(store.game.parse(text))
             except BadPosition as exc:
                 bad.append(f"{where} {n}: {exc}" if len(lines) > 1 else str(exc))
-        out = [line for analysis in analyse(store, parsed)
-               for line in answer_lines(store.game, analysis, as_json=as_json)]
+        out = json_lines(store, parsed) if as_json else [
+            line for analysis in analyse(store, parsed) for line in answer_lines(store.game, analysis, as_json=False)]
         if out:
             click.echo("\n".join(out))
     if bad:

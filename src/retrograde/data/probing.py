@@ -6,9 +6,10 @@ grouped by tier so that a batch reads each zarr chunk once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, NamedTuple
 from collections.abc import Iterable
+from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii as quoted  # a JSON string, as json.dumps writes it
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -83,18 +84,54 @@ def values(store: Store, positions: Iterable[State]) -> list[Value]:
     return _as_values(*_stored(store, list(positions)))
 
 
-def analyse(store: Store, positions: Iterable[State]) -> list[Analysis]:
-    """Each position's value and the value every legal move achieves, in one batched read."""
-    positions = list(positions)
+def _read_all(store: Store, positions: list[State]) -> tuple[list, np.ndarray, np.ndarray]:
+    """(each position's moves, outcome codes, remoteness): the positions' values first, then
+    those each move achieves (seen by the mover, plies counted from the position), in one
+    batched read."""
     moves = [store.game.moves(position) for position in positions]
     codes, remoteness = _stored(store, positions + [child for position_moves in moves for _, child in position_moves])
     n = len(positions)
+    codes[n:], remoteness[n:] = _FLIPPED[codes[n:]], remoteness[n:] + 1
+    return moves, codes, remoteness
+
+
+def analyse(store: Store, positions: Iterable[State]) -> list[Analysis]:
+    """Each position's value and the value every legal move achieves, in one batched read."""
+    positions = list(positions)
+    moves, codes, remoteness = _read_all(store, positions)
+    n = len(positions)
     own = _as_values(codes[:n], remoteness[:n])
-    achieved = iter(_as_values(_FLIPPED[codes[n:]], remoteness[n:] + 1))  # plies counted from the position
+    achieved = iter(_as_values(codes[n:], remoteness[n:]))
     return [
         Analysis(position, value, tuple(MoveValue(move, child, next(achieved)) for move, child in position_moves))
         for position, value, position_moves in zip(positions, own, moves)
     ]
+
+
+def json_lines(store: Store, positions: Iterable[State]) -> list[str]:
+    """`Analysis.to_json` of each position as a line of JSON, the same text `json.dumps` writes,
+    built from the batch's arrays without an object a move (`probe --json` over many positions:
+    about twice as fast as `analyse`, then `json.dumps`)."""
+    game = store.game
+    positions = list(positions)
+    moves, codes, remoteness = _read_all(store, positions)
+    value = {code: f'"value": "{name}", "remoteness": ' for code, name in oc.NAMES.items()}
+    head = f'{{"game": {quoted(game.name)}, "position": '
+    drawn = value[oc.DRAW] + "null}"
+    lines, at = [], len(positions)
+    for slot, (position, position_moves) in enumerate(zip(positions, moves)):
+        code = int(codes[slot])
+        parts = [head, quoted(game.format(position)), ", ", value[code],
+                 "null" if code == oc.DRAW else str(int(remoteness[slot])), ', "moves": [']
+        kids = []
+        for move, child in position_moves:
+            code = int(codes[at])
+            kids.append(f'{{"move": {quoted(move)}, "position": {quoted(game.format(child))}, '
+                        + (drawn if code == oc.DRAW else f"{value[code]}{int(remoteness[at])}}}"))
+            at += 1
+        parts += [", ".join(kids), "]}"]
+        lines.append("".join(parts))
+    return lines
 
 
 def start_value(store: Store) -> tuple[Value | None, str | None]:
