@@ -25,6 +25,7 @@ from processes import assert_one_error_line, kill_group, log_paths, start
 from retrograde.agents import build_agent
 from retrograde.agents.match import play_game
 from retrograde.agents.qnet import StopSignalsHeld
+from retrograde.data.artifact import load_npz, save_npz
 from retrograde.errors import BadAgent
 from retrograde.games import make_game
 from retrograde.training import train
@@ -62,6 +63,102 @@ def test_quixo_encoding_reads_the_board_from_the_mover_and_gives_every_move_its_
         for (text, _), action in zip(moves, actions.tolist()):
             assert output_of.setdefault(text, action) == action  # one output per move, at every position
     assert len(set(output_of.values())) == len(output_of)
+
+
+#: Report 001's 4N outputs on 4x4, by hand from its code (quixo_deep_q_learning.py: output d*N + i,
+#: d = TOP, BOTTOM, LEFT, RIGHT): the bottom row's cube i pushed in at the top, the top row's at the
+#: bottom, the right column's cube of row i pushed in at the left, the left column's at the right.
+LINE_4X4 = ["a4-a1", "b4-b1", "c4-c1", "d4-d1", "a1-a4", "b1-b4", "c1-c4", "d1-d4",
+            "d1-a1", "d2-a2", "d3-a3", "d4-a4", "a1-d1", "a2-d2", "a3-d3", "a4-d4"]
+
+
+def _line_outputs(size: int) -> list[str]:
+    """Report 001's 4N outputs on any size, written from its code's (row, column) pairs."""
+    def name(row, column):
+        return f"{'abcde'[column]}{row + 1}"
+
+    last = size - 1
+    return ([f"{name(last, i)}-{name(0, i)}" for i in range(size)] + [f"{name(0, i)}-{name(last, i)}" for i in range(size)]
+            + [f"{name(i, last)}-{name(i, 0)}" for i in range(size)] + [f"{name(i, 0)}-{name(i, last)}" for i in range(size)])
+
+
+def _artifact_with(path, out, weights=None, **settings):
+    """A copy of the artifact at `path` at `out`, with other weights or settings (None: removed)."""
+    arrays, metadata = load_npz(path)
+    metadata["settings"] = {k: v for k, v in {**metadata["settings"], **settings}.items() if v is not None}
+    save_npz(out, {**arrays, **(weights or {})}, metadata)
+    return out
+
+
+def test_line_outputs_are_report_001s_pushes_and_a_position_with_moves_has_one():
+    assert _line_outputs(4) == LINE_4X4
+    for size in (3, 4, 5):
+        game = make_game("quixo", {"size": size})
+        line = game.network_input.layers["line"]
+        assert (line.inputs, line.actions) == (size * size, 4 * size)
+        outputs = _line_outputs(size)
+        for position in _random_positions(game, 300, seed=size):
+            moves, board, actions = line(position)
+            cells, side = position
+            assert board.tolist() == [1.0 if c == side else 0.0 if c == "." else -1.0 for c in cells]
+            legal = [text for text, _ in game.moves(position) if text in outputs]
+            assert legal and [text for text, _ in moves] == legal  # never without a move, in the rules' order
+            assert [outputs[a] for a in actions.tolist()] == legal
+            assert all(child == dict(game.moves(position))[text] for text, child in moves)
+
+
+def test_the_line_layer_plays_the_best_legal_output_when_the_best_output_is_illegal(tmp_path):
+    """A hand-worked 4x4 position: x may take the blank and x cubes only (a2-a1 is a move of the
+    rules the layer has no output for); the network's highest Q is b4-b1's (an o cube: report
+    001's code walks down to the next legal output), then d3-a3's, then a4-a1's."""
+    game = make_game("quixo", {"size": 4})
+    position = ("oxo." "x..o" "o..." ".oxo", "x")
+    moves, _, actions = game.network_input.layers["line"](position)
+    assert dict(zip([text for text, _ in moves], actions.tolist())) == {
+        "a4-a1": 0, "c4-c1": 2, "b1-b4": 5, "d1-d4": 7, "d1-a1": 8, "d3-a3": 10, "a2-d2": 13, "a4-d4": 15}
+    artifact = train(SMALL.format(episodes=2) + ",outputs=line", game, tmp_path / "line.npz", seed=0)
+    q = np.zeros(16, np.float32)
+    q[[1, 10, 0]] = [9.0, 5.0, 4.0]  # b4-b1 (illegal: o's cube), d3-a3, a4-a1
+    hand = {"w1": np.zeros((16, 16), np.float32), "b1": np.ones(16, np.float32),
+            "w2": np.tile(q / 16, (16, 1)), "b2": np.zeros(16, np.float32)}
+    agent = build_agent(f"dqn:params={_artifact_with(artifact, tmp_path / 'hand.npz', hand)}", game, seed=0)
+    assert agent.choose(position) == ("d3-a3", ("oxo." "x..o" "xo.." ".oxo", "o"))
+
+
+def test_a_trained_line_network_round_trips_and_plays_its_best_legal_push_computed_in_numpy(tmp_path):
+    game = make_game("quixo", {"size": 4})
+    artifact = train(SMALL.format(episodes=30) + ",outputs=line", game, tmp_path / "q.npz", seed=2)
+    arrays, metadata = load_npz(artifact)
+    assert metadata["settings"]["outputs"] == "line" and metadata["network"] == {"inputs": 16, "hidden": 16, "actions": 16}
+    w1, b1, w2, b2 = (arrays[name].astype(np.float64) for name in ("w1", "b1", "w2", "b2"))
+    agent = build_agent(f"dqn:params={artifact}", game, seed=0)
+    for position in _random_positions(game, 200, seed=3):
+        cells, side = position
+        x = np.array([1.0 if c == side else 0.0 if c == "." else -1.0 for c in cells])
+        q = np.maximum(x @ w1 + b1, 0) @ w2 + b2
+        legal = [text for text, _ in game.moves(position) if text in LINE_4X4]
+        assert agent.choose(position)[0] == max(legal, key=lambda text: q[LINE_4X4.index(text)])
+
+
+def test_an_artifact_without_outputs_plays_one_output_per_move_and_a_contradicting_one_is_refused(tmp_path):
+    game = make_game("quixo", {"size": 4})
+    ours = train(SMALL.format(episodes=5), game, tmp_path / "ours.npz", seed=1)
+    line = train(SMALL.format(episodes=5) + ",outputs=line", game, tmp_path / "line.npz", seed=1)
+    old = _artifact_with(ours, tmp_path / "old.npz", outputs=None)
+    positions = _random_positions(game, 50, seed=4)
+    before, after = (build_agent(f"dqn:params={path}", game, seed=0) for path in (ours, old))
+    assert [before.choose(p) for p in positions] == [after.choose(p) for p in positions]
+    assert after.network.network_input.actions == 32
+    cases = [(_artifact_with(ours, tmp_path / "a.npz", outputs="line"), "w2 of shape (16, 32)"),
+             (_artifact_with(line, tmp_path / "b.npz", outputs="move"), "w2 of shape (16, 16)"),
+             (_artifact_with(line, tmp_path / "c.npz", outputs=None), "w2 of shape (16, 16)"),
+             (_artifact_with(line, tmp_path / "d.npz", outputs="diagonal"), "output layers move, line"),
+             (_artifact_with(line, tmp_path / "e.npz", outputs=[5]), "output layers move, line")]
+    for path, words in cases:
+        with pytest.raises(BadAgent) as error:
+            build_agent(f"dqn:params={path}", game, seed=0)
+        message = str(error.value)
+        assert "corrupt Q network artifact" in message and words in message and "\n" not in message, message
 
 
 def test_tictactoe_encoding_marks_the_movers_cells_and_outputs_by_cell():
@@ -136,7 +233,8 @@ def test_dqn_refusals_are_one_line_and_write_nothing(tmp_path):
     before = sorted(p.name for p in tmp_path.iterdir())
     for args, words in [(["dqn", "--game", "nim --heaps 3"], "network_input"),
                         (["dqn:opponents=(random;nobody)", "--game", "tictactoe"], "unknown agent 'nobody'"),
-                        (["dqn:hidden=0", "--game", "tictactoe"], "hidden=0")]:
+                        (["dqn:hidden=0", "--game", "tictactoe"], "hidden=0"),
+                        (["dqn:outputs=line", "--game", "tictactoe"], "output layers move")]:
         result = run_cli("train", *args, "--out", "new.npz", cwd=tmp_path)
         assert result.returncode == 2, (args, result.stderr)
         assert_one_error_line(result.stderr, words)

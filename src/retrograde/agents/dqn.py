@@ -1,12 +1,14 @@
 """The `dqn` agent: greedy play in the Q values of a network trained with `retrograde train
-dqn` (seed 001's deep Q-learning, `agents.qnet`): the legal move of highest Q."""
+dqn` (after report 001's deep Q-learning, `agents.qnet`): the legal move of highest Q among the
+moves its output layer names (the artifact's `outputs` setting; `move` where an artifact from
+before the setting has none)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from retrograde.agents.base import Player, best_index
-from retrograde.agents.qnet import QNetwork, jax_modules
+from retrograde.agents.qnet import MOVE, QNetwork, jax_modules, output_layer
 from retrograde.data.artifact import load_artifact
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
@@ -35,8 +37,9 @@ class NetworkAgent(Player):
 
 class DqnAgent(NetworkAgent):
     name = "dqn"
-    summary = ("deep Q-learning (seed 001: board in, one ReLU hidden layer, one Q per move out; JAX, "
-               "the extra [dqn]) trained with 'retrograde train dqn': the legal move of highest Q")
+    summary = ("deep Q-learning (after report 001: board in, one ReLU hidden layer, one Q per move out, or with "
+               "outputs=line report 001's 4N pushes of a whole row or column; JAX, the extra [dqn]) trained with "
+               "'retrograde train dqn': the legal move of highest Q among those its outputs name")
     options = (Option("params", "the .npz artifact 'retrograde train dqn' wrote", None, kind="file"),)
 
     def __init__(self, game, *, seed: int, store=None, params: Path | None = None):
@@ -45,7 +48,7 @@ class DqnAgent(NetworkAgent):
         metadata, arrays = load_artifact(params, "dqn", game)
         jax_modules()
         try:
-            network = QNetwork(game.network_input, arrays)
+            network = QNetwork(output_layer(game.network_input, metadata["settings"].get("outputs", MOVE)), arrays)
             if metadata["model"] != "mlp":
                 raise ValueError(f"its model is {metadata['model']!r}, not the mlp a dqn plays")
             made = {"inputs": arrays["w1"].shape[0], "hidden": arrays["w1"].shape[1], "actions": arrays["w2"].shape[1]}

@@ -1,6 +1,8 @@
-"""The Q network of seed 001's deep Q-learning (`dqn`): the board's inputs (`NetworkInput`), one
-hidden layer of ReLU units, one output per action. JAX computes it (and, in training, its
-gradients); JAX is the optional extra `dqn`, imported only when a network is built.
+"""The Q network of `dqn`, after report 001's deep Q-learning: the board's inputs (`NetworkInput`),
+one hidden layer of ReLU units (the report's text; its code has two), one output per action of an
+output layer (`output_layer`): every game's `move`, one output per move (ours), or one a game's
+input offers besides (Quixo's `line`: report 001's 4N outputs). JAX computes it (and, in training,
+its gradients); JAX is the optional extra `dqn`, imported only when a network is built.
 
 The weights are four float32 arrays, `WEIGHTS`, kept as they are in .npz artifacts.
 
@@ -27,6 +29,8 @@ from retrograde.errors import BadAgent
 EXTRA = "pip install 'retrograde[dqn]'"
 #: The weight arrays: input->hidden matrix and biases, hidden->output matrix and biases.
 WEIGHTS = ("w1", "b1", "w2", "b2")
+#: The output layer every game's network input has: one output per move.
+MOVE = "move"
 
 
 #: The signals a command stops on (exits.py's handlers unwind it): held while JAX works.
@@ -99,6 +103,16 @@ def initial_weights(inputs: int, hidden: int, actions: int, rng: np.random.Gener
 
     return {"w1": glorot(inputs, hidden), "b1": np.zeros(hidden, np.float32),
             "w2": glorot(hidden, actions), "b2": np.zeros(actions, np.float32)}
+
+
+def output_layer(network_input, name: str):
+    """The game's network input with the output layer `name`: `MOVE`, or one its `layers` (a
+    mapping name -> network input, where a game offers more than one) names; ValueError in one
+    line, naming the layers it has, for another."""
+    layers = getattr(network_input, "layers", {MOVE: network_input})
+    if not isinstance(name, str) or name not in layers:
+        raise ValueError(f"outputs={name!r}: the game's network has the output layers {', '.join(layers)}")
+    return layers[name]
 
 
 class QNetwork:

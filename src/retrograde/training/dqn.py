@@ -1,9 +1,11 @@
-"""Deep Q-learning behind `retrograde train dqn` (seed 001, §5.3): the Q network of `agents.qnet`
+"""Deep Q-learning behind `retrograde train dqn` (report 001, §5.3): the Q network of `agents.qnet`
 learns against opponents in phases, from experience replay, with Adam steps that JAX computes
 (optax: the extra `dqn`).
 
-As seed 001 describes it: the network has N*N inputs, one hidden layer of 256 units and one
-output per move; training runs three equal phases, against random, against random and minimax
+As report 001's text describes it: the network has N*N inputs, one hidden layer of 256 units and
+4N outputs (`outputs=line`, each output the push its code gives it: `games.quixo.network_input`);
+ours has one output per move instead (`outputs=move`, the default), so that every move can be
+played; either is recorded in the artifact's settings. Training runs three equal phases, against random, against random and minimax
 depth 2 (one drawn each episode), then against minimax depth 2 (`opponents`: `training.learner.Phases`);
 moves are epsilon-greedy with seed 001's GLIE schedule, restarting with each phase; a game the
 learner wins is worth +(200 - plies), a lost one -(200 - plies), anything else 0 (here divided by
@@ -35,7 +37,8 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.agents.base import Player
 from retrograde.agents.dqn import NetworkAgent
-from retrograde.agents.qnet import WEIGHTS, QNetwork, StopSignalsHeld, forward, initial_weights, jax_modules
+from retrograde.agents.qnet import (MOVE, WEIGHTS, QNetwork, StopSignalsHeld, forward, initial_weights, jax_modules,
+                                    output_layer)
 from retrograde.agents.rl import REWARD
 from retrograde.data.artifact import save_npz
 from retrograde.errors import BadAgent
@@ -83,6 +86,9 @@ class DqnLearner(Learner):
         Option("opponents", "the phases' opponents: phases separated by ';', each a comma-separated list of "
                             "agent specs, one drawn each episode", PHASES, kind="text"),
         Option("hidden", "units of the hidden layer", 256, low=1, high=4096),
+        Option("outputs", "the output layer: move, one output per move (ours), or one the game offers besides "
+                          "(line: report 001's 4N pushes of a whole row or column, the only moves it plays)",
+               MOVE, kind="text"),
         Option("gamma", "discount factor", 0.9, kind="float", low=0, high=1),
         Option("rate", "Adam's learning rate", 0.001, kind="float", low=0, high=1),
         Option("epsilon", "final exploration rate (GLIE: reached at 90% of the episodes)", 0.1,
@@ -96,9 +102,12 @@ class DqnLearner(Learner):
     )
 
     def __init__(self, game, settings: dict[str, Any], *, store=None, seed: int = 0):
-        self.network_input = game.network_input
-        if self.network_input is None:
+        if game.network_input is None:
             raise BadAgent(f"dqn cannot learn {game.describe()}: {NetworkAgent.cannot_play(game)}")
+        try:
+            self.network_input = output_layer(game.network_input, settings["outputs"])
+        except ValueError as exc:
+            raise BadAgent(f"dqn cannot learn {game.describe()}: {exc}") from None
         jax_modules()
         phases = parse_phases(settings["opponents"], game, store)
         if any(SELF in phase for phase in phases):
