@@ -3,6 +3,7 @@ cost sampled, scaled by a solve measured on this machine.
 
     python benchmarks/bench_projection.py                      # calibrate on --down-to 23 (~10 min)
     python benchmarks/bench_projection.py --calibrate 24 --windows 64
+    python benchmarks/bench_projection.py --calibrate 21 --measured /data/q5/store.zarr.runs.json
 
 Dividing the full game's indices by one solve's indices a second assumes every tier costs what
 the calibration tiers cost; mid-board tiers have more blanks, so more moves a position and more
@@ -14,14 +15,18 @@ plus its positions times the cost of a position's parents (every position counte
 too, which the propagation never settles: an overestimate). Then the calibration solve runs
 (`solve quixo --size 5 --down-to N`, a local cluster of `--workers` processes) and its core
 seconds (wall times workers: idle time and cluster start included) are divided by the model's
-seconds for its tiers. The full game's core-hours are the model's seconds for all tiers times
-that factor. Not modelled: a large tier's cache misses in the propagation's state and in the
+seconds for its tiers (`--measured`: a solve already run, the segments bench_quixo_deep.py
+records, their wall times added, instead of a new one). The full game's core-hours are the
+model's seconds for all tiers times that factor. The plan's figures for the full game follow:
+the largest task's memory a worker and the scratch disk at once (`retrograde plan`'s estimate,
+with the scratch share measured by the calibration where given). Not modelled: a large tier's cache misses in the propagation's state and in the
 values its first pass looks up (the windows are small), and its scratch and checkpoint I/O.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -78,6 +83,9 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=128,
                         help="indices a window (small windows, many: positions cluster in the index space)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the window starts")
+    parser.add_argument("--measured", type=Path, default=None,
+                        help="a solve --down-to CALIBRATE already run: bench_quixo_deep.py's <store>.runs.json")
+    parser.add_argument("--worker-memory", default="16GB", help="the full game's plan: memory a worker")
     options = parser.parse_args()
     print_options(options)
     game = make_game("quixo", {"size": 5})
@@ -88,10 +96,13 @@ def main() -> None:
     sampling = time.perf_counter() - began
     print(f"  sampled {len(costs)} tiers in {sampling:.1f} s", flush=True)
 
-    with tempfile.TemporaryDirectory(prefix="retrograde-projection-") as tmp:
-        store = Path(tmp) / "q5.zarr"
-        run = measure(["solve", "quixo", "--size", "5", "--down-to", str(options.calibrate), "--store", str(store),
-                       "--workers", str(options.workers), "--quiet"])
+    if options.measured:
+        run = measured_solve(options.measured)
+    else:
+        with tempfile.TemporaryDirectory(prefix="retrograde-projection-") as tmp:
+            store = Path(tmp) / "q5.zarr"
+            run = measure(["solve", "quixo", "--size", "5", "--down-to", str(options.calibrate), "--store",
+                           str(store), "--workers", str(options.workers), "--quiet"])
     calibration = [cost for cost in costs.values() if cost["cubes"] >= options.calibrate]
     core_seconds = run["wall"] * options.workers
     factor = core_seconds / sum(model_seconds(cost) for cost in calibration)
@@ -113,7 +124,43 @@ def main() -> None:
     figures["full 5x5 core-hours, the calibration's throughput an index"] = \
         round(indices / (calibration_indices / core_seconds) / 3600, 1)
     figures["full 5x5 core-hours, projected tier by tier"] = round(factor * full / 3600, 1)
+    figures.update(full_plan(game, options.worker_memory, run.get("scratch_peak"), options.calibrate))
     report("full 5x5 Quixo projection", figures)
+
+
+def measured_solve(runs: Path) -> dict:
+    """The solve segments bench_quixo_deep.py recorded (completed: the last one exits 0): wall
+    seconds added, the largest process's peak, the scratch folder's peak."""
+    segments = [run for run in json.loads(runs.read_text()) if run["command"] == "solve"]
+    if not segments or segments[-1]["code"] != 0:
+        raise SystemExit(f"{runs}: no completed solve recorded")
+    return {"wall": sum(run["wall"] for run in segments),
+            "peak_rss": max(max(run["peaks"].values(), default=0) for run in segments),
+            "scratch_peak": max(run["scratch_peak"] for run in segments)}
+
+
+def full_plan(game, worker_memory: str, scratch_peak: int | None, calibrate: int) -> dict:
+    """The full game's plan on this machine's count of workers: the largest task's memory a
+    worker and the scratch disk at once (the game's scratch share, and the one the calibration
+    measured: its scratch peak over the raw bytes of its two largest groups of one wave)."""
+    from retrograde.data.plan import make_plan as plan_of
+    from retrograde.pipeline.estimate import estimate
+    from retrograde.pipeline.memory import parse_bytes
+
+    memory = parse_bytes(worker_memory, "--worker-memory")
+    full = estimate(plan_of(game), workers=2, worker_memory=memory)
+    figures = {f"full 5x5 plan: largest task at --worker-memory {worker_memory}":
+               f"{full.peak_bytes / 1e9:.1f} GB ({full.peak_task})",
+               "full 5x5 plan: scratch at once (GB, the game's scratch share)": round(full.scratch_bytes / 1e9, 1)}
+    if scratch_peak:
+        part = make_game("quixo", {"size": 5, "down_to": calibrate})
+        raw = estimate(plan_of(part), workers=2, worker_memory=memory).scratch_bytes / part.costs.scratch_share
+        share = scratch_peak / raw
+        figures["calibration scratch peak GB"] = round(scratch_peak / 1e9, 2)
+        figures["calibration scratch share (peak / raw 4 bytes a row at once)"] = round(share, 4)
+        figures["full 5x5 plan: scratch at once (GB, the calibration's share)"] = \
+            round(full.scratch_bytes / game.costs.scratch_share * share / 1e9, 1)
+    return figures
 
 
 if __name__ == "__main__":
