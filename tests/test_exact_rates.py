@@ -152,3 +152,22 @@ def test_agents_whose_draws_cannot_be_enumerated_give_none():
     assert exact_rates(game, "random", "random", "first") is not None
     with pytest.raises(ValueError, match="seat 'middle'"):
         exact_rates(game, "random", "random", "middle")
+
+
+def test_the_lookup_agents_tied_best_moves_give_the_tournaments_rates(open_solved):
+    """Tic-tac-toe, lookup (its tied best moves drawn evenly, read from a solved store) against
+    random: the exact rates, draws too, agree with the games the tournament plays from the store."""
+    store = open_solved("tictactoe")
+    game = store.game
+    exact = exact_rates(game, "lookup", "random", "either", store=store)
+    games = 2000
+    with open_executor(workers=0, positions=None) as executor:
+        ours, theirs = resolve_agent("lookup", game), resolve_agent("random", game)
+        entries = run_tournament(game, store, [Pairing(ours, theirs, INITIAL, games, "agent first"),
+                                               Pairing(theirs, ours, INITIAL, games, "agent second")],
+                                 seed=11, executor=executor, max_plies=20, quiet=True)
+    assert exact["loss"] == 0.0 and 0 < exact["draw"] < 1
+    for outcome, count in (("win", entries[0]["first_wins"] + entries[1]["second_wins"]),
+                           ("draw", entries[0]["draws"] + entries[1]["draws"])):
+        error = math.sqrt(exact[outcome] * (1 - exact[outcome]) / (2 * games))
+        assert abs(count / (2 * games) - exact[outcome]) <= 4 * error, (outcome, count, exact)
