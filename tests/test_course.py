@@ -1,14 +1,15 @@
 """`retrograde run seeds`: the course reports' figures played again, with a verdict on each.
 
-The verdicts are checked against Wilson intervals computed here by hand; the run is checked
-end to end on report 000's rows (Nim's fixed rules as its code ran them, and its Quarto GA). The
-summary line counts the verdicts. The course reports' published figures are set beside ours
-by seat, and a report's agent is matched only by a spec of ours (validation/published.py)."""
+The verdict rule is tests/test_verdicts.py's; here the run is checked end to end on report 000's
+rows (Nim's fixed rules as its code ran them, and its Quarto GA) and report 003's, with the
+figures no match plays listed and the rows resumed from what they played. The course reports'
+published figures are set beside ours by seat, and a report's agent is matched only by a spec of
+ours (validation/published.py)."""
 
 from __future__ import annotations
 
+import html
 import json
-import math
 
 import numpy as np
 import pytest
@@ -22,57 +23,14 @@ from retrograde.games.capabilities import AgentRef, Figure
 from retrograde.validation import course, published
 from retrograde.validation.published import compare
 from retrograde.validation.tournament import INITIAL
-
-
-def interval(k: int, n: int) -> tuple[float, float]:
-    z = 1.959963984540054
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
+from retrograde.workflows import course as seeds
+from retrograde.workflows.course import report_unplayed
 
 
 def figure(win, draw, loss, games, seat="first"):
     return course.ReportFigure("nim", Figure({"heaps": [1, 3, 5, 7]}, AgentRef("theirs", "rules", (("rule", "fixed"),)),
                                           AgentRef("pure_random", "random", (("preset", "000"),)), seat, win, loss,
                                           draw, games, "000_x.txt, Table 9 (a note)"))
-
-
-def test_a_figure_is_reproduced_when_each_rate_it_gives_lies_in_our_interval():
-    ours = course.ours(153, 0, 47, None)
-    assert ours["win_ci95"] == pytest.approx(interval(153, 200)) and ours["loss"] == 47 / 200
-    row = course.row(figure(0.80, 0.0, 0.20, 100), ours)
-    assert (row["seed"], row["where"], row["verdict"], row["why"]) == ("000_x.txt", "Table 9 (a note)", "reproduced",
-                                                                        None)
-    assert row["agent"] == "rules:rule=fixed" and row["opponent"] == "random:preset=000"
-    # A rate the report leaves out (None) is not held to anything.
-    assert course.row(figure(0.80, None, None, 100), ours)["verdict"] == "reproduced"
-
-
-def test_a_figure_not_reproduced_says_why_from_both_samples():
-    low, high = interval(120, 200)  # ours: 60% wins
-    small = course.row(figure(0.70, 0.0, 0.30, 100), course.ours(120, 0, 80, None))
-    assert small["verdict"] == "not reproduced"
-    assert f"their win rate 70.0% lies outside our 95% interval [{low:.1%}, {high:.1%}] over 200 games" in small["why"]
-    assert "overlaps ours: their sample was small" in small["why"]
-    far = course.row(figure(0.95, 0.0, 0.05, 1000), course.ours(120, 0, 80, None))
-    assert "does not overlap ours: their agents, opponents or rules differ" in far["why"]
-    unknown = course.row(figure(0.95, 0.0, 0.05, None), course.ours(120, 0, 80, None))
-    assert unknown["verdict"] == "not reproduced" and "their own interval" not in unknown["why"]
-
-
-def test_the_games_as_their_text_names_the_agents_say_which_version_made_the_figure():
-    theirs = figure(0.80, 0.0, 0.20, 100)
-    code, text = course.ours(160, 0, 40, None), course.ours(100, 0, 100, None)
-    as_text = {"agent": "rules:rule=largest-min", "opponent": "random", "ours": text}
-    reproduced = course.row(theirs, code, as_text=as_text)
-    assert reproduced["verdict"] == "reproduced" and reproduced["why"] is None
-    assert "does not: their code, not their text, made their figure." in reproduced["notes"][-1]
-    assert "50.0% / 0.0% / 50.0% over 200" in reproduced["notes"][-1]
-    flipped = course.row(theirs, text, as_text={**as_text, "ours": code})
-    assert flipped["verdict"] == "not reproduced"
-    assert flipped["why"].endswith("reproduces it: their figure matches their text, not their code.")
-    assert flipped["as_text"]["ours"] == code
 
 
 def test_we_play_at_least_the_reports_games_and_200_a_seat():
@@ -94,20 +52,48 @@ def test_run_seeds_plays_report_000s_rows_and_resumes(tmp_path):
     assert not (folder / "artifacts").exists()
     rows = [row for row in rows if row is not evolved]
     for row in rows:
-        assert set(row) >= {"seed", "where", "game", "agent", "opponent", "seat", "theirs", "ours", "verdict", "why"}
-        assert row["verdict"] in ("reproduced", "not reproduced") and row["ours"]["games"] >= 200
-        assert (row["why"] is None) == (row["verdict"] == "reproduced")
+        assert set(row) >= {"seed", "where", "game", "agent", "opponent", "seat", "theirs", "ours", "verdict", "why",
+                            "test", "evidence"}
+        assert row["verdict"] in ("consistent", "differs") and row["ours"]["games"] >= 200
+        assert row["evidence"][0]["ours"] == row["ours"] and row["evidence"][0]["agent"] == row["agent"]
     nim = [row for row in rows if row["game"] == "nim"]
     assert all(row["ours"]["value_kept"] is not None for row in nim)  # Nim 1,3,5,7 is solved for the audit
-    assert sum(row["verdict"] == "reproduced" for row in nim) >= 6  # as their code played, the figures hold
+    assert all(row["test"]["kind"] == course.TWO_SAMPLE for row in nim)  # their 100 games are given
+    assert sum(row["verdict"] == "consistent" for row in nim) >= 6  # as their code played, the figures hold
     highest = next(row for row in nim if "rule=min-from-highest-row" in row["agent"])
-    assert highest["as_text"]["agent"] == "rules:rule=largest-min" and highest["as_text"]["opponent"] == "random"
-    assert highest["as_text"]["ours"]["games"] == highest["ours"]["games"]
-    assert any("As their text names the agents" in text for text in [highest["why"] or "", *highest["notes"]])
-    assert {"report.md", "report.html"} <= {path.name for path in folder.iterdir()}
+    code, text = highest["evidence"]
+    assert (code["version"], text["version"]) == (course.AS_CODE, course.AS_TEXT)
+    assert text["agent"] == "rules:rule=largest-min" and text["opponent"] == "random"
+    assert text["ours"]["games"] == code["ours"]["games"]
+    assert highest["verdict"] == "consistent" and not text["consistent"]  # 80% only as their code plays
+    assert highest["why"].startswith("Consistent as their code played them, and not as their text names them")
+    # Every figure of report 000 that no match plays is listed, with why, in every form of the report.
+    assert document["unplayed"] == report_unplayed("000")
+    markdown, page = (folder / "report.md").read_text(), (folder / "report.html").read_text()
+    for entry in document["unplayed"]:
+        assert entry["seed"].startswith("000") and entry["why"]
+        assert entry["why"] in markdown and html.escape(entry["why"], quote=False) in page
+    assert page.count("<details><summary>evidence: ") == len(rows)
+    played = {path.name: path.read_bytes() for path in (folder / "rows").iterdir()}
+    assert len(played) == len(rows)  # the not-run row is played again by a later run
     again = run_cli("run", "seeds", "--only", "000", "--out", str(tmp_path), "--workers", "0", "--skip-training")
     assert again.returncode == 0 and "tournament" not in again.stderr  # every row was done: none is played
     assert json.loads((folder / "report.json").read_text()) == document
+    assert (folder / "report.md").read_text() == markdown and (folder / "report.html").read_text() == page
+
+
+def test_a_row_resumes_from_what_it_played_keyed_by_the_rows_format(monkeypatch):
+    """DIR/seeds/rows keeps a row's counts, not its verdict: the row is made again from them and
+    the figure; the file's name holds ROW_FORMAT, so a file of another format is never read."""
+    found = figure(0.80, 0.0, 0.20, 100)
+    played = {"versions": [{"version": course.AS_GIVEN, "agent": found.agent, "opponent": found.opponent,
+                            "counts": [160, 0, 40]}], "value_kept": 0.5, "not_run": None}
+    row = seeds._row(found, played)
+    assert row["verdict"] == "consistent" and row["ours"]["win"] == 0.8 and row["ours"]["value_kept"] == 0.5
+    assert seeds._row(figure(0.95, 0.0, 0.05, 1000), played)["verdict"] == "differs"  # the figure as it is now
+    key = seeds._key(found)
+    monkeypatch.setattr(seeds, "ROW_FORMAT", seeds.ROW_FORMAT + 1)
+    assert seeds._key(found) != key
 
 
 def test_bad_seeds_input_is_one_line(tmp_path):
@@ -133,8 +119,8 @@ def test_report_003s_benchmark_over_mixed_instances_is_played_one_game_a_seat_ea
     assert len(rows) == 4 and all(row["ours"]["games"] == 200 and row["seat"] == "either" for row in rows)
     assert {row["agent"] for row in rows} == {"rules:preset=003", "ga:preset=003"}
     against_optimal = [row for row in rows if row["opponent"] == "expert:preset=003"]
-    assert [row["verdict"] for row in against_optimal] == ["reproduced", "reproduced"]
-    assert sum(row["verdict"] == "reproduced" for row in rows) >= 3
+    assert [row["verdict"] for row in against_optimal] == ["consistent", "consistent"]
+    assert sum(row["verdict"] == "consistent" for row in rows) >= 3
 
 
 def test_trained_agents_are_trained_once_as_the_report_trained_and_found_again(tmp_path):
@@ -146,7 +132,7 @@ def test_trained_agents_are_trained_once_as_the_report_trained_and_found_again(t
     from retrograde.games import make_game
     from retrograde.pipeline.executors import open_executor
     from retrograde.pipeline.solve import SolveOptions
-    from retrograde.workflows.course import Artifacts, Stores, _row
+    from retrograde.workflows.course import Artifacts, Stores, _played, _row
 
     learner = AgentRef("QLearningAgent", "rl", learner="rl:episodes=300,rewards=10/-10/3,opponent=random")
     ttt = course.ReportFigure("tictactoe", Figure({}, learner, AgentRef("random_strategy", "random"), "first", 0.9, 0.0,
@@ -160,19 +146,13 @@ def test_trained_agents_are_trained_once_as_the_report_trained_and_found_again(t
         made = artifact.stat().st_mtime_ns
         again = artifacts.train_all([ttt], executor, quiet=True)
         assert artifact.stat().st_mtime_ns == made and len(again) == 1  # found, not trained again
-        row = _row(ttt, stores, artifacts, executor, quiet=True)
+        row = _row(ttt, _played(ttt, stores, artifacts, executor, quiet=True))
     settings = json.loads(str(np.load(artifact)["metadata"]))["settings"]
     assert settings["rewards"] == "10/-10/3" and settings["episodes"] == 300
     assert row["agent"] == f"rl:params=artifacts/{artifact.name}" and row["ours"]["games"] == 200
     assert row["ours"]["value_kept"] is not None  # tic-tac-toe is solved for the audit
     other = Artifacts(tmp_path / "artifacts", stores).path("rl:episodes=301,opponent=random", make_game("tictactoe"))
     assert other[0] != artifact  # other settings, another artifact
-
-
-def test_the_seeds_summary_counts_each_verdict():
-    """validation/course.py: the summary line counts the rows of each verdict."""
-    rows = [{"verdict": "reproduced"}, {"verdict": "not run"}, {"verdict": "reproduced"}]
-    assert course.summary(rows) == "3 published figures: 2 reproduced, 0 not reproduced, 1 not run"
 
 
 def test_a_spec_of_an_agent_no_game_knows_is_not_the_reports_agent():
@@ -200,17 +180,18 @@ def test_published_figures_are_set_beside_ours_by_seat():
     assert [rows["first"]["ours"][key] for key in rates] == [0.9, 0.0, 0.1, 10, 1.0]
     assert rows["second"]["theirs"]["loss"] == 1.0
     assert [rows["second"]["ours"][key] for key in rates] == [0.0, 0.9, 0.1, 10, 1.0]
-    # The verdict `run seeds` gives: neither their 100% wins nor their 0% draws lie in our intervals
-    # of 9 wins and 1 draw in 10 games; the report gives no number of games.
-    assert rows["first"]["verdict"] == "not reproduced"
-    assert rows["first"]["why"] == ("their win rate 100.0% lies outside our 95% interval [59.6%, 98.2%] over 10 "
-                                    "games; their draw rate 0.0% lies outside our 95% interval [1.8%, 40.4%] over "
-                                    "10 games.")
+    # The verdict `run seeds` gives: the report gives no number of games, so our 9 wins and 1 draw
+    # in 10 are tested against their 100% wins as a point, which allows no draw.
+    assert rows["first"]["verdict"] == "differs" and rows["first"]["test"]["kind"] == course.OURS_POINT
+    assert rows["first"]["test"]["differs"] == ["win", "draw"]
+    assert rows["first"]["why"].startswith("Unexplained: differs as their code played them (their win 100.0% vs "
+                                           "ours 90.0% (p 0), their draw 0.0% vs ours 10.0% (p 0);")
     assert rows["first"]["seed"].startswith("001") and rows["first"]["where"].startswith("Quixo, Tables 4 and 8")
     # A 5x5 store solved --down-to 23 holds part of the game, whose rules are those of seed 001's 5x5.
     partial = _compare(make_game("quixo", {"size": 5, "down_to": 23}), [solved], [entry])
     assert [row["seat"] for row in partial] == ["either"]
     assert "part of the game (down_to=23)" in partial[0]["notes"][-1]
+    assert [entry["version"] for entry in partial[0]["evidence"]] == [course.AS_CODE]
     assert not any("part of the game" in note for row in rows.values() for note in row["notes"])
     # Nim: report 000's rules and random player as its code played them; ours of the same names are
     # other agents.

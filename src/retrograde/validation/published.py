@@ -5,7 +5,8 @@ agent and opponent as our specs (by agent name and the options that must hold, g
 default), the agent's seat ("first", "second", or "either": the report drew who started), its
 win/loss/draw rates (None where the report does not give one), the number of games, and where it
 is printed. Ours come from the tournaments' games from the start position, from the same agent's
-view; each row is a `validation.course` row (the one `run seeds` writes), with its verdict.
+view; each row is a `validation.course` row (the one `run seeds` writes), with its verdict, its
+evidence the one version validate played (the agents of its own that match the report's).
 """
 
 from __future__ import annotations
@@ -71,9 +72,10 @@ def compare(game: Game, agents: Sequence[ResolvedAgent], tournaments: Sequence[d
                 counts = _ours(tournaments, agent.spec, opponent.spec, figure.seat)
                 if not sum(counts):
                     continue
-                ours = course.ours(*counts, (value_kept or {}).get(agent.spec))
-                row = course.row(course.ReportFigure(game.name, figure), ours)
-                row.update(agent=agent.spec, opponent=opponent.spec,
-                           notes=[*row["notes"], *(extent if agent.reads_store or opponent.reads_store else [])])
+                reported = course.ReportFigure(game.name, figure)
+                played = course.version(reported.versions()[0][0], agent.spec, opponent.spec, counts,
+                                        reported.theirs(), (value_kept or {}).get(agent.spec))
+                row = course.row(reported, [played])
+                row["notes"] += extent if agent.reads_store or opponent.reads_store else []
                 rows.append(row)
     return rows

@@ -408,19 +408,38 @@ def _markdown_table(head: list[str], rows: list[list[str]]) -> list[str]:
 SEEDS_TITLE = "The course reports' figures, rerun"
 
 
-def seeds_markdown(rows: list[dict[str, Any]]) -> str:
-    """`run seeds`' report.md: the rows `validation.course` made, as a table."""
-    return "\n".join([f"# {SEEDS_TITLE}", "", course.INTRO, "", course.summary(rows), "",
-                      *_markdown_table(*course.table(rows))]) + "\n"
+def seeds_markdown(rows: list[dict[str, Any]], unplayed: list[dict[str, Any]]) -> str:
+    """`run seeds`' report.md: the rows `validation.course` made, as a table, each row's evidence
+    (the versions of its match played) under a heading of its own, and the figures no match plays."""
+    lines = [f"# {SEEDS_TITLE}", "", course.INTRO, "", course.summary(rows, unplayed), "",
+             *_markdown_table(*course.table(rows)), "", "## Evidence: the versions each row played", ""]
+    for number, found in enumerate(rows, 1):
+        if found["evidence"]:
+            lines += [f"### {number}. {found['seed'][:3]} {found['where']}: {found['agent']} vs {found['opponent']}, "
+                      f"{found['seat']}", "", *_markdown_table(*course.evidence_table(found)), ""]
+    lines += ["## Published figures no match plays", "", *_markdown_table(*course.unplayed_table(unplayed))]
+    return "\n".join(lines) + "\n"
 
 
-def seeds_html(rows: list[dict[str, Any]]) -> str:
-    """`run seeds`' report.html: the same table on a page of its own, each row's "why" under it."""
+def _evidence_html(found: dict[str, Any]) -> str:
+    """A row's evidence, collapsed under it."""
+    if not found["evidence"]:
+        return ""
+    count = len(found["evidence"])
+    return (f"<details><summary>evidence: {count} version{'s' if count > 1 else ''} played</summary>"
+            f"{html_table(*course.evidence_table(found))}</details>")
+
+
+def seeds_html(rows: list[dict[str, Any]], unplayed: list[dict[str, Any]]) -> str:
+    """`run seeds`' report.html: the same table on a page of its own, each row's "why" under it and
+    its evidence collapsed under that; then the figures no match plays."""
     head, cells = course.table(rows)
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(SEEDS_TITLE)}"
             f"</title><style>{STYLE}</style></head><body><h1>{html.escape(SEEDS_TITLE)}</h1>"
-            f"<p>{html.escape(course.INTRO)}</p><p>{html.escape(course.summary(rows))}</p>"
-            f"{html_table(head, cells, notes=head.index(course.WHY))}</body></html>\n")
+            f"<p>{html.escape(course.INTRO)}</p><p>{html.escape(course.summary(rows, unplayed))}</p>"
+            f"{html_table(head, cells, notes=head.index(course.WHY), under=[_evidence_html(row) for row in rows])}"
+            f"<h2>Published figures no match plays</h2>{html_table(*course.unplayed_table(unplayed))}"
+            "</body></html>\n")
 
 
 STYLE = """body{font-family:sans-serif;margin:1.2em 2em;max-width:1200px;color:#222;text-align:left}
@@ -440,14 +459,16 @@ BREAKS = re.compile(r"([,/=])")
 LONG = 20
 
 
-def html_table(head: list[str], rows: list[list[str]], links: int | None = None, notes: int | None = None) -> str:
+def html_table(head: list[str], rows: list[list[str]], links: int | None = None, notes: int | None = None,
+               under: Sequence[str] | None = None) -> str:
     """A table; `links`: the column whose cells are positions linked to the explorer; `notes`: a
-    column of long text shown as a full-width line under its row instead (when not empty)."""
+    column of long text shown as a full-width line under its row instead (when not empty);
+    `under`: HTML shown full-width under each row (when not empty), after its note."""
     if not rows:
         return "<p>(none)</p>"
     columns = [k for k in range(len(head)) if k != notes]
     cells = ["<tr>" + "".join(f"<th>{html.escape(head[k])}</th>" for k in columns) + "</tr>"]
-    for row in rows:
+    for number, row in enumerate(rows):
         out = []
         for k in columns:
             cell = row[k]
@@ -460,6 +481,8 @@ def html_table(head: list[str], rows: list[list[str]], links: int | None = None,
         if notes is not None and row[notes]:
             cells.append(f'<tr class="note"><td colspan="{len(columns)}">{html.escape(head[notes])}: '
                          f"{html.escape(row[notes])}</td></tr>")
+        if under and under[number]:
+            cells.append(f'<tr class="note"><td colspan="{len(columns)}">{under[number]}</td></tr>')
     return "<table>" + "".join(cells) + "</table>"
 
 

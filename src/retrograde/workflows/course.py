@@ -8,9 +8,11 @@ store play from it (elsewhere their rows are not run). A trained agent of a repo
 first, as the report trained it (its `AgentRef.learner`, with the store where there is one, to
 record its exact learning curve), into DIR/seeds/artifacts under a name drawn from its game,
 settings and seed; the trainings run side by side on the executor's workers, and a rerun finds
-them done (or resumes them). Each finished row is kept in DIR/seeds/rows, so a rerun plays only
-the rows not done yet, and `--only NUMBER` plays one report's rows (delete the folder to play
-rows again).
+them done (or resumes them). What each finished row played (every version of its match, with
+its counts) is kept in DIR/seeds/rows, so a rerun plays only the rows not done yet and makes
+every row again from those counts and the figures as the code gives them; `--only NUMBER` plays
+one report's rows (delete the folder to play rows again). The figures no match plays
+(`Course.unplayed`) are listed in the report, each with why.
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ UNTRAINED = "no run has trained it yet (run seeds without --skip-training)"
 TIMINGS = "timings.json"
 
 
+#: The format of DIR/seeds/rows' files (what a row played, `_played`; the row is made from it and
+#: the figure as the code now gives it), part of each file's name: no older file is read as one.
+ROW_FORMAT = 2
+
+
 def report_figures(only: str | None = None) -> list[course.ReportFigure]:
     """Every game's published figures, in the registry's order of games.
 
@@ -62,11 +69,19 @@ def report_figures(only: str | None = None) -> list[course.ReportFigure]:
     return figures
 
 
+def report_unplayed(only: str | None = None) -> list[dict[str, Any]]:
+    """Every game's published figures that no match plays (`Course.unplayed`), with why; those of
+    report `only` where given."""
+    return [entry for name, game in example_games().items()
+            for entry in course.unplayed_rows(name, course_of(game).unplayed)
+            if only is None or entry["seed"].startswith(only)]
+
+
 def _key(figure: course.ReportFigure) -> str:
     """A row's name in DIR/seeds/rows: what it plays, and where it is printed."""
     what = [figure.seed, figure.where, figure.game, figure.figure.params, figure.agent, figure.opponent,
             figure.figure.seat, figure.games, SEED, figure.figure.agent.learner, figure.figure.opponent.learner,
-            figure.figure.agent.text, figure.figure.opponent.text]
+            figure.figure.agent.text, figure.figure.opponent.text, ROW_FORMAT]
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:20]
 
 
@@ -190,50 +205,52 @@ def _play_instances(figure: course.ReportFigure, agent: str, opponent: str, exec
     return wins, draws, losses
 
 
-def _as_text(figure: course.ReportFigure, played: dict[str, str | AgentSpec], shown: dict[str, str],
-             game: Game | None, store: Store | None, executor, quiet: bool) -> dict[str, Any] | None:
-    """The same games with the agents as the report's text names them (`AgentRef.text`), where its
-    code played otherwise; None where neither agent has such a text. `played` and `shown`: the
-    specs that play each side ("agent", "opponent") and that name it in the row."""
-    sides = (("agent", figure.figure.agent), ("opponent", figure.figure.opponent))
-    if not any(ref.text for _, ref in sides):
-        return None
-    plays = [ref.text or played[side] for side, ref in sides]
-    counts = (_play_instances(figure, *plays, executor) if game is None else
-              _play(figure, *plays, game, store, executor, quiet))
-    agent, opponent = (ref.text or shown[side] for side, ref in sides)
-    return {"agent": agent, "opponent": opponent, "ours": course.ours(*counts, None)}
-
-
-def _row(figure: course.ReportFigure, stores: Stores, artifacts: Artifacts, executor, quiet: bool) -> dict[str, Any]:
+def _played(figure: course.ReportFigure, stores: Stores, artifacts: Artifacts, executor, quiet: bool
+            ) -> dict[str, Any]:
+    """What a row plays, as DIR/seeds/rows keeps it: {"versions": each version of the match
+    (`ReportFigure.versions`) with the specs that name its sides in the row and its [wins, draws,
+    losses], "value_kept": our audit of the report's agent, "not_run": why, where it cannot be
+    played}."""
     if figure.figure.instances:
-        counts = _play_instances(figure, figure.agent, figure.opponent, executor)
-        specs = {"agent": figure.agent, "opponent": figure.opponent}
-        as_text = _as_text(figure, specs, specs, None, None, executor, quiet)
-        return course.row(figure, course.ours(*counts, None), as_text=as_text)
+        return {"versions": [{"version": label, "agent": agent, "opponent": opponent,
+                              "counts": list(_play_instances(figure, agent, opponent, executor))}
+                             for label, agent, opponent in figure.versions()], "value_kept": None, "not_run": None}
     game = make_game(figure.game, figure.figure.params)
     store, why, sample = stores.get(game)  # for the exact audit, where this machine can solve the game
     if store is None and any(reads_store(ref.name) for ref in (figure.figure.agent, figure.figure.opponent)):
-        return course.row(figure, None, why)
+        return {"versions": [], "value_kept": None, "not_run": why}
     played, shown = {}, {}
     for side, ref, spec in (("agent", figure.figure.agent, figure.agent),
                             ("opponent", figure.figure.opponent, figure.opponent)):
         found = artifacts.spec(ref, game) if ref.learner else (spec, spec)
         if found is None:
-            return course.row(figure, None, f"{ref.label} is trained as the report trained it ({ref.learner}), "
-                                           f"and {UNTRAINED}")
+            return {"versions": [], "value_kept": None,
+                    "not_run": f"{ref.label} is trained as the report trained it ({ref.learner}), and {UNTRAINED}"}
         played[side], shown[side] = found
         try:
             build_agent(played[side], game, seed=SEED, store=store)
         except BadAgent as exc:
             if ref.learner or "needs params=FILE" not in str(exc):
                 raise
-            return course.row(figure, None, f"{ref.label} needs an artifact trained as the report trained it, "
-                                           f"and no preset of ours trains it yet ({exc})")
-    wins, draws, losses = _play(figure, played["agent"], played["opponent"], game, store, executor, quiet)
+            return {"versions": [], "value_kept": None,
+                    "not_run": f"{ref.label} needs an artifact trained as the report trained it, and no preset "
+                               f"of ours trains it yet ({exc})"}
+    versions = []
+    for (label, agent, opponent), (_, agent_shown, opponent_shown) in zip(
+            figure.versions(played["agent"], played["opponent"]), figure.versions(shown["agent"], shown["opponent"])):
+        versions.append({"version": label, "agent": str(agent_shown), "opponent": str(opponent_shown),
+                         "counts": list(_play(figure, agent, opponent, game, store, executor, quiet))})
     kept = sample.value_kept(build_agent(played["agent"], game, seed=SEED, store=store)) if sample else None
-    as_text = _as_text(figure, played, shown, game, store, executor, quiet)
-    return {**course.row(figure, course.ours(wins, draws, losses, kept), as_text=as_text), **shown}
+    return {"versions": versions, "value_kept": kept, "not_run": None}
+
+
+def _row(figure: course.ReportFigure, played: dict[str, Any]) -> dict[str, Any]:
+    """A row of report.json from what it played (`_played`) and the figure as the code now gives it."""
+    theirs = figure.theirs()
+    evidence = [course.version(entry["version"], entry["agent"], entry["opponent"], entry["counts"], theirs,
+                               played["value_kept"] if k == 0 else None, entry.get("exact"))
+                for k, entry in enumerate(played["versions"])]
+    return course.row(figure, evidence or None, played["not_run"])
 
 
 def run_seeds(out_dir: Path, *, only: str | None = None, train: bool = True,
@@ -265,22 +282,22 @@ def _play_rows(out_dir: Path, figures: list[course.ReportFigure], only: str | No
         rows, seconds = [], {}
         for figure in figures:
             done = rows_dir / f"{_key(figure)}.json"
-            row = read_document(out_dir, done, "played row", "delete it to play the row again")
-            if row:
-                rows.append(row)
-            elif only is None or figure.seed.startswith(only):
+            played = read_document(out_dir, done, "played row", "delete it to play the row again")
+            if not played and (only is None or figure.seed.startswith(only)):
                 started = time.monotonic()
-                found = _row(figure, stores, artifacts, executor, quiet)
-                rows.append(found)
-                if found["verdict"] == course.NOT_RUN and UNTRAINED in (found["why"] or ""):
-                    continue
-                rows_dir.mkdir(exist_ok=True)
-                write_json(done, found)
-                name = f"{figure.seed[:3]} {figure.where}: {figure.agent} vs {figure.opponent}, {figure.figure.seat}"
-                seconds[name] = round(time.monotonic() - started, 2)
-        document = {"rows": rows, "summary": course.summary(rows)}
+                played = _played(figure, stores, artifacts, executor, quiet)
+                if UNTRAINED not in (played["not_run"] or ""):
+                    rows_dir.mkdir(exist_ok=True)
+                    write_json(done, played)
+                    name = f"{figure.seed[:3]} {figure.where}: {figure.agent} vs {figure.opponent}, {figure.figure.seat}"
+                    seconds[name] = round(time.monotonic() - started, 2)
+            if played:
+                rows.append(_row(figure, played))
+        unplayed = report_unplayed(only)
+        document = {"rows": rows, "unplayed": unplayed, "summary": course.summary(rows, unplayed)}
         write_json(out_dir / "report.json", document)
         write_json(out_dir / TIMINGS, {"rows_played_s": seconds, "artifacts_trained_s": trained})
-        for name, text in (("report.md", report.seeds_markdown(rows)), ("report.html", report.seeds_html(rows))):
+        for name, text in (("report.md", report.seeds_markdown(rows, unplayed)),
+                           ("report.html", report.seeds_html(rows, unplayed))):
             write_atomically(out_dir / name, lambda file, text=text: file.write(text.encode()))
     return document
