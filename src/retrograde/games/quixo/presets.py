@@ -3,7 +3,7 @@ results reports 001 and 004 published (set beside ours by `validate`)."""
 
 from functools import cached_property
 
-from retrograde.games.capabilities import AgentRef, Course, Figure, Workflow
+from retrograde.games.capabilities import AgentRef, Course, Figure, Unplayed, Workflow
 from retrograde.spec import AgentSpec
 
 WORKFLOWS = (
@@ -41,7 +41,13 @@ REPLAYS = ("both agents are deterministic (the network's largest output, MiniMax
 S001_DQN4 = "001_00fce964e282ae09.txt, Quixo deep Q-learning, Table 6 (N = 4)"
 S001_DQN5 = "001_00fce964e282ae09.txt, Quixo deep Q-learning, Table 5 (N = 5)"
 RANDOM = AgentRef("RandomAgent", "random")
-ADAPTIVE = AgentRef("MinMaxPlayer (advantage depth)", "minimax", (("adaptive", "1"),))
+#: Seed 004's MinMaxPlayer as its code played it (`reports.Report004Minimax`), and ours of its prose.
+ADAPTIVE = AgentRef("MinMaxPlayer (advantage depth)", "minimax", (("preset", "004"),),
+                    text="minimax:adaptive=1,depth=4,eval=inline")
+#: Seed 004's opponent in its figure against MCTS: a colleague's, which it links but does not print.
+COLLEAGUE_MCTS = AgentRef("MCTS (a colleague's)", "mcts",
+                          unprinted="a colleague's MCTS (fgiacome/compint, quixo/mcts.py), linked but not printed "
+                                    "in the report; ours (UCT, 1,000 iterations of random playouts) stands in")
 SOLVED_AGENT = AgentRef("QuixoIsSolvedAgent", "lookup", (("remoteness", "0"),), text="lookup")
 Q4 = {"size": 4}
 Q5 = {"size": 5}
@@ -79,19 +85,37 @@ FIGURES = (
     Figure(Q5, DQN, _minimax(2), "either", 0.00, 1.00, 0.00, None, S001_DQN5, (REPLAYS,)),
     # seed 004, Quixo 5x5: about 95% against MCTS "beginning first or second"
     Figure(Q5, ADAPTIVE, RANDOM, "either", 1.00, 0.00, 0.00, 100, S004),
-    Figure(Q5, ADAPTIVE, AgentRef("MCTS (a colleague's)", "mcts"), "either", 0.95, 0.05, 0.00, None, S004,
-           ("'about 95%'; the loss/draw split is not given",
-            "their MCTS was a colleague's and is not printed: ours (UCT, 1,000 iterations of random playouts) plays "
-            "in its place")),
+    Figure(Q5, ADAPTIVE, COLLEAGUE_MCTS, "either", 0.95, 0.05, 0.00, None, S004,
+           ("'about 95%'; the loss/draw split is not given",)),
+)
+
+
+#: Report 004's other figures, which no match plays.
+UNPLAYED = (
+    Unplayed(S004, "MinMax against itself: 'not able to always win against itself'",
+             "no rate is given, nor which seat won"),
+    Unplayed(S004, "about 15 seconds a game, 20 to 25 minutes for 100 games against random",
+             "a running time on their machine, not a result of play"),
+    Unplayed(S004, "44 moves on the empty board; 42 and 41 after a first cube in a corner and on a side; "
+                   "44 x 42 = 1,848 two-ply lines; 400 with half the board",
+             "counts of moves, not results of play (the suite checks 44: tests/test_quixo.py)"),
 )
 
 
 class QuixoCourse(Course):
-    """Reports 000, 001 and 004 on Quixo: the workflows, figures and training settings."""
+    """Reports 000, 001 and 004 on Quixo: the workflows, figures, training settings and report
+    004's player."""
 
     workflows = WORKFLOWS
     figures = FIGURES
+    unplayed = UNPLAYED
     learner_presets = LEARNER_PRESETS
+
+    @cached_property
+    def players(self):
+        from retrograde.games.quixo.reports import Report004Minimax
+
+        return {("minimax", "004"): Report004Minimax}
 
     @cached_property
     def api(self):
