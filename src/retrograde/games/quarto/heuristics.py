@@ -1,15 +1,26 @@
 """The course reports' Quarto policies, as numba kernels on nibble boards (`board`).
 
-Seed 002's genetic-algorithm rule, genome (alpha, beta) in [0, 1]:
+Seed 002's genetic-algorithm rule, genome (alpha, beta) in [0, 1], ours of its prose and the
+one its code printed:
 
-* piece: with probability alpha the piece sharing the most attribute values with the pieces on
-  the board ("correlated"), else the one sharing the fewest; ties at random. Its GA+minimax
-  hybrid hands over only pieces the opponent cannot win with at once, when there are some.
+* piece, ours: with probability alpha the piece sharing the most attribute values with the
+  pieces on the board ("correlated"), else the one sharing the fewest; ties at random.
+* piece, printed (`printed_piece`): the eight attribute values (each attribute with and
+  without, adding its bit or 0 to a piece's number) counted over the pieces on the board, and
+  sorted by count, the most frequent first with probability alpha, else the least frequent
+  (equal counts in the order high, not high, coloured, not coloured, solid, not solid,
+  square, not square: its `cook_status` is not printed, so this order is our reading); a
+  random one of the combinations of 4 of the first k values whose sum is a piece left, k = 4,
+  5, ... 8 (its `choose_piece`: combinations of the first `elements`, shuffled, the first
+  piece left). A combination may hold an attribute with and without (its sum is a piece all
+  the same).
+* Its GA+minimax hybrid hands over only pieces the opponent cannot win with at once, when
+  there are some (both rules).
 * cell: a placement that wins; else the empty cell of a line holding three pieces, diagonals
   first (the report's "risk 4": filling it wins or blocks it); else with probability beta a
   cell whose fullest line holds two pieces ("risk 3"), otherwise one whose lines hold at most
-  one (falling back on the other kind), at random within the kind. The report fills a
-  three-piece line before looking for wins; taking the win first is the only change.
+  one (falling back on the other kind), at random within the kind. The report's code fills a
+  three-piece line before looking for wins; ours takes the win first.
 
 Seed 000's look-ahead genetic algorithm ("the power of wandering"), run afresh every move: a
 genome is 4 pieces and 4 cells (gene 0: the piece to place; 1: the piece handed over; 2 and 3:
@@ -72,7 +83,7 @@ def correlation(board, occupied, piece):
 
 @njit
 def choose_piece(board, occupied, candidates, alpha, state):
-    """Seed 002's piece rule over the non-empty set `candidates`."""
+    """Our piece rule of seed 002's prose over the non-empty set `candidates`."""
     correlated = uniform(state) < alpha
     best = -(1 << 30)
     ties = 0
@@ -85,6 +96,35 @@ def choose_piece(board, occupied, candidates, alpha, state):
             if key == best:
                 ties |= 1 << piece
     return pick(ties, state)
+
+
+@njit
+def printed_piece(board, occupied, candidates, alpha, state):
+    """Seed 002's printed piece rule (see the module docstring) over the non-empty set `candidates`."""
+    counts = np.zeros(8, dtype=np.int64)
+    for cell in range(16):
+        if occupied >> cell & 1:
+            piece = piece_at(board, cell)
+            for attribute in range(4):
+                counts[2 * attribute + (0 if piece & 8 >> attribute else 1)] += 1
+    frequent = uniform(state) < alpha
+    order = np.argsort(-counts if frequent else counts, kind="mergesort")  # stable, as Python's sorted
+    for first in range(4, 9):
+        hits = np.zeros(70, dtype=np.int64)
+        found = 0
+        for chosen in range(1 << first):
+            if popcount(chosen) != 4:
+                continue
+            piece = 0
+            for i in range(first):
+                if chosen >> i & 1 and order[i] % 2 == 0:
+                    piece |= 8 >> (order[i] // 2)
+            if candidates >> piece & 1:
+                hits[found] = piece
+                found += 1
+        if found:
+            return hits[random_bits(state) % found]
+    return -1  # not reached: the first 8 values make every piece
 
 
 @njit
@@ -125,21 +165,37 @@ def choose_cell(board, occupied, hand, beta, lines, through, state, win_first):
 
 
 @njit
-def ga_move(board, occupied, hand, used, alpha, beta, safe_only, win_first, lines, through, state):
-    """(cell, piece handed over) of seed 002's rule; cell -1 at the opening, piece -1 when the
-    placement ends the game. `safe_only`: the hybrid's piece filter; `win_first`: see choose_cell."""
-    left = ~used & FULL
-    if hand < 0:
-        return -1, choose_piece(board, occupied, left, alpha, state)
-    cell = choose_cell(board, occupied, hand, beta, lines, through, state, win_first)
-    if completes(board, occupied, cell, hand, lines, through) or popcount(occupied) == 15:
-        return cell, -1
-    board, occupied = place(board, occupied, cell, hand)
+def hand_over(board, occupied, left, alpha, safe_only, printed, lines, state):
+    """The piece seed 002's rule hands over from `left` after its placement: only safe ones where
+    `safe_only` (the hybrid) and there are some; by its printed rule where `printed`, else ours."""
     if safe_only:
         safe = left & ~deadly(board, occupied, lines)
         if safe:
             left = safe
-    return cell, choose_piece(board, occupied, left, alpha, state)
+    if printed:
+        return printed_piece(board, occupied, left, alpha, state)
+    return choose_piece(board, occupied, left, alpha, state)
+
+
+@njit
+def placed_then_handed(board, occupied, hand, used, cell, alpha, safe_only, printed, lines, through, state):
+    """The piece seed 002's rule hands over after placing `hand` on `cell` (-1 when that ends the game)."""
+    if completes(board, occupied, cell, hand, lines, through) or popcount(occupied) == 15:
+        return -1
+    board, occupied = place(board, occupied, cell, hand)
+    return hand_over(board, occupied, ~used & FULL, alpha, safe_only, printed, lines, state)
+
+
+@njit
+def ga_move(board, occupied, hand, used, alpha, beta, safe_only, printed, lines, through, state):
+    """(cell, piece handed over) of seed 002's rule; cell -1 at the opening, piece -1 when the
+    placement ends the game. `safe_only`: the hybrid's piece filter; `printed`: the report's
+    code (its piece rule, and its placement: a three-piece line before a win), else ours."""
+    if hand < 0:
+        return -1, hand_over(board, occupied, ~used & FULL, alpha, False, printed, lines, state)
+    cell = choose_cell(board, occupied, hand, beta, lines, through, state, not printed)
+    return cell, placed_then_handed(board, occupied, hand, used, cell, alpha, safe_only, printed, lines, through,
+                                    state)
 
 
 # --- seed 000: the look-ahead GA ----------------------------------------------------------
