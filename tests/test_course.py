@@ -46,7 +46,8 @@ def test_run_seeds_plays_report_000s_rows_and_resumes(tmp_path):
     folder = tmp_path / "seeds"
     document = json.loads((folder / "report.json").read_text())
     rows = document["rows"]
-    assert {row["seed"][:3] for row in rows} == {"000"} and len(rows) == 10
+    assert {row["seed"][:3] for row in rows} == {"000"}
+    assert len(rows) == sum(figure.seed.startswith("000") for figure in seeds.report_figures("000"))
     (evolved,) = [row for row in rows if row["verdict"] == "not run"]  # its GA trains for minutes: skipped here
     assert "ga:preset=000" in evolved["why"] and "--skip-training" in evolved["why"] and evolved["ours"] is None
     assert not (folder / "artifacts").exists()
@@ -58,7 +59,9 @@ def test_run_seeds_plays_report_000s_rows_and_resumes(tmp_path):
         assert row["evidence"][0]["ours"] == row["ours"] and row["evidence"][0]["agent"] == row["agent"]
     nim = [row for row in rows if row["game"] == "nim"]
     assert all(row["ours"]["value_kept"] is not None for row in nim)  # Nim 1,3,5,7 is solved for the audit
-    assert all(row["test"]["kind"] == course.TWO_SAMPLE for row in nim)  # their 100 games are given
+    # Nim's pairings are enumerated: their sample (100 games given) is tested against the exact rates.
+    assert all(row["exact"] is not None and row["test"]["kind"] == course.THEIRS_EXACT for row in nim
+               if row["theirs"]["games"])
     assert sum(row["verdict"] == "consistent" for row in nim) >= 6  # as their code played, the figures hold
     highest = next(row for row in nim if "rule=min-from-highest-row" in row["agent"])
     code, text = highest["evidence"]
@@ -72,7 +75,7 @@ def test_run_seeds_plays_report_000s_rows_and_resumes(tmp_path):
     markdown, page = (folder / "report.md").read_text(), (folder / "report.html").read_text()
     for entry in document["unplayed"]:
         assert entry["seed"].startswith("000") and entry["why"]
-        assert entry["why"] in markdown and html.escape(entry["why"], quote=False) in page
+        assert entry["why"] in markdown and html.escape(entry["why"], quote=False) in page.replace("<wbr>", "")
     assert page.count("<details><summary>evidence: ") == len(rows)
     played = {path.name: path.read_bytes() for path in (folder / "rows").iterdir()}
     assert len(played) == len(rows)  # the not-run row is played again by a later run
@@ -115,7 +118,8 @@ def test_report_003s_benchmark_over_mixed_instances_is_played_one_game_a_seat_ea
     its 'optimal' player, which the bound misleads)."""
     result = run_cli("run", "seeds", "--only", "003", "--out", str(tmp_path), "--workers", "0", "--quiet")
     assert result.returncode == 0, result.stderr
-    rows = json.loads((tmp_path / "seeds" / "report.json").read_text())["rows"]
+    rows = [row for row in json.loads((tmp_path / "seeds" / "report.json").read_text())["rows"]
+            if row["where"].startswith("Benchmarks")]
     assert len(rows) == 4 and all(row["ours"]["games"] == 200 and row["seat"] == "either" for row in rows)
     assert {row["agent"] for row in rows} == {"rules:preset=003", "ga:preset=003"}
     against_optimal = [row for row in rows if row["opponent"] == "expert:preset=003"]
@@ -210,8 +214,8 @@ def test_published_figures_are_set_beside_ours_by_seat():
           "second_wins": 1}
     specs = [theirs, "ga:alpha=0.1,beta=0.2", "ga:preset=002,alpha=0.1,beta=0.3,minimax=1", "random"]
     quarto = _compare(make_game("quarto"), specs, [ga, {**ga, "first": "ga:alpha=0.1,beta=0.2"}])
-    assert sorted((r["agent"], r["seat"], r["theirs"]["win"]) for r in quarto) == [
-        (theirs, "either", 0.82), (theirs, "first", 0.832)]
+    assert sorted((r["agent"], r["seat"]) for r in quarto) == [(theirs, "either"), (theirs, "first")]
+    assert [r["theirs"]["win"] for r in quarto if r["seat"] == "first"] == [0.832]
     misere = make_game("nim", {"heaps": [1, 3, 5, 7], "misere": True})
     assert _compare(misere, faithful, [rules]) == []
     lowest = "rules:preset=000,rule=min-from-lowest-row"

@@ -185,7 +185,12 @@ def test_exact_rates_test_their_sample_and_check_ours():
     assert row["evidence"][0]["our_check"]["differs"] == []
     # Our games far from the exact rates are a fault of ours, and the row says so.
     wrong = played(figure(0.70, 0.0, 0.30, 100), (100, 0, 100), (100, 0, 100), exact=exact)
-    assert wrong["verdict"] == "consistent" and "a fault in our play" in wrong["why"]
+    assert wrong["verdict"] == "consistent"
+    assert wrong["why"] == ("Our games as their code played them are off the exact rates (win 50.0% vs exactly 74.0%, "
+                            "p 1e-14, loss 50.0% vs exactly 26.0%, p 1e-14; Holm at 0.05): the check of our play "
+                            "fails here. Our games as their text names them are off the exact rates (win 50.0% vs "
+                            "exactly 74.0%, p 1e-14, loss 50.0% vs exactly 26.0%, p 1e-14; Holm at 0.05): the "
+                            "check of our play fails here.")
 
 
 def test_the_summary_counts_each_verdict_and_the_figures_not_played():

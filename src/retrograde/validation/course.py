@@ -252,8 +252,11 @@ def why(figure: ReportFigure, evidence: list[dict[str, Any]]) -> str | None:
     version is consistent with their figure and another is not; else "unexplained", with what
     was tried and what of theirs we rebuilt because it was not printed."""
     theirs, (main, *others) = figure.theirs(), evidence
-    checks = [f"our games {entry['version']} differ from the exact rates ({', '.join(entry['our_check']['differs'])}): "
-              "a fault in our play" for entry in evidence if entry.get("our_check", {}).get("differs")]
+    checks = [f"Our games {entry['version']} are off the exact rates ("
+              + ", ".join(f"{o} {entry['ours'][o]:.1%} vs exactly {entry['exact'][o]:.1%}, p "
+                          f"{entry['our_check']['p'][o]:.2g}" for o in entry["our_check"]["differs"])
+              + f"; Holm at {ALPHA:g}): the check of our play fails here." for entry in evidence
+              if entry.get("our_check", {}).get("differs")]
     held = [entry for entry in others if entry["consistent"]]
     if main["consistent"]:
         missed = [entry for entry in others if not entry["consistent"]]

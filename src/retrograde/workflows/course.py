@@ -39,7 +39,7 @@ from retrograde.spec import AgentSpec
 from retrograde.training import train
 from retrograde.training.measure import ValueKeptSample
 from retrograde.training.resumable import learner_for
-from retrograde.validation import course, report
+from retrograde.validation import course, exact, report
 from retrograde.validation.tournament import INITIAL, Pairing, default_max_plies, run_tournament
 from retrograde.workflows.runner import made_folder, read_document
 
@@ -208,12 +208,13 @@ def _play_instances(figure: course.ReportFigure, agent: str, opponent: str, exec
 def _played(figure: course.ReportFigure, stores: Stores, artifacts: Artifacts, executor, quiet: bool
             ) -> dict[str, Any]:
     """What a row plays, as DIR/seeds/rows keeps it: {"versions": each version of the match
-    (`ReportFigure.versions`) with the specs that name its sides in the row and its [wins, draws,
-    losses], "value_kept": our audit of the report's agent, "not_run": why, where it cannot be
-    played}."""
+    (`ReportFigure.versions`) with the specs that name its sides in the row, its [wins, draws,
+    losses] and its exact rates where they can be had (`_exact`), "value_kept": our audit of the
+    report's agent, "not_run": why, where it cannot be played}."""
     if figure.figure.instances:
         return {"versions": [{"version": label, "agent": agent, "opponent": opponent,
-                              "counts": list(_play_instances(figure, agent, opponent, executor))}
+                              "counts": list(_play_instances(figure, agent, opponent, executor)),
+                              "exact": _exact(figure, agent, opponent, None)}
                              for label, agent, opponent in figure.versions()], "value_kept": None, "not_run": None}
     game = make_game(figure.game, figure.figure.params)
     store, why, sample = stores.get(game)  # for the exact audit, where this machine can solve the game
@@ -239,9 +240,23 @@ def _played(figure: course.ReportFigure, stores: Stores, artifacts: Artifacts, e
     for (label, agent, opponent), (_, agent_shown, opponent_shown) in zip(
             figure.versions(played["agent"], played["opponent"]), figure.versions(shown["agent"], shown["opponent"])):
         versions.append({"version": label, "agent": str(agent_shown), "opponent": str(opponent_shown),
-                         "counts": list(_play(figure, agent, opponent, game, store, executor, quiet))})
+                         "counts": list(_play(figure, agent, opponent, game, store, executor, quiet)),
+                         "exact": _exact(figure, agent, opponent, store)})
     kept = sample.value_kept(build_agent(played["agent"], game, seed=SEED, store=store)) if sample else None
     return {"versions": versions, "value_kept": kept, "not_run": None}
+
+
+def _exact(figure: course.ReportFigure, agent: str | AgentSpec, opponent: str | AgentSpec, store: Store | None
+           ) -> dict[str, float] | None:
+    """The version's exact rates (`validation.exact`), where every instance's positions fit the
+    dynamic programme's limit (a larger one gives up only after minutes of valuing), else None."""
+    instances = figure.figure.instances or (figure.figure.params,)
+    if any(sum(tier.size for tier in make_game(figure.game, params).tiers()) > exact.LIMIT for params in instances):
+        return None
+    if figure.figure.instances:
+        return exact.exact_rates(figure.game, agent, opponent, figure.figure.seat, instances)
+    return exact.exact_rates(make_game(figure.game, figure.figure.params), agent, opponent, figure.figure.seat,
+                             store=store)
 
 
 def _row(figure: course.ReportFigure, played: dict[str, Any]) -> dict[str, Any]:
