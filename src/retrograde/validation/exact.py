@@ -18,8 +18,9 @@ weighted by the mover's `Player.move_distribution` (the chance of each child its
 to), memoised over (position, side to move). It returns None where some agent's draws cannot
 be enumerated (its `move_distribution` is None at a position the pairing reaches), where a
 position repeats on a line (a game with cycles: the rates are a Markov chain's, not a DP's), or
-where more than `limit` (position, side) pairs would be valued (memory: some 300 bytes a pair);
-the caller then samples games instead.
+where more than `limit` (position, side) pairs would be valued (some 300 bytes and 30 us a
+pair: Nim 1,3,...,11 against a random player is past the default, 1,3,5,7,9 within it); the
+caller then samples games instead.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from retrograde.games.base import Game
 #: The rates' names, in the order of the tuples below.
 OUTCOMES = ("win", "draw", "loss")
 #: The most (position, side to move) pairs one instance's DP values before it gives up (None).
-LIMIT = 1_000_000
+LIMIT = 100_000
 SEATS = ("first", "second", "either")
 
 
@@ -49,13 +50,19 @@ def exact_rates(game: Game | str, agent: Any, opponent: Any, seat: str, instance
         rates = _seat_rates(game, agent, opponent, seat, store, limit)
         return None if rates is None else dict(zip(OUTCOMES, rates))
     name = game if isinstance(game, str) else game.name
+    games = sorted((make_game(name, params) for params in instances), key=_positions, reverse=True)
     total = [0.0, 0.0, 0.0]
-    for params in instances:
-        rates = _seat_rates(make_game(name, params), agent, opponent, seat, None, limit)
+    for each in games:  # the largest first: one past the limit is found before the small ones are valued
+        rates = _seat_rates(each, agent, opponent, seat, None, limit)
         if rates is None:
             return None
         total = [sum_ + rate for sum_, rate in zip(total, rates)]
     return {outcome: value / len(instances) for outcome, value in zip(OUTCOMES, total)}
+
+
+def _positions(game: Game) -> int:
+    """How many positions the instance has (its tiers' sizes)."""
+    return sum(tier.size for tier in game.tiers())
 
 
 def _player(spec: Any, game: Game, store) -> Player:

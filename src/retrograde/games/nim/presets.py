@@ -5,7 +5,7 @@ from functools import cached_property
 
 import numpy as np
 
-from retrograde.games.capabilities import AgentRef, Course, Figure, Workflow
+from retrograde.games.capabilities import AgentRef, Course, Figure, Unplayed, Workflow
 
 WORKFLOWS = (
     Workflow("nim", "solve and verify Nim 1,3,5,7 (normal play)", {"heaps": [1, 3, 5, 7]}),
@@ -82,6 +82,57 @@ FIGURES = (
             "nim-sum of 0 where it can: from 1,3,5,7 (nim-sum 0) the first player then never wins")),
 )
 
+S000_FINAL = "000_d757dde743cebd34.txt, Lab 3 task 3.1 (the final count_and_decide, NIM_SIZE = 4, 100 matches)"
+#: Report 000's last count_and_decide, one version a seat: all but one of a random row with an even
+#: (agent first) or odd (agent second) number of non-empty rows, else all of it.
+FINAL_FIRST = AgentRef("count_and_decide (final, playing first)", "rules",
+                       (("preset", "000"), ("rule", "count-and-decide"), ("odd", "all-from-random-row"),
+                        ("even", "all-but-one-from-random-row")))
+FINAL_SECOND = AgentRef("count_and_decide (final, playing second)", "rules",
+                        (("preset", "000"), ("rule", "count-and-decide"), ("odd", "all-but-one-from-random-row"),
+                         ("even", "all-from-random-row")))
+FINAL_NOTES = ("its pick_all_elements and pick_all_but_one_elements are described ('chose a random row and pick "
+               "all elements', 'all but one') but not printed; here a non-empty row drawn evenly, and all of a "
+               "row of one where all but one would take none",
+               "its optimal_strategy is not printed; here report 003's, from the same course template")
+SECOND_NOTE = ("its evaluate counts the first strategy's wins, so evaluate(pure_random or optimal_strategy, "
+               "count_and_decide) printed as '100% win rate' is, as the code counts, the opponent's share; its "
+               "prose says count_and_decide beat them every time, and that is the figure here")
+S000_MINMAX = "000_d757dde743cebd34.txt, Lab 3 task 3.3 (minmax against the optimal strategy; matches not given)"
+MINMAX_000 = AgentRef("minmax_strategy", "minimax", (("preset", "000"),))
+MINMAX_NOTES = ("the report says 'never' and 'always' and prints no evaluate call: the minmax moving first, as "
+                "the template's evaluate(strategy, opponent) puts the strategy under test",
+                "its optimal_strategy (its minmax's model of its own later moves, and the opponent) is not "
+                "printed; here report 003's, from the same course template")
+
+#: Report 000's final count_and_decide against pure_random and optimal_strategy in each seat, and
+#: its minmax against optimal_strategy at NIM_SIZE 4 and 5.
+FIGURES += tuple(
+    Figure(HEAPS, agent, opponent, seat, 1.0, 0.0, 0.0, 100, S000_FINAL,
+           (quote, *FINAL_NOTES, *((SECOND_NOTE,) if seat == "second" else ())))
+    for agent, opponent, seat, quote in (
+        (FINAL_FIRST, PURE_RANDOM, "first", "'print(evaluate(count_and_decide, pure_random)) # 100% win rate'"),
+        (FINAL_FIRST, OPTIMAL_000, "first", "'print(evaluate(count_and_decide, optimal_strategy)) # 100% win rate'"),
+        (FINAL_SECOND, PURE_RANDOM, "second", "'print(evaluate(pure_random, count_and_decide)) # 100% win rate'"),
+        (FINAL_SECOND, OPTIMAL_000, "second",
+         "'print(evaluate(optimal_strategy, count_and_decide)) # 100% win rate'"),
+    )) + (
+    Figure(HEAPS, MINMAX_000, OPTIMAL_000, "first", 0.0, 1.0, 0.0, None, S000_MINMAX,
+           ("'if nim size is 4, I never beat the opponent'", *MINMAX_NOTES)),
+    Figure({"heaps": [1, 3, 5, 7, 9]}, MINMAX_000, OPTIMAL_000, "first", 1.0, 0.0, 0.0, None, S000_MINMAX,
+           ("'If nim size is 5, I always beat the opponent'", *MINMAX_NOTES)),
+)
+
+#: Report 000's figures no match plays.
+UNPLAYED = tuple(
+    Unplayed("000_d757dde743cebd34.txt, Lab 3 task 3.4 (Q-learning, NIM_SIZE = 4)",
+             f"'the agent was capable to learn how to beat the opponent and win a good rate of matches (97% average "
+             f"win rate)', against the {opponent} player",
+             "a win share counted while it learned (Q_play: 10,000 games, the opponent moving first, a fresh QL_Agent "
+             "a game sharing one Q table through a class attribute), not a match of a trained agent; its learning "
+             "rate, discount and initial Q values are cut off in the printed code, and no artifact of it is kept")
+    for opponent in ("random", "expert"))
+
 
 def _instances_003(count: int, seed: int) -> tuple[dict, ...]:
     """Report 003's mixed benchmark, drawn again from `seed`: 3 to 10 rows of 1, 3, 5, ...
@@ -115,6 +166,18 @@ FIGURES += tuple(
         (EVOLVED_003, OPTIMAL_003, 0.23, "'Evolved strategy win rate against optimal strategy was 23.0 % (46.0/200)'"),
     ))
 
+S003_FITNESS = ("003_f13b88c9e198dfb7.txt, Task 3.2 (the evolved genome's fitness: 5 instances, one game a seat "
+                "each against each opponent)")
+#: Seed 003's fitness of the genome it evolved, (share won against optimal, against random), over
+#: its GAME_PARS: 5 instances drawn unseeded and not printed; the benchmark's instances, drawn from
+#: the same distribution, stand in.
+FIGURES += tuple(
+    Figure(MIXED_003, EVOLVED_003, opponent, "either", win, round(1 - win, 3), 0.0, 10, S003_FITNESS,
+           ("'Best individual: (a & b) & (!a | b) | (!a & !b) with genome [...] fitness = (0.4, 1.0)'",
+            "its 5 instances (GAME_PARS) were drawn unseeded and are not printed; here the benchmark's 100, drawn "
+            "from the same distribution, so the instances differ as well as the games"), INSTANCES_003)
+    for opponent, win in ((OPTIMAL_003, 0.4), (RANDOM_003, 1.0)))
+
 
 
 class NimCourse(Course):
@@ -122,6 +185,7 @@ class NimCourse(Course):
 
     workflows = WORKFLOWS
     figures = FIGURES
+    unplayed = UNPLAYED
     learner_presets = LEARNER_PRESETS
 
     @cached_property
@@ -133,10 +197,10 @@ class NimCourse(Course):
 
     @cached_property
     def players(self):
-        from retrograde.games.nim.reports import (Report000Rules, Report003Fixed, Report003Formula,
+        from retrograde.games.nim.reports import (Report000Minmax, Report000Rules, Report003Fixed, Report003Formula,
                                                   Report003Optimal, RowFirstRandom)
 
-        return {("random", "000"): RowFirstRandom, ("rules", "000"): Report000Rules,
+        return {("random", "000"): RowFirstRandom, ("rules", "000"): Report000Rules, ("minimax", "000"): Report000Minmax,
                 ("random", "003"): RowFirstRandom, ("rules", "003"): Report003Fixed,
                 ("expert", "003"): Report003Optimal, ("ga", "003"): Report003Formula}
 

@@ -36,6 +36,7 @@ the reports' `cook_status` lists them); report 000 played 1,3,5,7 unbounded.
 
 from __future__ import annotations
 
+import math
 from functools import reduce
 from operator import xor
 
@@ -51,7 +52,28 @@ KEYS = {
     "max-from-lowest-row": lambda row, count: (row, -count),
     "max-from-highest-row": lambda row, count: (row, count),
 }
+#: Report 000's rules on a non-empty row drawn at random (its `pick_all_elements` and
+#: `pick_all_but_one_elements`, which its prose describes and its code calls but does not print):
+#: whether each empties the row.
+RANDOM_ROW = {"all-from-random-row": True, "all-but-one-from-random-row": False}
 COUNT_AND_DECIDE = "count-and-decide"
+
+
+def row_take(heap: int, empties: bool, max_take: int | None) -> int:
+    """Objects report 000's helpers take from a row of `heap`: all of it where it `empties` (or
+    holds one: what all but one takes there is not printed), else all but one; at most the bound."""
+    count = heap if empties or heap == 1 else heap - 1
+    return count if max_take is None else min(count, max_take)
+
+
+def optimal_003(heaps: tuple[int, ...], max_take: int | None, rng) -> tuple[int, int] | list[tuple[int, int]]:
+    """Report 003's optimal_strategy (the course template's): the first move (row, count) leaving a
+    nim-sum of 0 over the raw heaps; else, with `rng` None, every move it draws from, else one drawn."""
+    moves = _legal(heaps, max_take)
+    zero = next((move for move in moves if reduce(xor, after(heaps, *move), 0) == 0), None)
+    if zero is not None:
+        return zero
+    return moves if rng is None else moves[int(rng.integers(len(moves)))]
 
 
 def _legal(heaps: tuple[int, ...], max_take: int | None) -> list[tuple[int, int]]:
@@ -80,28 +102,43 @@ class RowFirstRandom(Policy):
 
 class Report000Rules(Policy):
     name = "rules"
-    deterministic = True
     summary = ("report 000's fixed rules as its code ran them: 'min'/'max' pick the first/last non-empty "
                "heap, 'highest'/'lowest' take all of it/one (ours follow the names: the largest or smallest "
-               "heap); count-and-decide by the parity of the non-empty heaps")
+               "heap); all or all but one of a random row; count-and-decide by the parity of the non-empty heaps")
     options = (Option("rule", "which of the report's rules", "min-from-highest-row", kind="choice",
-                      choices=(*KEYS, COUNT_AND_DECIDE)),
+                      choices=(*KEYS, *RANDOM_ROW, COUNT_AND_DECIDE)),
                Option("odd", "count-and-decide: the rule with an odd number of non-empty heaps",
-                      "max-from-highest-row", kind="choice", choices=tuple(KEYS)),
+                      "max-from-highest-row", kind="choice", choices=(*KEYS, *RANDOM_ROW)),
                Option("even", "count-and-decide: the rule with an even number", "min-from-lowest-row",
-                      kind="choice", choices=tuple(KEYS)))
+                      kind="choice", choices=(*KEYS, *RANDOM_ROW)))
 
     def __init__(self, game, rng, *, rule: str, odd: str, even: str):
         super().__init__(game, rng)
         self.rule, self.odd, self.even = rule, odd, even
 
+    def _rule(self, position) -> str:
+        """The rule played at `position` (count-and-decide's by the parity of the non-empty heaps)."""
+        if self.rule == COUNT_AND_DECIDE:
+            return self.odd if sum(1 for heap in position if heap) % 2 else self.even
+        return self.rule
+
     def choose(self, position):
-        rule = self.rule
-        if rule == COUNT_AND_DECIDE:
-            rule = self.odd if sum(1 for heap in position if heap) % 2 else self.even
+        rule = self._rule(position)
+        if rule in RANDOM_ROW:
+            rows = [row for row, heap in enumerate(position) if heap]
+            row = rows[int(self.rng.integers(len(rows)))]
+            return take(self.game, position, row, row_take(position[row], RANDOM_ROW[rule], self.game.max_take))
         key = KEYS[rule]
         row, count = max(_legal(tuple(position), self.game.max_take), key=lambda move: key(*move))
         return take(self.game, position, row, count)
+
+    def distribution(self, position):
+        rule = self._rule(position)
+        if rule not in RANDOM_ROW:
+            return [(1.0, self.choose(position)[1])]
+        rows = [row for row, heap in enumerate(position) if heap]
+        return [(1 / len(rows), after(position, row, row_take(position[row], RANDOM_ROW[rule], self.game.max_take)))
+                for row in rows]
 
 
 class Report003Fixed(Policy):
@@ -123,23 +160,64 @@ class Report003Optimal(Policy):
                "(the bound and misère play ignored), else a random move (ours: Grundy values h mod k+1, "
                "misère too)")
 
-    def _zero(self, position) -> tuple[int, int] | None:
-        """The first move leaving a nim-sum of 0 over the raw heaps, or None."""
-        return next((move for move in _legal(tuple(position), self.game.max_take)
-                     if reduce(xor, after(position, *move), 0) == 0), None)
-
     def choose(self, position):
-        move = self._zero(position)
-        if move is not None:
-            return take(self.game, position, *move)
-        moves = _legal(tuple(position), self.game.max_take)
-        return take(self.game, position, *moves[int(self.rng.integers(len(moves)))])
+        return take(self.game, position, *optimal_003(tuple(position), self.game.max_take, self.rng))
 
     def distribution(self, position):
-        move = self._zero(position)
-        if move is not None:
-            return [(1.0, after(position, *move))]
-        return uniform([(None, after(position, *move)) for move in _legal(tuple(position), self.game.max_take)])
+        moves = optimal_003(tuple(position), self.game.max_take, None)
+        if isinstance(moves, tuple):
+            return [(1.0, after(position, *moves))]
+        return uniform([(None, after(position, *move)) for move in moves])
+
+
+class Report000Minmax(Policy):
+    """Report 000's `minmax_strategy` as printed: for each move in turn (row by row, fewest first) it
+    calls `minmax(after the move, maximizing_player=True)`, an alpha-beta search over every move at
+    a maximizing node and the optimal_strategy's one move at a minimizing node, and plays the first
+    move scoring above 0, else the last move. An empty position scores -1 at a maximizing node and
+    +1 at a minimizing one. After its own move the opponent is to move, so the maximizing side is
+    the opponent and its own later moves are the optimal_strategy's: a score above 0 says the
+    opponent wins, and it plays the first move after which it does. The optimal_strategy is not
+    printed in report 000: report 003's (the same course template's) stands in, drawing from the
+    policy's generator where it draws.
+
+    Without a bound the search's score is known without searching: above 0 exactly where the
+    position left is not empty and its nim-sum is not 0 (the opponent then moves to a nim-sum of 0
+    and wins, whatever the optimal_strategy's draws; from a nim-sum of 0 the optimal_strategy keeps
+    it 0 and wins). The search (exponential: half a minute a move from 1,3,5,7,9) runs only under a
+    bound, where its draws can change scores; tests/test_nim_reports.py holds the two equal."""
+
+    name = "minimax"
+    summary = ("report 000's minmax as printed: the first move after which an alpha-beta search (every move "
+               "for the side to move next, the optimal_strategy's one move for itself) scores above 0, which is "
+               "the opponent's win; else the last move (ours: depth-limited negamax, the best move)")
+
+    def choose(self, position):
+        moves = _legal(tuple(position), self.game.max_take)
+        move = next((move for move in moves if self._opponent_wins(after(tuple(position), *move))), moves[-1])
+        return take(self.game, position, *move)
+
+    def distribution(self, position):
+        return [(1.0, self.choose(position)[1])] if self.game.max_take is None else None
+
+    def _opponent_wins(self, heaps: tuple[int, ...]) -> bool:
+        """Whether `minmax(heaps, maximizing_player=True)` scores above 0."""
+        if self.game.max_take is None:
+            return any(heaps) and reduce(xor, heaps) != 0
+        return self._minmax(heaps, True, -1, 1) > 0
+
+    def _minmax(self, heaps: tuple[int, ...], maximizing: bool, alpha: float, beta: float) -> float:
+        if not any(heaps):
+            return -1 if maximizing else 1
+        if not maximizing:
+            return self._minmax(after(heaps, *optimal_003(heaps, self.game.max_take, self.rng)), True, alpha, beta)
+        best = -math.inf
+        for move in _legal(heaps, self.game.max_take):
+            best = max(best, self._minmax(after(heaps, *move), False, alpha, beta))
+            alpha = max(alpha, best)
+            if beta <= alpha:
+                break
+        return best
 
 
 #: The genome report 003 evolved (its log's "Best individual").
@@ -222,17 +300,11 @@ class OneProbabilityPlayer(GenomePlayer):
     def choose(self, position, rng):
         rows = [row for row, heap in enumerate(position) if heap]
         row = rows[int(rng.integers(len(rows)))]
-        return take(self.game, position, row, self._count(position[row], rng.random() < self.p))
-
-    def _count(self, heap: int, empties: bool) -> int:
-        """Objects taken from a row of `heap`: all of it where it `empties` (or holds one), else all
-        but one; at most the bound."""
-        count = heap if empties or heap == 1 else heap - 1
-        return count if self.game.max_take is None else min(count, self.game.max_take)
+        return take(self.game, position, row, row_take(position[row], rng.random() < self.p, self.game.max_take))
 
     def distribution(self, position):
         rows = [row for row, heap in enumerate(position) if heap]
-        return [(chance / len(rows), after(position, row, self._count(position[row], empties)))
+        return [(chance / len(rows), after(position, row, row_take(position[row], empties, self.game.max_take)))
                 for row in rows for chance, empties in ((self.p, True), (1 - self.p, False)) if chance]
 
 
