@@ -99,7 +99,9 @@ SECOND_NOTE = ("its evaluate counts the first strategy's wins, so evaluate(pure_
                "count_and_decide) printed as '100% win rate' is, as the code counts, the opponent's share; its "
                "prose says count_and_decide beat them every time, and that is the figure here")
 S000_MINMAX = "000_d757dde743cebd34.txt, Lab 3 task 3.3 (minmax against the optimal strategy; matches not given)"
-MINMAX_000 = AgentRef("minmax_strategy", "minimax", (("preset", "000"),))
+#: Its prose: an alpha-beta minmax, its code searching to the end: as named, a perfect player (our
+#: lookup plays perfectly from the store).
+MINMAX_000 = AgentRef("minmax_strategy", "minimax", (("preset", "000"),), text="lookup")
 MINMAX_NOTES = ("the report says 'never' and 'always' and prints no evaluate call: the minmax moving first, as "
                 "the template's evaluate(strategy, opponent) puts the strategy under test",
                 "its optimal_strategy (its minmax's model of its own later moves, and the opponent) is not "
