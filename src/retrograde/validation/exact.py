@@ -8,9 +8,9 @@ from the start position in `seat`: "first", "second", or "either" (the mean of b
 `instances` (a figure over many instances: `Figure.instances`, report 003's mixed benchmark)
 `game` may be the game's name; the rates are the mean over the instances (each `make_game(name,
 params)`) of the seat's rates. `agent` and `opponent` are what `workflows.course` plays a row
-with: a spec (text, or an `AgentSpec` whose artifact path is an option value), or a
-`ResolvedAgent`; or, for one instance, a `Player` already built for `game`. `store`: the solved
-store of `game` for agents that read one.
+with: a spec (text, or an `AgentSpec` whose artifact path is an option value), resolved for
+each instance; or, for one instance, a `ResolvedAgent` or a `Player` already built for `game`.
+`store`: the solved store of `game` for agents that read one.
 
 How: the value of a position with a side to move is the first mover's (win, draw, loss) chance
 from there: a terminal position's by its outcome, any other's the mean of its children's values

@@ -183,7 +183,8 @@ FIGURES += tuple(
 
 
 class NimCourse(Course):
-    """Reports 000, 001 and 003 on Nim: their workflows, figures, GA settings, players and genomes."""
+    """Reports 000, 001 and 003 on Nim: their workflows, figures (and those no match plays), GA settings,
+    players and genomes."""
 
     workflows = WORKFLOWS
     figures = FIGURES

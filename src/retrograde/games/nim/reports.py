@@ -8,7 +8,11 @@ the names, say what they play: "min" and "max" pick the first or the last non-em
 so empties the first non-empty row, where our `rules:rule=largest-min` takes one object from
 the largest heap. `pick_maximum_from_highest_row` is called but not printed; its key is read
 off the other three (the last row, all of it). `count_and_decide` plays one rule with an odd
-number of non-empty rows and another with an even one; the report printed five pairs.
+number of non-empty rows and another with an even one; the report printed five pairs, and a last
+version of each seat over its `pick_all_elements` and `pick_all_but_one_elements` of a random row
+(described, not printed: `all-from-random-row`, `all-but-one-from-random-row`). Its
+`minmax_strategy` (`minimax:preset=000`) plays the first move after which its search says the
+opponent wins (`Report000Minmax` says why).
 
 Report 003's `fixed_strategy` tests the position before the move where its comment means the
 position after it, so it discards no move but where a single heap is left: it empties the board
