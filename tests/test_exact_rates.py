@@ -123,6 +123,9 @@ def test_a_figure_over_instances_is_the_mean_of_its_instances_and_seats():
     ({"heaps": [1, 3, 5], "max_take": 3}, "ga:generations=1,population=4,offspring=4,games=4", "expert"),
     ({"heaps": [1, 3, 5, 7]}, "ga:preset=000,generations=1,population=4,offspring=4,games=4", "random:preset=000"),
     ({"heaps": [2, 3, 4]}, "ga:preset=003", "expert:preset=003"),
+    ({"heaps": [1, 3, 5, 7]}, "rules:preset=000,rule=count-and-decide,odd=all-but-one-from-random-row,"
+                              "even=all-from-random-row", "random:preset=000"),
+    ({"heaps": [1, 3, 5, 7]}, "minimax:preset=000", "random"),
 ])
 def test_exact_rates_lie_within_sampled_games_of_the_tournament(tmp_path, params, agent, opponent):
     """The tournament's games (4,000 a pairing, both seats) agree with the exact rates within 4
