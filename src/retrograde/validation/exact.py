@@ -18,9 +18,9 @@ weighted by the mover's `Player.move_distribution` (the chance of each child its
 to), memoised over (position, side to move). It returns None where some agent's draws cannot
 be enumerated (its `move_distribution` is None at a position the pairing reaches), where a
 position repeats on a line (a game with cycles: the rates are a Markov chain's, not a DP's), or
-where more than `limit` (position, side) pairs would be valued (some 300 bytes and 30 us a
-pair: Nim 1,3,...,11 against a random player is past the default, 1,3,5,7,9 within it); the
-caller then samples games instead.
+where the walk meets more than `limit` (position, side) pairs (some 300 bytes and 30 us to 1 ms
+a pair: Nim 1,3,5,7,9 against a random player, 7,680 pairs, is within the default, 1,3,...,11
+past it; report 003's mixed figures give up within 2 to 8 s each); the caller then samples.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from retrograde.games.base import Game
 #: The rates' names, in the order of the tuples below.
 OUTCOMES = ("win", "draw", "loss")
 #: The most (position, side to move) pairs one instance's DP values before it gives up (None).
-LIMIT = 100_000
+LIMIT = 20_000
 SEATS = ("first", "second", "either")
 
 
@@ -106,6 +106,7 @@ def first_mover_rates(game: Game, first: Player, second: Player, limit: int = LI
     players = (first, second)
     values: dict[tuple[Any, int], tuple[float, float, float]] = {}
     open_pairs: set[tuple[Any, int]] = set()  # expanded, their children not all valued: the line
+    found = {(game.initial_position, 0)}  # every pair met: past `limit`, give up before valuing them
     stack: list[tuple[Any, int, list | None]] = [(game.initial_position, 0, None)]
     while stack:
         position, mover, children = stack[-1]
@@ -129,6 +130,9 @@ def first_mover_rates(game: Game, first: Player, second: Player, limit: int = LI
                     return None  # the line comes back to a position: a game with cycles
                 if (child, 1 - mover) not in values:
                     stack.append((child, 1 - mover, None))
+                    found.add((child, 1 - mover))
+            if len(found) > limit:
+                return None
             continue
         stack.pop()
         open_pairs.discard(key)
@@ -137,6 +141,4 @@ def first_mover_rates(game: Game, first: Player, second: Player, limit: int = LI
             child_win, child_draw, child_loss = values[child, 1 - mover]
             win, draw, loss = win + chance * child_win, draw + chance * child_draw, loss + chance * child_loss
         values[key] = win, draw, loss
-        if len(values) > limit:
-            return None
     return values[game.initial_position, 0]
