@@ -197,3 +197,16 @@ def test_the_summary_counts_each_verdict_and_the_figures_not_played():
     rows = [{"verdict": "consistent"}, {"verdict": "not run"}, {"verdict": "differs"}, {"verdict": "consistent"}]
     assert course.summary(rows, [{}]) == ("4 published figures played: 2 consistent, 1 differs, 0 not comparable, "
                                           "1 not run; 1 not played by any match (listed with why)")
+
+
+def test_an_outcome_neither_side_shows_leaves_the_family_and_complements_are_one_comparison():
+    """Nim has no draws: their 0% and ours cannot differ, and win and loss, each the other's
+    complement, are one comparison at 0.05 (not three at 0.05/3); a draw the report leaves out
+    leaves win and loss two comparisons (the draw unknown, neither is the other's complement)."""
+    p = course.newcombe_p(136 / 200, 200, 1.0, 10)
+    assert 0.05 / 2 < p < 0.05
+    row = played(figure(1.0, 0.0, 0.0, 10), (136, 0, 64), (136, 0, 64))
+    assert row["verdict"] == "differs" and row["test"]["differs"] == ["win", "loss"]
+    assert played(figure(1.0, None, 0.0, 10), (136, 0, 64), (136, 0, 64))["verdict"] == "consistent"
+    # A draw one side shows stays in the family: three comparisons, Holm from 0.05/3.
+    assert played(figure(1.0, 0.0, 0.0, 10), (136, 1, 63), (136, 1, 63))["verdict"] == "consistent"

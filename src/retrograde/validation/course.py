@@ -15,6 +15,9 @@ each outcome the report gives is tested, and the three tests are held to a famil
   games given: their sample is tested against the exact rate, and ours against it as a check of
   our play.
 
+An outcome neither side shows (Nim's draws) leaves the family; where win and loss are left of the
+three, they are one comparison (each the other's complement).
+
 A published range (low, high) is a range: the test uses the rate in it nearest the other side's,
 so a range is consistent when some rate in it is. A verdict is `consistent`, `differs`,
 `not comparable` (an agent or opponent of theirs was never printed and cannot be rebuilt: the
@@ -185,14 +188,21 @@ def test(theirs: dict[str, Any], our: dict[str, Any], exact: dict[str, float] | 
     games = our["games"]
     if exact is not None and theirs["games"]:
         kind = THEIRS_EXACT
-        p = {o: score_p(_nearest(theirs[o], exact[o]), theirs["games"], exact[o]) for o in given}
-    elif theirs["games"]:
-        kind = TWO_SAMPLE
-        p = {o: newcombe_p(our[o], games, _nearest(theirs[o], our[o]), theirs["games"]) for o in given}
+        pairs = {o: (_nearest(theirs[o], exact[o]), exact[o]) for o in given}
+        p = {o: score_p(rate, theirs["games"], null) for o, (rate, null) in pairs.items()}
     else:
-        kind = OURS_POINT
-        p = {o: score_p(our[o], games, _nearest(theirs[o], our[o])) for o in given}
-    return {"kind": kind, "alpha": ALPHA, "p": p, "differs": holm(p)}
+        kind = TWO_SAMPLE if theirs["games"] else OURS_POINT
+        pairs = {o: (_nearest(theirs[o], our[o]), our[o]) for o in given}
+        p = {o: newcombe_p(our[o], games, rate, theirs["games"]) if theirs["games"] else score_p(our[o], games, rate)
+             for o, (rate, _) in pairs.items()}
+    # An outcome neither side shows (Nim's draws) cannot differ: left out of the family (Tarone).
+    # Where win and loss are left of three given, each is the other's complement: one comparison.
+    family = [o for o in given if pairs[o] != (0.0, 0.0)]
+    if len(family) == 2 and len(given) == 3:
+        differs = family if holm({family[0]: p[family[0]]}) else []
+    else:
+        differs = holm({o: p[o] for o in family})
+    return {"kind": kind, "alpha": ALPHA, "p": p, "differs": differs}
 
 
 def version(label: str, agent: str, opponent: str, counts: Sequence[int], theirs: dict[str, Any],
