@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 
+import numpy as np
 import pytest
 
 from conftest import run_cli
@@ -108,6 +109,23 @@ def test_the_printed_hybrid_plays_the_first_best_placement(depth, empty):
             assert handed in printed_pieces(after, safe or left, most=False)
         found += 1
     assert found > 5
+
+
+@pytest.mark.parametrize("alpha", [0, 1])
+def test_the_reports_rl_agent_hands_over_by_the_printed_rule(alpha):
+    """Its placements' handovers (the `rl` features of preset seed002: the genome and a 1 after it)
+    are the printed rule's among the safe pieces; at the opening, the first four values' sum."""
+    features = make_game("quarto").features.with_genome(np.array([alpha, 0.3, 1.0]))
+    assert [move for move, _ in features(((-1,) * 16, -1), np.random.default_rng(0))[0]] == [":c"]
+    checked = 0
+    for position in random_positions(20, (4, 12), seed=9, quiet=True):
+        for _, (after, handed) in features(position, np.random.default_rng(checked))[0]:
+            if handed >= 0:
+                left = [piece for piece in range(16) if piece not in after]
+                safe = [piece for piece in left if piece not in deadly(after, False)]
+                assert handed in printed_pieces(after, safe or left, most=alpha == 1)
+                checked += 1
+    assert checked > 100
 
 
 def test_every_published_figure_is_played_or_listed():

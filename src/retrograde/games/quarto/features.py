@@ -14,8 +14,10 @@ pieces (`board`), each scaled to [0, 1]:
 * empty cells left / 16.
 
 Each placement also gets its result (a win, the board filled: a draw, or neither) and the piece
-seed 002's GA+minimax rule hands over after it (`heuristics.choose_piece` over the safe pieces,
-or all if none is safe); a placement that ends the game hands none.
+seed 002's GA+minimax rule hands over after it (`heuristics.hand_over`: over the safe pieces, or
+all if none is safe); a placement that ends the game hands none. The genome `pieces` is (alpha,
+beta) of our rule (a ga artifact's), or (alpha, beta, 1) of the report's printed piece rule (its
+preset `seed002`: its RL agent handed pieces over by "the same function" as its GA).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 from retrograde.games.capabilities import Features
 from retrograde.games.quarto.board import (FULL, completes, deadly, encode, line_summary, line_tables, line_threat,
                                            move_of, place)
-from retrograde.games.quarto.heuristics import choose_piece
+from retrograde.games.quarto.heuristics import hand_over
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
 from retrograde.spec import Option
@@ -44,8 +46,9 @@ def _open_pair(board, occupied, line):
 
 
 @njit
-def placements(board, occupied, hand, used, alpha, lines, through, state, features, cells, pieces, result):
-    """Fill features[j], cells[j], pieces[j], result[j] for the j-th empty cell; return how many."""
+def placements(board, occupied, hand, used, alpha, printed, lines, through, state, features, cells, pieces, result):
+    """Fill features[j], cells[j], pieces[j], result[j] for the j-th empty cell; return how many
+    (`printed`: the report's piece rule, else ours)."""
     left = ~used & FULL
     n = lines.shape[0]
     j = 0
@@ -83,7 +86,7 @@ def placements(board, occupied, hand, used, alpha, lines, through, state, featur
             features[j, 5] = pairs / n
             features[j, 6] = blocked / crossing
             features[j, 7] = (15 - popcount(occupied)) / 16.0
-            pieces[j] = choose_piece(after, filled, safe if safe else left, alpha, state)
+            pieces[j] = hand_over(after, filled, left, alpha, True, printed, lines, state)
         j += 1
     return j
 
@@ -91,20 +94,22 @@ def placements(board, occupied, hand, used, alpha, lines, through, state, featur
 class QuartoPlacements(Features):
     """The placements of a Quarto position, each with its features, its result and the piece seed
     002's GA rule hands over after it (genome `pieces`: (alpha, beta), whose alpha the piece rule
-    reads): one move per empty cell."""
+    reads, and 1 after them for the report's printed rule): one move per empty cell."""
 
     kind = "placement"
     max_moves = 16
     genome_option = Option("pieces", "the ga artifact (.json) whose (alpha, beta) rule hands the pieces over; "
-                                     "seed002: the report's genome (0.1, 0.3)", "seed002", kind="text")
-    genome_presets = {"seed002": (0.1, 0.3)}
+                                     "seed002: the report's genome (0.1, 0.3) by its printed piece rule", "seed002",
+                           kind="text")
+    genome_presets = {"seed002": (0.1, 0.3, 1.0)}
 
     def __init__(self, game, pieces=None):
         self.game = game
         self.names = NAMES
         self.pieces = np.asarray(self.genome_presets["seed002"] if pieces is None else pieces, dtype=np.float64)
-        if self.pieces.shape != (2,) or not np.all((self.pieces >= 0) & (self.pieces <= 1)):
-            raise ValueError("the piece genome is (alpha, beta) in [0, 1]")
+        if self.pieces.shape not in ((2,), (3,)) or not np.all((self.pieces >= 0) & (self.pieces <= 1)):
+            raise ValueError("the piece genome is (alpha, beta) in [0, 1], and 1 after them for the report's "
+                             "printed rule")
         self.lines, self.through = line_tables(game.squares)
         self._features = np.zeros((16, len(NAMES)), dtype=np.float64)
         self._cells = np.zeros(16, dtype=np.int64)
@@ -112,13 +117,16 @@ class QuartoPlacements(Features):
         self._result = np.zeros(16, dtype=np.int64)
 
     def __call__(self, position, rng):
-        """At the opening, the rule's handover alone: with nothing on the board every piece ties,
-        so a random one (a move not learned: its value counts as known)."""
+        """At the opening, the rule's handover alone (a move not learned: its value counts as
+        known): ours ties every piece on the empty board, so a random one; the printed rule's is
+        the sum of its first four attribute values."""
         encoded = encode(position)
+        printed = bool(self.pieces[2:].any())
+        state = np.full(1, int(rng.integers(1 << 63)), dtype=np.uint64)
         if encoded[2] < 0:
-            return [move_of(position, -1, int(rng.integers(16)))], np.zeros((1, len(NAMES))), np.zeros(1)
-        count = placements(*encoded, self.pieces[0], self.lines, self.through,
-                           np.full(1, int(rng.integers(1 << 63)), dtype=np.uint64),
+            piece = hand_over(encoded[0], encoded[1], FULL, self.pieces[0], False, printed, self.lines, state)
+            return [move_of(position, -1, int(piece))], np.zeros((1, len(NAMES))), np.zeros(1)
+        count = placements(*encoded, self.pieces[0], printed, self.lines, self.through, state,
                            self._features, self._cells, self._pieces, self._result)
         result = self._result[:count]
         moves = [move_of(position, int(cell), int(piece)) for cell, piece in zip(self._cells[:count], self._pieces[:count])]
