@@ -136,6 +136,29 @@ def test_full_5x5_is_refused_on_the_project_machine():
     check_fits(quixo(5), store_path="q5.zarr", machine=PROJECT_MACHINE, force=True)
 
 
+def test_a_solve_over_the_time_allowed_is_refused():
+    """`max_seconds`: a workflow's own stores allow less time than `solve`'s week (`run seeds`
+    solved the full 5x5 game, 94 hours on one worker, once its scratch shrank to fit the disk)."""
+    full = quixo(5)
+    roomy = Machine(10**15, 10**15, ".")
+    check_fits(full, store_path="q5.zarr", machine=roomy)
+    with pytest.raises(BadOption, match=r"on 2 workers \(over the 1:00:00 allowed\)"):
+        check_fits(full, store_path="q5.zarr", machine=roomy, max_seconds=3600)
+    check_fits(full, store_path="q5.zarr", machine=roomy, max_seconds=3600, force=True)
+
+
+def test_run_seeds_solves_no_store_over_an_hour(tmp_path):
+    from contextlib import ExitStack
+
+    from retrograde.pipeline.solve import SolveOptions
+    from retrograde.workflows.course import Stores
+
+    with ExitStack() as stack:
+        store, why, _ = Stores(tmp_path, None, stack, SolveOptions(workers=1)).get(make_game("quixo", {"size": 5}))
+    assert store is None and "which this machine cannot solve" in why and "over the 1:00:00 allowed" in why
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("size, down_to", [(4, None), (5, 24), (5, 23)])
 def test_what_the_project_machine_does_fits(size, down_to):
     check_fits(quixo(size, down_to), store_path="q.zarr", machine=PROJECT_MACHINE)
@@ -148,7 +171,7 @@ def test_fewer_workers_are_suggested_when_one_fits():
         check_fits(quixo(5, 22, workers=4), store_path="q.zarr", machine=PROJECT_MACHINE)
 
 
-def test_tiny_limits_refuse(monkeypatch):
+def test_tiny_limits_refuse():
     ttt = estimate(plan_of("tictactoe"), workers=1)
     small = Machine(memory=10**6, disk=1_000, folder="/small")
     with pytest.raises(BadOption) as refused:
@@ -156,10 +179,9 @@ def test_tiny_limits_refuse(monkeypatch):
     assert str(refused.value) == ("tictactoe: 6,046 positions need about 30 kB of disk (1.0 kB free at '/small') "
                                   "and 200 MB of memory (chunk of k6; 1.0 MB available); "
                                   "pass --force to start anyway")
-    monkeypatch.setattr(estimating, "MAX_SECONDS", 10)
     with pytest.raises(BadOption, match=r"^quixo --size 4: 43,046,721 positions need about 0:00:34 "
                                         r"on 1 worker \(over the 0:00:10 allowed\); solve part"):
-        check_fits(quixo(4, workers=1), store_path="q.zarr", machine=PROJECT_MACHINE)
+        check_fits(quixo(4, workers=1), store_path="q.zarr", machine=PROJECT_MACHINE, max_seconds=10)
     check_fits(quixo(4, workers=1), store_path="q.zarr", machine=small, force=True)
 
 

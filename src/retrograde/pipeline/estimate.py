@@ -234,9 +234,9 @@ def _listed(items: list[str], last: str) -> str:
 
 
 def check_fits(estimate: Estimate, *, store_path: str | os.PathLike, force: bool = False,
-               machine: Machine | None = None) -> None:
+               machine: Machine | None = None, max_seconds: float = MAX_SECONDS) -> None:
     """Refuse a solve over this machine's free disk (at `store_path`), available memory (every
-    worker at its peak) or MAX_SECONDS; `force` skips the check. `machine` replaces this one.
+    worker at its peak) or `max_seconds`; `force` skips the check. `machine` replaces this one.
 
     :raises BadOption: one line: what does not fit, by how much, and how to go on anyway.
     """
@@ -251,8 +251,8 @@ def check_fits(estimate: Estimate, *, store_path: str | os.PathLike, force: bool
         each = f" per worker x {estimate.workers} workers" if estimate.workers > 1 else ""
         over.append(f"{human_bytes(estimate.peak_bytes)} of memory{each} "
                     f"({estimate.peak_task}; {human_bytes(machine.memory)} available)")
-    if estimate.seconds > MAX_SECONDS:
-        over.append(f"{estimate.on_workers} (over the {clock(MAX_SECONDS)} allowed)")
+    if estimate.seconds > max_seconds:
+        over.append(f"{estimate.on_workers} (over the {clock(max_seconds)} allowed)")
     if not over:
         return
     ways = [estimate.hint] if estimate.hint else []

@@ -20,7 +20,7 @@ from retrograde.data.plan import Plan
 from retrograde.data.store import Store
 from retrograde.errors import BadOption
 from retrograde.games import Game
-from retrograde.pipeline.estimate import Estimate, check_fits, estimate, human_bytes, this_machine
+from retrograde.pipeline.estimate import MAX_SECONDS, Estimate, check_fits, estimate, human_bytes, this_machine
 from retrograde.pipeline.executors import open_executor, worker_processes
 from retrograde.pipeline.stages import open_planned, plan_store, positions_done, solve_stage
 
@@ -41,6 +41,9 @@ class SolveOptions:
     worker_memory: int | None = None
     #: Start even where the estimate says the solve will not fit this machine.
     force: bool = False
+    #: The longest estimated solve started without `force` (a store a workflow solves for its
+    #: own rows allows less than `solve` does).
+    max_seconds: float = MAX_SECONDS
     #: No progress lines.
     quiet: bool = False
     #: Local workers are threads of this process (`solve`: the solve's numba kernels release the
@@ -108,7 +111,7 @@ def _estimate(plan: Plan, store: Store | None, path: str | Path, options: SolveO
                                       machine.memory // worker_processes(options.workers, plan.positions))
     found = estimate(plan, workers=options.workers, done_positions=0 if store is None else positions_done(store),
                      worker_memory=limit, partitions=options.partitions)
-    check_fits(found, store_path=path, force=options.force, machine=machine)
+    check_fits(found, store_path=path, force=options.force, machine=machine, max_seconds=options.max_seconds)
     if options.worker_memory and found.peak_bytes > options.worker_memory and not options.force:
         raise BadOption(f"{found.game}: its {found.peak_task} needs {human_bytes(found.peak_bytes)}, more than "
                         f"--worker-memory {human_bytes(options.worker_memory)} (only a loopy group's propagation is "

@@ -21,6 +21,7 @@ import hashlib
 import json
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,9 @@ from retrograde.workflows.runner import made_folder, read_document
 
 #: The seed every row's games derive from (with the agents' stream names and the seat).
 SEED = 0
+#: The longest estimated solve of a store the rows read (an hour): full 5x5 Quixo (two days on
+#: 2 cores, within a `solve`'s week) is a store "this machine cannot solve" for `run seeds`.
+STORE_SECONDS = 3600
 #: Why a row is not run when its artifact is missing (a run with --skip-training).
 UNTRAINED = "no run has trained it yet (run seeds without --skip-training)"
 #: Wall-clock seconds of each artifact this run trained and each row it played (a solve of a
@@ -89,7 +93,8 @@ class Stores:
     """The solved stores the rows read, solved on first use (None, with why, where this machine cannot)."""
 
     def __init__(self, folder: Path, executor, stack: ExitStack, options: SolveOptions):
-        self.folder, self.executor, self.stack, self.options = folder, executor, stack, options
+        self.folder, self.executor, self.stack = folder, executor, stack
+        self.options = replace(options, max_seconds=min(options.max_seconds, STORE_SECONDS))
         self.found: dict[str, tuple[Store | None, str | None, ValueKeptSample | None]] = {}
 
     def get(self, game: Game) -> tuple[Store | None, str | None, ValueKeptSample | None]:
