@@ -30,9 +30,11 @@ def _minimax(depth: int) -> AgentRef:
 #: Seed 001's MiniMaxAgent(2) as a spec (inside a list of specs).
 _MINIMAX2 = str(AgentSpec(_minimax(2).name, _minimax(2).options))
 #: Seed 001's deep Q-learning (§5.3): 100,000 episodes against its RandomAgent, then against it and
-#: its MiniMaxAgent(2), then against MiniMaxAgent(2), a network of 256 hidden units.
+#: its MiniMaxAgent(2), then against MiniMaxAgent(2), a network of 256 hidden units and its 4N
+#: outputs (`outputs=line`: a push along a row or column each; ours, one output a move, is `move`).
 LEARNER_PRESETS = {
-    ("dqn", "001"): {"episodes": "300000", "hidden": "256", "opponents": f"random;random,{_MINIMAX2};{_MINIMAX2}"},
+    ("dqn", "001"): {"episodes": "300000", "hidden": "256", "outputs": "line",
+                     "opponents": f"random;random,{_MINIMAX2};{_MINIMAX2}"},
 }
 DQN = AgentRef("DeepQLearningAgent", "dqn", learner="dqn:preset=001")
 REPLAYS = ("both agents are deterministic (the network's largest output, MiniMaxAgent's first best move): every "
