@@ -31,10 +31,21 @@ if gene 1 wins on its cell, -2 if it could win anywhere, else +1; then +1 if gen
 could, -1 if gene 3 does. Population, generations and offspring as in the report (512, 40,
 100): each offspring slot mutates a parent with probability 0.9 (each gene but the first
 redrawn from what is free with probability 0.5; the child replaces its parent only if
-fitter) and crosses two with probability 0.6 (each gene from either, evenly); parents by
-roulette over the positive fitness (a tournament of 5 when none is positive); duplicates
-dropped and the fittest kept, earlier ones first on ties; a population whose best is
-negative gets twice its size of fresh genomes (the report's intent; its code drops them).
+fitter) and crosses two with probability 0.6 (each gene from either, evenly); duplicates
+dropped and the fittest kept, earlier ones first on ties. The last piece left is handed over
+without a run. Where the report's printed code and ours differ (`printed`):
+
+* parents: printed, a roulette over the raw fitness (its `roulette_wheel_selection`: the first
+  genome whose cumulative share of the sum reaches a uniform draw, so with a negative or mixed
+  sum the weights are not probabilities: a negative sum picks the first genome whose running
+  sum falls to the draw times the sum), a tournament of 5 only when the sum is 0; ours, a
+  roulette over the positive fitness, a tournament of 5 when none is positive;
+* a population whose best is negative: printed, nothing (its code draws twice the population
+  of fresh genomes, then sorts the old population again, dropping them); ours, the fresh
+  genomes join it (the report's text: "include them in the offspring");
+* genes: printed, as many as the pieces not on the board, at most 4 (its `iterations`: when
+  handing over, the pieces that could be handed over); ours, one more when handing over (the
+  idle gene 0 counted), so it looks one piece further near the end.
 
 Random draws come from the splitmix64 stream of `search.base.random_bits`, seeded by
 the agent's generator.
@@ -257,11 +268,12 @@ def _random_genome(genome, genes, hand, pieces, cells, state):
 
 
 @njit
-def _parent(fitness, size, state):
-    """Roulette over the positive fitness, a tournament of 5 when none is positive."""
+def _parent(fitness, size, printed, state):
+    """A roulette over the raw fitness where `printed`, else over the positive fitness; a
+    tournament of 5 when the roulette's sum is 0 (see the module docstring)."""
     total = 0
     for i in range(size):
-        total += max(fitness[i], 0)
+        total += fitness[i] if printed else max(fitness[i], 0)
     if total == 0:
         best = random_bits(state) % size
         for _ in range(4):
@@ -270,9 +282,10 @@ def _parent(fitness, size, state):
                 best = other
         return best
     spin = uniform(state) * total
+    running = 0
     for i in range(size):
-        spin -= max(fitness[i], 0)
-        if spin < 0:
+        running += fitness[i] if printed else max(fitness[i], 0)
+        if (running - spin) * total >= 0:  # the draw <= the cumulative share running / total
             return i
     return size - 1
 
@@ -301,17 +314,26 @@ def _survive(genomes, fitness, count, keep):
 
 
 @njit
-def evolve(board, occupied, hand, mode, population, generations, offspring, lines, through, state):
-    """Seed 000's GA on the current board: the fittest genome (gene 4: the cell to place `hand`
-    on in mode PLACE; gene 1: the piece to hand over in mode CHOOSE)."""
+def off_board(board, occupied):
+    """The pieces not on the board."""
     pieces = FULL
     for cell in range(16):
         if occupied >> cell & 1:
             pieces &= ~(1 << piece_at(board, cell))
+    return pieces
+
+
+@njit
+def evolve(board, occupied, hand, mode, population, generations, offspring, printed, lines, through, state):
+    """Seed 000's GA on the current board: the fittest genome (gene 4: the cell to place `hand`
+    on in mode PLACE; gene 1: the piece to hand over in mode CHOOSE); `printed`: as the report's
+    code ran (see the module docstring), else ours."""
+    pieces = off_board(board, occupied)
     cells = ~occupied & FULL
     if hand >= 0:
         pieces &= ~(1 << hand)
-    genes = min(GENES, popcount(pieces) + 1)  # gene 0 and a gene for each piece left
+    # gene 0 and a gene for each piece left; printed, gene 0 only where it holds the piece in hand
+    genes = min(GENES, popcount(pieces) + (1 if hand >= 0 or not printed else 0))
     threats = deadly(board, occupied, lines)
     room = population * 3 + 2 * offspring
     genomes = np.full((room, 2 * GENES), -1, dtype=np.int64)
@@ -325,7 +347,7 @@ def evolve(board, occupied, hand, mode, population, generations, offspring, line
             count = size
             for _ in range(offspring):
                 if uniform(state) > 0.1:
-                    parent = _parent(fitness, size, state)
+                    parent = _parent(fitness, size, printed, state)
                     child = genomes[parent].copy()
                     for i in range(1, genes):
                         if random_bits(state) & 1:
@@ -342,14 +364,14 @@ def evolve(board, occupied, hand, mode, population, generations, offspring, line
                     fitness[count] = max(score, fitness[parent])
                     count += 1
                 if uniform(state) > 0.4:
-                    first = genomes[_parent(fitness, size, state)]
-                    second = genomes[_parent(fitness, size, state)]
+                    first = genomes[_parent(fitness, size, printed, state)]
+                    second = genomes[_parent(fitness, size, printed, state)]
                     for i in range(2 * GENES):
                         genomes[count, i] = first[i] if random_bits(state) & 1 else second[i]
                     fitness[count] = _fitness(genomes[count], genes, mode, board, occupied, threats, lines, through)
                     count += 1
             size = _survive(genomes, fitness, count, population)
-            if fitness[0] < 0:
+            if fitness[0] < 0 and not printed:
                 for i in range(size, size + 2 * population):
                     _random_genome(genomes[i], genes, hand, pieces, cells, state)
                     fitness[i] = _fitness(genomes[i], genes, mode, board, occupied, threats, lines, through)
@@ -358,14 +380,19 @@ def evolve(board, occupied, hand, mode, population, generations, offspring, line
 
 
 @njit
-def lookahead_move(board, occupied, hand, population, generations, offspring, lines, through, state):
+def lookahead_move(board, occupied, hand, population, generations, offspring, printed, lines, through, state):
     """(cell, piece handed over) of seed 000's player: a GA run to place `hand` (none at the
-    opening), then one on the new board to choose the piece (none when the placement ends the game)."""
+    opening), then one on the new board to choose the piece (none when the placement ends the
+    game; the last piece left without a run). `printed`: the report's code, else ours."""
     cell = -1
     if hand >= 0:
-        cell = evolve(board, occupied, hand, PLACE, population, generations, offspring, lines, through,
+        cell = evolve(board, occupied, hand, PLACE, population, generations, offspring, printed, lines, through,
                       state)[GENES]
         if completes(board, occupied, cell, hand, lines, through) or popcount(occupied) == 15:
             return cell, -1
         board, occupied = place(board, occupied, cell, hand)
-    return cell, evolve(board, occupied, -1, CHOOSE, population, generations, offspring, lines, through, state)[1]
+    left = off_board(board, occupied)
+    if popcount(left) == 1:
+        return cell, pick(left, state)
+    return cell, evolve(board, occupied, -1, CHOOSE, population, generations, offspring, printed, lines,
+                       through, state)[1]

@@ -9,7 +9,10 @@
   pieces and four cells (the piece to place, the piece handed over, and the next two
   predicted); its fitness rewards immediate wins and pieces that could win, and punishes
   handing those over (`heuristics` has the details). One run chooses the cell, a second, on the
-  new board, the piece handed over. The report's sizes are the defaults.
+  new board, the piece handed over. The report's sizes are the defaults. `lookahead:preset=000`
+  (`Report000Lookahead`) plays it as the report's code ran: parents by a roulette over the raw
+  fitness, no fresh genomes for a losing population, no idle gene when handing over;
+  plain `lookahead` is ours, with the fresh genomes its text describes.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class Lookahead(Policy):
         Option("generations", "generations per move", 40, low=0),
         Option("offspring", "breeding rounds per generation (a mutant and a cross each, by chance)", 100, low=1),
     )
+    #: As the report's code ran (`heuristics`' `printed`), else ours.
+    printed = False
 
     def __init__(self, game, rng, *, population: int = 512, generations: int = 40, offspring: int = 100):
         super().__init__(game, rng)
@@ -78,5 +83,14 @@ class Lookahead(Policy):
 
         board, occupied, hand, _ = encode(position)
         state = np.full(1, self.rng.integers(1 << 63), dtype=np.uint64)
-        cell, piece = lookahead_move(board, occupied, hand, *self.sizes, self.lines, self.through, state)
+        cell, piece = lookahead_move(board, occupied, hand, *self.sizes, self.printed, self.lines, self.through,
+                                     state)
         return move_of(position, int(cell), int(piece))
+
+
+class Report000Lookahead(Lookahead):
+    summary = ("report 000's look-ahead GA as its code ran: parents by a roulette over the raw fitness (a "
+               "tournament of 5 only when it sums to 0), the fresh genomes for a losing population dropped, "
+               "as many genes as pieces left when handing over (ours: a roulette over the positive fitness, "
+               "the fresh genomes kept, one gene more when handing over)")
+    printed = True

@@ -79,8 +79,8 @@ FIGURES = (
            ("the average of its test run; best 78%",)),
     Figure({}, RL_AGENT, RANDOM, "second", 0.5636, None, None, 30000, S002_RL,
            ("the average of its test run; best 64%",)),
-    Figure({}, AgentRef("the wandering GA (evolved each move)", "lookahead"), RANDOM, "either", 0.995, None, None,
-           300, S000_QUARTO, ("who started is not stated",)),
+    Figure({}, AgentRef("the wandering GA (evolved each move)", "lookahead", (("preset", "000"),), text="lookahead"),
+           RANDOM, "either", 0.995, None, None, 300, S000_QUARTO, ("who started is not stated",)),
 )
 
 
@@ -116,8 +116,9 @@ class QuartoCourse(Course):
     @cached_property
     def players(self):
         from retrograde.games.quarto.genome import Report002Ga
+        from retrograde.games.quarto.players import Report000Lookahead
 
-        return {("ga", "002"): Report002Ga}
+        return {("ga", "002"): Report002Ga, ("lookahead", "000"): Report000Lookahead}
 
     @cached_property
     def genomes(self):
