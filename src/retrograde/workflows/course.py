@@ -254,7 +254,8 @@ def _played(figure: course.ReportFigure, stores: Stores, artifacts: Artifacts, e
 def _exact(figure: course.ReportFigure, agent: str | AgentSpec, opponent: str | AgentSpec, store: Store | None
            ) -> dict[str, float] | None:
     """The version's exact rates (`validation.exact`), where every instance's positions fit the
-    dynamic programme's limit (a larger one gives up only after minutes of valuing), else None."""
+    dynamic programme's limit (a larger one is not tried: its walk would give up at the limit),
+    else None."""
     instances = figure.figure.instances or (figure.figure.params,)
     if any(sum(tier.size for tier in make_game(figure.game, params).tiers()) > exact.LIMIT for params in instances):
         return None
