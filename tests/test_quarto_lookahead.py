@@ -19,8 +19,8 @@ from retrograde.games.quarto.board import encode, line_tables
 from retrograde.games.quarto.heuristics import CHOOSE, _parent, evolve
 from retrograde.search.base import random_bits
 
-LINES = [tuple(r * 4 + c for c in range(4)) for r in range(4)] + [tuple(r * 4 + c for r in range(4)) for c in range(4)] \
-    + [(0, 5, 10, 15), (3, 6, 9, 12)]
+LINES = ([tuple(r * 4 + c for c in range(4)) for r in range(4)] + [tuple(r * 4 + c for r in range(4)) for c in range(4)]
+         + [(0, 5, 10, 15), (3, 6, 9, 12)])
 
 
 def shares(pieces) -> bool:
