@@ -9,7 +9,8 @@ The solve is the real CLI (`solve quixo --size 5 --down-to N`) on --workers work
 named by its role: the driver, a worker, a nanny) and the bytes under the store's scratch folder;
 it keeps each one's peak and prints a progress line every --every seconds. A stopped run (Ctrl-C,
 a lost machine) resumes where it stopped when the script is run again with the same --store:
-each run is a segment, appended to <store>.runs.json, and the figures printed at the end are
+each run is a segment, appended to <store>.runs.json (and written there at each progress line,
+so that a run killed outright keeps all but its last minutes), and the figures printed at the end are
 those of all segments (wall times added, peaks the largest of any). Once the solve ends, `verify`
 runs on the store, watched the same way.
 """
@@ -47,8 +48,10 @@ def role(process: psutil.Process) -> str:
 class Watch:
     """Samples a process tree's memory and a folder's bytes on a thread until `stop`."""
 
-    def __init__(self, root: psutil.Process, scratch: Path, interval: float, every: float, started: float):
+    def __init__(self, root: psutil.Process, scratch: Path, interval: float, every: float, started: float,
+                 kept=lambda watch: None):
         self.root, self.scratch, self.interval, self.every, self.started = root, scratch, interval, every, started
+        self.kept = kept  # called at each progress line: the segment so far is written down
         self.peaks: dict[str, int] = {}  # "<role> <pid>" -> peak resident bytes
         self.scratch_peak = 0
         self.least_free = shutil.disk_usage(scratch.parent.parent).free
@@ -87,20 +90,29 @@ class Watch:
                 print(f"  {time.strftime('%H:%M:%S')} {time.monotonic() - self.started:8.0f} s: "
                       f"{total / 2**30:6.2f} GiB resident, scratch {scratch / 1e9:6.2f} GB, "
                       f"disk free {self.least_free / 1e9:6.1f} GB", flush=True)
+                self.kept(self)
 
     def stop(self) -> None:
         self._done.set()
         self._thread.join()
 
 
-def watched(args: list[str], scratch: Path, options, log: Path) -> dict:
-    """Run `python -m retrograde ARGS` watched; its segment (wall, exit status, peaks)."""
-    started = time.monotonic()
+def watched(args: list[str], scratch: Path, options, log: Path, keep) -> dict:
+    """Run `python -m retrograde ARGS` watched; its segment (wall, exit status, peaks), which
+    `keep(segment)` writes down at each progress line too (code None: still running, or killed
+    before it could say: a machine lost mid-segment loses at most --every seconds of it)."""
+    started, at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M")
+
+    def segment(watch: Watch, code: int | None) -> dict:
+        return {"command": args[0], "at": at, "wall": time.monotonic() - started, "code": code,
+                "peaks": dict(watch.peaks), "scratch_peak": watch.scratch_peak, "least_free": watch.least_free}
+
     with open(log, "ab") as out:
         proc = subprocess.Popen([sys.executable, "-m", "retrograde", *args], stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        watch = Watch(psutil.Process(proc.pid), scratch, options.interval, options.every, started)
+        watch = Watch(psutil.Process(proc.pid), scratch, options.interval, options.every, started,
+                      lambda watching: keep(segment(watching, None)))
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
         raise
@@ -111,9 +123,7 @@ def watched(args: list[str], scratch: Path, options, log: Path) -> dict:
         code = proc.wait()
     finally:
         watch.stop()
-    return {"command": args[0], "at": time.strftime("%Y-%m-%d %H:%M"), "wall": time.monotonic() - started,
-            "code": code, "peaks": watch.peaks, "scratch_peak": watch.scratch_peak,
-            "least_free": watch.least_free}
+    return segment(watch, code)
 
 
 def main() -> None:
@@ -142,7 +152,8 @@ def main() -> None:
         if any(run["command"] == name and run["code"] == 0 for run in runs):
             continue
         print(f"{name}: {' '.join(args)}", flush=True)
-        runs.append(watched(args, store / "scratch", options, log))
+        runs.append(watched(args, store / "scratch", options, log,
+                            lambda segment: runs_file.write_text(json.dumps([*runs, segment], indent=1))))
         runs_file.write_text(json.dumps(runs, indent=1))
         if runs[-1]["code"] != 0:
             raise SystemExit(f"{name} stopped with status {runs[-1]['code']} (see {log}); run again to resume")
