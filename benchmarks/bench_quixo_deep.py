@@ -136,6 +136,9 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=300.0, help="seconds between progress lines")
     parser.add_argument("--no-verify", action="store_true")
     options = parser.parse_args()
+    # Ctrl-C stops the solve as a user's would, even where a shell started this in the background
+    # with SIGINT ignored (the solve then inherits the default, not the ignoring)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     print_options(options)
     store = options.store.resolve()
     runs_file = store.with_name(store.name + ".runs.json")
