@@ -19,8 +19,9 @@ seconds for its tiers (`--measured`: a solve already run, the segments bench_qui
 records, their wall times added, instead of a new one). The full game's core-hours are the
 model's seconds for all tiers times that factor. The plan's figures for the full game follow:
 the largest task's memory a worker and the scratch disk at once (`retrograde plan`'s estimate,
-with the scratch share measured by the calibration where given). Not modelled: a large tier's cache misses in the propagation's state and in the
-values its first pass looks up (the windows are small), and its scratch and checkpoint I/O.
+with the scratch share measured by the calibration where given). Not modelled: a large tier's
+cache misses in the propagation's state and in the values its first pass looks up (the windows
+are small), and its scratch and checkpoint I/O.
 """
 
 from __future__ import annotations
