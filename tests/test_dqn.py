@@ -256,7 +256,9 @@ def test_held_stop_signals_reach_their_own_handlers_when_delivered_and_the_first
     def stop(signum, frame):
         raise Stopped(signum)
 
-    before = signal.signal(signal.SIGTERM, stop), signal.getsignal(signal.SIGINT)
+    # Python's own Ctrl-C handler, whatever this process inherited (a job a shell started in the
+    # background ignores SIGINT, and pytest then never sees the KeyboardInterrupt below)
+    before = signal.signal(signal.SIGTERM, stop), signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(Stopped) as stopped:
             with StopSignalsHeld() as held:
@@ -268,7 +270,7 @@ def test_held_stop_signals_reach_their_own_handlers_when_delivered_and_the_first
                 held.deliver()
                 raise AssertionError("deliver returned with a signal held")
         assert stopped.value.args == (signal.SIGTERM,)
-        assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == (stop, before[1])
+        assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == (stop, signal.default_int_handler)
         with pytest.raises(KeyboardInterrupt):  # Python's own Ctrl-C handler, at the block's end
             with StopSignalsHeld():
                 os.kill(os.getpid(), signal.SIGINT)
@@ -276,6 +278,7 @@ def test_held_stop_signals_reach_their_own_handlers_when_delivered_and_the_first
         assert ended
     finally:
         signal.signal(signal.SIGTERM, before[0])
+        signal.signal(signal.SIGINT, before[1])
 
 
 #: The CLI with SIGINT sent 10 ms into XLA's compilation of the Adam step: jaxlib's wait for a

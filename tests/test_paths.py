@@ -141,7 +141,7 @@ def test_run_seeds_plays_a_trained_agent_from_a_folder_named_with_any_character(
     from retrograde.pipeline.executors import open_executor
     from retrograde.pipeline.solve import SolveOptions
     from retrograde.validation import course
-    from retrograde.workflows.course import Artifacts, Stores, _row
+    from retrograde.workflows.course import Artifacts, Stores, _played, _row
 
     folder = tmp_path / UNBALANCED
     learner = AgentRef("QLearningAgent", "rl", learner="rl:episodes=200,opponent=random")
@@ -151,7 +151,7 @@ def test_run_seeds_plays_a_trained_agent_from_a_folder_named_with_any_character(
         stores = Stores(folder / "stores", executor, stack, SolveOptions(workers=0, quiet=True))
         artifacts = Artifacts(folder / "artifacts", stores)
         artifacts.train_all([figure], executor, quiet=True)
-        row = _row(figure, stores, artifacts, executor, quiet=True)
+        row = _row(figure, _played(figure, stores, artifacts, executor, quiet=True))
     (artifact,) = (folder / "artifacts").iterdir()
     assert row["agent"] == f"rl:params=artifacts/{artifact.name}"
     assert row["verdict"] != course.NOT_RUN and row["ours"]["games"] > 0, row
