@@ -105,13 +105,14 @@ def main() -> None:
             run = measure(["solve", "quixo", "--size", "5", "--down-to", str(options.calibrate), "--store",
                            str(store), "--workers", str(options.workers), "--quiet"])
     calibration = [cost for cost in costs.values() if cost["cubes"] >= options.calibrate]
-    core_seconds = run["wall"] * options.workers
+    workers = run.get("workers", options.workers)
+    core_seconds = run["wall"] * workers
     factor = core_seconds / sum(model_seconds(cost) for cost in calibration)
     full = sum(model_seconds(cost) for cost in costs.values())
     indices = sum(cost["size"] for cost in costs.values())
     calibration_indices = sum(cost["size"] for cost in calibration)
 
-    figures: dict = {"calibration solve": f"--down-to {options.calibrate}, {options.workers} workers",
+    figures: dict = {"calibration solve": f"--down-to {options.calibrate}, {workers} workers",
                      "calibration wall s": round(run["wall"], 1),
                      "calibration peak RSS MB": round(run["peak_rss"] / 2**20),
                      "calibration indexed positions a core-second (M)":
@@ -125,23 +126,27 @@ def main() -> None:
     figures["full 5x5 core-hours, the calibration's throughput an index"] = \
         round(indices / (calibration_indices / core_seconds) / 3600, 1)
     figures["full 5x5 core-hours, projected tier by tier"] = round(factor * full / 3600, 1)
-    figures.update(full_plan(game, options.worker_memory, run.get("scratch_peak"), options.calibrate))
+    figures.update(full_plan(game, workers, options.worker_memory, run.get("scratch_peak"), options.calibrate))
     report("full 5x5 Quixo projection", figures)
 
 
 def measured_solve(runs: Path) -> dict:
-    """The solve segments bench_quixo_deep.py recorded (completed: the last one exits 0): wall
-    seconds added, the largest process's peak, the scratch folder's peak."""
+    """The solve segments bench_quixo_deep.py recorded (completed: the last one exits 0, all on
+    one count of workers): wall seconds added, the workers, the largest process's peak, the
+    scratch folder's peak."""
     segments = [run for run in json.loads(runs.read_text()) if run["command"] == "solve"]
     if not segments or segments[-1]["code"] != 0:
         raise SystemExit(f"{runs}: no completed solve recorded")
-    return {"wall": sum(run["wall"] for run in segments),
+    workers = {run["workers"] for run in segments}
+    if len(workers) != 1:
+        raise SystemExit(f"{runs}: its segments ran on {sorted(workers)} workers, not one count")
+    return {"wall": sum(run["wall"] for run in segments), "workers": workers.pop(),
             "peak_rss": max(max(run["peaks"].values(), default=0) for run in segments),
             "scratch_peak": max(run["scratch_peak"] for run in segments)}
 
 
-def full_plan(game, worker_memory: str, scratch_peak: int | None, calibrate: int) -> dict:
-    """The full game's plan on this machine's count of workers: the largest task's memory a
+def full_plan(game, workers: int, worker_memory: str, scratch_peak: int | None, calibrate: int) -> dict:
+    """The full game's plan on `workers` workers: the largest task's memory a
     worker and the scratch disk at once (the game's scratch share, and the one the calibration
     measured: its scratch peak over the raw bytes of its two largest groups of one wave)."""
     from retrograde.data.plan import make_plan as plan_of
@@ -149,13 +154,13 @@ def full_plan(game, worker_memory: str, scratch_peak: int | None, calibrate: int
     from retrograde.pipeline.memory import parse_bytes
 
     memory = parse_bytes(worker_memory, "--worker-memory")
-    full = estimate(plan_of(game), workers=2, worker_memory=memory)
+    full = estimate(plan_of(game), workers=workers, worker_memory=memory)
     figures = {f"full 5x5 plan: largest task at --worker-memory {worker_memory}":
                f"{full.peak_bytes / 1e9:.1f} GB ({full.peak_task})",
                "full 5x5 plan: scratch at once (GB, the game's scratch share)": round(full.scratch_bytes / 1e9, 1)}
     if scratch_peak:
         part = make_game("quixo", {"size": 5, "down_to": calibrate})
-        raw = estimate(plan_of(part), workers=2, worker_memory=memory).scratch_bytes / part.costs.scratch_share
+        raw = estimate(plan_of(part), workers=workers, worker_memory=memory).scratch_bytes / part.costs.scratch_share
         share = scratch_peak / raw
         figures["calibration scratch peak GB"] = round(scratch_peak / 1e9, 2)
         figures["calibration scratch share (peak / raw 4 bytes a row at once)"] = round(share, 4)

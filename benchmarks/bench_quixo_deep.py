@@ -104,7 +104,8 @@ def watched(args: list[str], scratch: Path, options, log: Path, keep) -> dict:
     started, at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M")
 
     def segment(watch: Watch, code: int | None) -> dict:
-        return {"command": args[0], "at": at, "wall": time.monotonic() - started, "code": code,
+        return {"command": args[0], "at": at, "workers": options.workers, "wall": time.monotonic() - started,
+                "code": code,
                 "peaks": dict(watch.peaks), "scratch_peak": watch.scratch_peak, "least_free": watch.least_free}
 
     with open(log, "ab") as out:

@@ -32,9 +32,8 @@ from retrograde.agents import resolve_agent
 from retrograde.agents.base import Player
 from retrograde.games import make_game
 from retrograde.games.base import Game
+from retrograde.validation.course import OUTCOMES  # the rates' names, in the order of the tuples below
 
-#: The rates' names, in the order of the tuples below.
-OUTCOMES = ("win", "draw", "loss")
 #: The most (position, side to move) pairs one instance's DP values before it gives up (None).
 LIMIT = 20_000
 SEATS = ("first", "second", "either")

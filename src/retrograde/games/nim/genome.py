@@ -68,10 +68,10 @@ class RulePlayer(GenomePlayer):
         return next(move for move in moves if move[0] == f"{heap + 1}-{count}")
 
     def distribution(self, position):
-        result = []
+        result, rule_chances = [], list(enumerate(_chances(self.weights[2:])))
         for heap_chance, heaps in zip(_chances(self.weights[:2]), self._heaps(position)):
             for heap in heaps:
-                for rule, rule_chance in enumerate(_chances(self.weights[2:])):
+                for rule, rule_chance in rule_chances:
                     counts = self._counts(rule, position[heap])
                     chance = heap_chance / len(heaps) * rule_chance / len(counts)
                     result += [(chance, after(position, heap, count)) for count in counts if chance]

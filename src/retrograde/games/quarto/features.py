@@ -86,7 +86,7 @@ def placements(board, occupied, hand, used, alpha, printed, lines, through, stat
             features[j, 5] = pairs / n
             features[j, 6] = blocked / crossing
             features[j, 7] = (15 - popcount(occupied)) / 16.0
-            pieces[j] = hand_over(after, filled, left, alpha, True, printed, lines, state)
+            pieces[j] = hand_over(after, filled, safe if safe else left, alpha, False, printed, lines, state)
         j += 1
     return j
 

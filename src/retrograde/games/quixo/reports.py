@@ -49,7 +49,7 @@ class Report004Minimax(Policy):
     def order_keys(self, position) -> tuple[list[tuple[int, int]], list[int]]:
         """Each move's key in the report's order, (longest own line after it, 1 if it took a blank
         cube), in `game.moves` order, and each move's source bit."""
-        from retrograde.games.quixo.kernels import play
+        from retrograde.games.quixo.kernels import longest_line, play
 
         mover, opponent = self.game._masks(position)
         table = self.game.move_table
@@ -59,18 +59,17 @@ class Report004Minimax(Policy):
             if opponent & source:
                 continue
             after = int(play(table, k, mover, opponent)[0])
-            keys.append((max((after & int(line)).bit_count() for line in self.game.every_line),
-                         0 if mover & source else 1))
+            keys.append((int(longest_line(after, self.game.every_line)), 0 if mover & source else 1))
             sources.append(source)
         return keys, sources
 
     def choose(self, position):
         moves = self.game.moves(position)
-        keys, sources = self.order_keys(position)
         seed = int(self.rng.integers(1 << 63))
         at_once = self.search.root_scores(position, 1, "inline", seed=seed)
         if at_once.max() == WIN_SCORE - 1:
             return moves[int(np.argmax(at_once))]
+        keys, sources = self.order_keys(position)
         corners = [i for i, source in enumerate(sources) if source & self.corners]
         if max(own for own, _ in keys) <= 1 and corners:
             return moves[corners[int(self.rng.integers(len(corners)))]]
