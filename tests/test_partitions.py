@@ -196,3 +196,48 @@ def test_the_in_process_executor_runs_what_in_driver_tasks_spawn_in_order():
     seen = [task.key for task, _ in InProcessExecutor().run(tasks)]
     assert ran == ["a", ("spawn", 0, ["a"]), "s0", ("spawn", 1, ["s0"]), "s1", ("spawn", 2, ["s1"]), "z"]
     assert seen == ["a", "s0", "s1", "spawn2", "spawn1", "spawn0", "z", "end"]
+
+
+def test_messages_travel_in_deflated_frames_and_come_back_whole(tmp_path, monkeypatch):
+    """What a partition sends is kept a frame at a time, written sorted and deflated, and read back
+    as the same messages (in any order), in pieces; a damaged file is named, not misread."""
+    from retrograde.data.store import SCRATCH
+    from retrograde.errors import DamagedStore
+    from retrograde.pipeline import scratch as scratch_module
+
+    monkeypatch.setattr(scratch_module, "FRAME_MESSAGES", 1_000)
+    rng = np.random.default_rng(7)
+    sent = [(rng.integers(0, 1 << 40, size) << 8) | rng.integers(0, 256, size) for size in (10, 999, 2_500, 1)]
+    with plan_stage(make_game(*GAME), tmp_path / "store.zarr", chunk_size=CHUNK) as store:
+        store.inside(SCRATCH).mkdir()
+        group, scratch = (store.plan.tiers[-1].name,), Scratch(store)
+        with scratch.message_writer(group, 1, 0) as write:
+            for messages in sent:
+                write(2, messages)
+            write(1, sent[0])
+        pieces = list(scratch.read_messages(group, 1, 2, 3, 700))
+        assert max(piece.size for piece in pieces) <= 700
+        assert np.array_equal(np.sort(np.concatenate(pieces)), np.sort(np.concatenate(sent)))
+        assert np.array_equal(np.sort(np.concatenate(list(scratch.read_messages(group, 1, 1, 3, 700)))),
+                              np.sort(sent[0]))
+        assert not list(scratch.read_messages(group, 1, 0, 3, 700))  # nothing sent to itself
+
+        monkeypatch.setattr(scratch_module, "FRAME_MESSAGES", 1 << 22)
+        parents = np.repeat(np.arange(0, 3_000_000, 7), 3)  # close parents, as a level's are
+        with scratch.message_writer(group, 2, 1) as write:
+            write(0, (rng.permutation(parents) << 8) | 2)
+        file = store.inside(SCRATCH, group[0], "level-2", "1-0.bin")
+        assert file.stat().st_size < parents.size // 4  # 8 bytes a message undeflated
+        assert np.array_equal(np.concatenate(list(scratch.read_messages(group, 2, 0, 2, 1 << 20))) >> 8, parents)
+
+        file.write_bytes(file.read_bytes()[:-5])
+        with pytest.raises(DamagedStore, match="the messages file scratch/.*level-2/1-0.bin is damaged"):
+            list(scratch.read_messages(group, 2, 0, 2, 1 << 20))
+
+
+def test_a_split_propagation_in_small_frames_gives_the_bytes_of_one_task(tmp_path, reference, monkeypatch):
+    """Partitions whose messages span many frames (a frame each few hundred messages)."""
+    from retrograde.pipeline import scratch as scratch_module
+
+    monkeypatch.setattr(scratch_module, "FRAME_MESSAGES", 300)
+    assert_same_store(_solve(tmp_path / "split.zarr", 3), reference, "3 partitions in frames of 300 messages")

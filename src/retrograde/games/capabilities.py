@@ -47,13 +47,17 @@ class Costs:
     after compression (None: the uncompressed size, an upper bound); `position_share`: the share
     of indices that hold positions (below 1 where a game leaves holes; a loopy group's
     propagation keeps positions only); `scratch_share`: the share of their 4 bytes a row that a
-    loopy group's deflated scratch files take on disk (1: an upper bound); `too_big_hint`: how
-    to solve a smaller part of an instance too big for the machine, for the refusal ("" if none)."""
+    loopy group's deflated scratch files take on disk (1: an upper bound); `message_bytes`: the
+    bytes of messages a position of a split propagation has on disk at once, from the two levels
+    kept (`pipeline.scratch`; the default: one undeflated message a level, not a bound: a position
+    may reach a parent a move); `too_big_hint`: how to solve a smaller part of an instance too big
+    for the machine, for the refusal ("" if none)."""
 
     solve_rate: float = 1_000.0
     stored_bytes_per_position: float | None = None
     position_share: float = 1.0
     scratch_share: float = 1.0
+    message_bytes: float = 16.0
     too_big_hint: str = ""
     #: False for the defaults of a game that gives no costs: its estimates say they are unmeasured.
     measured: bool = True

@@ -27,6 +27,7 @@ from retrograde.games.capabilities import costs_of
 from retrograde.pipeline.executors import worker_processes
 from retrograde.pipeline.memory import available_memory, human_bytes
 from retrograde.pipeline.progress import clock
+from retrograde.pipeline.scratch import FRAME_MESSAGES
 from retrograde.pipeline.tasks import BATCH, KEPT_VALUES_BYTES, ChildValues, small_group_chunks
 
 #: Longest estimated solve started without --force (seconds): a week.
@@ -96,10 +97,12 @@ def _propagation_bytes(size: int, share: float, value: int, max_moves: int, part
     """Peak of one of `parts` partitions of a loopy group of `size` indices, beyond
     PROCESS_BYTES: 2 bits an index of its range to number its positions (solvers.members);
     outcome, remoteness and pending count of each position, temporaries; a batch of parent
-    references, the messages routed from it and one piece of messages read."""
+    references, the messages routed from it and one piece of messages read; split, the frames
+    of messages it keeps for the other partitions and one being encoded or decoded (3 arrays)."""
     positions = math.ceil(size * share / parts)
     return size // parts // 4 + positions * (value + 1 + PROPAGATION_EXTRA_BYTES) + \
-        min(BATCH, positions) * 8 * max_moves * (1 if parts == 1 else 3)
+        min(BATCH, positions) * 8 * max_moves * (1 if parts == 1 else 3) + \
+        (0 if parts == 1 else (parts + 2) * FRAME_MESSAGES * 8)
 
 
 def propagation_parts(plan: Plan, tiers: tuple[str, ...], *, worker_memory: int | None = None,
@@ -196,15 +199,20 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
             + sum(plan.chunking(tier.name).count for tier in plan.tiers) * CHUNK_FILE_BYTES)
     # A group being solved has first-pass files of every index and a propagation checkpoint of
     # its positions, each holding outcome, remoteness and pending count, deflated to the game's
-    # `scratch_share` (not one solved in one task: `in_one_task`). Groups of one wave do not read each other, so up to
-    # one a worker are solved at once: the largest of one wave.
-    waves: dict[int, list[int]] = {}
+    # `scratch_share` (not one solved in one task: `in_one_task`); a split one has its partitions'
+    # messages too, `message_bytes` a position. Groups of one wave do not read each other, so up
+    # to one a worker are solved at once: the largest of one wave.
+    waves: dict[int, list[tuple[int, int]]] = {}
     for step in plan.steps:
-        if step.loopy and not in_one_task(plan, step.tiers, propagation_parts(
-                plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=game)):
-            waves.setdefault(step.wave, []).append(sum(plan.tier(name).size for name in step.tiers))
-    at_once = max((sum(sorted(sizes, reverse=True)[:processes]) for sizes in waves.values()), default=0)
-    scratch = math.ceil((1 + costs.position_share) * (value + 1) * at_once * costs.scratch_share)
+        parts = step.loopy and propagation_parts(plan, step.tiers, worker_memory=worker_memory,
+                                                 partitions=partitions, game=game)
+        if step.loopy and not in_one_task(plan, step.tiers, parts):
+            size = sum(plan.tier(name).size for name in step.tiers)
+            files = (1 + costs.position_share) * (value + 1) * size * costs.scratch_share
+            messages = costs.message_bytes * costs.position_share * size if parts > 1 else 0
+            waves.setdefault(step.wave, []).append((math.ceil(files + messages), size))
+    scratch = max((sum(sorted((bytes_ for bytes_, _ in groups), reverse=True)[:processes])
+                   for groups in waves.values()), default=0)
     peak, task = max(task_peaks(plan, worker_memory=worker_memory, partitions=partitions))
     to_solve = max(plan.positions - done_positions, 0)
     return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, peak,

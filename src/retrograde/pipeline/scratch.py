@@ -4,7 +4,7 @@ split propagation send each other (`pipeline.propagation`).
 
     <store>/scratch/<tier>/<chunk>.npz                                 a chunk's first pass
     <store>/scratch/<group>/propagation-<part>-of-<parts>-level-<level>.npz   a partition's checkpoint
-    <store>/scratch/<group>/level-<level>/<sender>-<receiver>.bin      messages of a level
+    <store>/scratch/<group>/level-<level>/<sender>-<receiver>.bin      messages of a level (frames)
 
 (<group> is the group's first tier.) Files are written whole or not at all, and only while the
 store's solve attempt is current (`Store.fence`); the driver deletes a group's files once its
@@ -16,7 +16,9 @@ written, read or deleted through a symbolic link in the store (`Store.inside`): 
 from __future__ import annotations
 
 import shutil
+import struct
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,6 +38,14 @@ PENDING_COUNTS = "moves"
 #: zlib's level for scratch files: the fastest (a scratch file lives minutes; its writing time
 #: counts more than its last bytes).
 SCRATCH_LEVEL = 1
+
+#: Messages a frame of a message file holds at most: a sender keeps up to this many for each
+#: receiver (8 bytes each) before it sorts, encodes and writes them. The more a frame holds,
+#: the closer its sorted parents and the smaller their differences.
+FRAME_MESSAGES = 1 << 22
+
+#: A frame's header: its message count and its payload's bytes.
+FRAME_HEADER = struct.Struct("<QQ")
 
 
 class Scratch:
@@ -180,13 +190,15 @@ class Scratch:
         """`write(receiver, messages)`, appending to what partition `sender` sends partition
         `receiver` at `level`: the parents it reached in the receiver's positions, as int64
         messages (`pipeline.propagation.MESSAGE_INDEX`: group index, weight, whether the child
-        lost). The files are renamed into place when the block ends. Read back within the same
-        solve attempt only (a resumed solve starts from a checkpoint), so not synced. Nothing is
-        written where nothing is sent."""
+        lost). Their order does not matter, so they are kept up to `FRAME_MESSAGES` a receiver
+        and written as frames (`_encode_frame`). The files are renamed into place when the block
+        ends. Read back within the same solve attempt only (a resumed solve starts from a
+        checkpoint), so not synced. Nothing is written where nothing is sent."""
         folder = self._messages_folder(group, level)
         files: dict[int, Any] = {}
+        kept: dict[int, list[np.ndarray]] = {}
 
-        def write(receiver: int, messages: np.ndarray) -> None:
+        def flush(receiver: int) -> None:
             if receiver not in files:
                 if not files:
                     self.store.fence()
@@ -194,10 +206,17 @@ class Scratch:
                     folder.mkdir(exist_ok=True)
                 files[receiver] = durable.create_file(folder / f"{sender}-{receiver}.bin{durable.PARTIAL}",
                                                       exclusive=False)
-            files[receiver].write(np.ascontiguousarray(messages, dtype=np.int64).tobytes())
+            files[receiver].write(_encode_frame(np.concatenate(kept.pop(receiver))))
+
+        def write(receiver: int, messages: np.ndarray) -> None:
+            kept.setdefault(receiver, []).append(np.array(messages, dtype=np.int64))
+            if sum(part.size for part in kept[receiver]) >= FRAME_MESSAGES:
+                flush(receiver)
 
         try:
             yield write
+            for receiver in list(kept):
+                flush(receiver)
         finally:
             for file in files.values():
                 file.close()
@@ -207,15 +226,24 @@ class Scratch:
 
     def read_messages(self, group: tuple[str, ...], level: int, receiver: int, parts: int,
                       piece: int) -> Iterator[np.ndarray]:
-        """What every other partition sent `receiver` at `level`, up to `piece` entries at a time."""
+        """What every other partition sent `receiver` at `level`, up to `piece` entries at a time.
+
+        :raises DamagedStore: a file's frames cannot be decoded."""
         folder = self._messages_folder(group, level)
         for sender in range(parts):
             file = durable.inside(self.store.path, folder / f"{sender}-{receiver}.bin")
             if sender == receiver or not file.is_file():
                 continue
             with open(file, "rb") as opened:
-                while (found := np.fromfile(opened, dtype=np.int64, count=piece)).size:
-                    yield found
+                while header := opened.read(FRAME_HEADER.size):
+                    try:
+                        count, size = FRAME_HEADER.unpack(header)
+                        messages = _decode_frame(count, opened.read(size))
+                    except (struct.error, zlib.error, ValueError) as exc:
+                        raise self.store.damaged(f"tier {group[0]}: the messages file "
+                                                 f"{file.relative_to(self.store.path)}", exc) from None
+                    for start in range(0, messages.size, piece):
+                        yield messages[start:start + piece]
 
     def drop_messages(self, group: tuple[str, ...], level: int | None = None) -> None:
         """Delete what partitions sent at `level` (None: at every level)."""
@@ -270,3 +298,26 @@ def _save_atomically(target: Path, **arrays: Any) -> None:
                     np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
 
     durable.write_atomically(target, write)
+
+
+def _encode_frame(messages: np.ndarray) -> bytes:
+    """A frame of messages (non-negative int64, in any order): header, then, deflated, the
+    sorted messages' low bytes (weight and loss) and the differences of their parents (the
+    first from 0) as 8 byte planes. Sorted parents lie close, so their differences fill the low
+    planes only and the rest deflates to almost nothing: 1-2 bytes a message, not 8."""
+    ordered = np.sort(messages)
+    differences = np.diff(ordered >> 8, prepend=np.int64(0))
+    planes = np.empty((9, ordered.size), dtype=np.uint8)
+    planes[0] = ordered & 0xFF
+    planes[1:] = differences.view(np.uint8).reshape(-1, 8).T
+    payload = zlib.compress(planes.tobytes(), SCRATCH_LEVEL)
+    return FRAME_HEADER.pack(ordered.size, len(payload)) + payload
+
+
+def _decode_frame(count: int, payload: bytes) -> np.ndarray:
+    """The messages of a frame, sorted (`_encode_frame`'s inverse).
+
+    :raises ValueError, zlib.error: the payload is not a frame of `count` messages."""
+    planes = np.frombuffer(zlib.decompress(payload), dtype=np.uint8).reshape(9, count)
+    parents = np.cumsum(np.ascontiguousarray(planes[1:].T).view(np.int64).reshape(count))
+    return (parents << 8) | planes[0]

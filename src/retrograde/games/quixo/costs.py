@@ -19,10 +19,16 @@ POSITION_SHARE = 5_398_083 / 43_046_721
 #: 1,770,042,280 bytes in 35,691,454 (2026-11-28); the estimate takes 1/10, to be safe where the
 #: middle tiers' values are less uniform.
 SCRATCH_SHARE = 0.1
+#: Messages of a split propagation: 5x5 --down-to 21's group m10o12 m12o10 (2,974,571,600
+#: indices, 2 partitions) sent 2,034,373,360 at its level 1 (0.68 an index, so 5.6 a position),
+#: which deflate to 0.75-0.83 bytes each in frames (2026-11-28): 4.7 bytes a position a level.
+#: Two levels are kept, and a third partition sends 4/3 as much: 12.5 bytes a position.
+MESSAGE_BYTES = 12.5
 
 
 def costs(size: int) -> Costs:
     """What solving Quixo on a size x size board costs."""
     return Costs(solve_rate=SOLVE_RATES[size], stored_bytes_per_position=STORED_BYTES[size],
                  position_share=POSITION_SHARE, scratch_share=SCRATCH_SHARE,
+                 message_bytes=MESSAGE_BYTES,
                  too_big_hint="solve part of it with --down-to N (the tiers with at least N cubes)")
