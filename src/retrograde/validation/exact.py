@@ -20,7 +20,9 @@ be enumerated (its `move_distribution` is None at a position the pairing reaches
 position repeats on a line (a game with cycles: the rates are a Markov chain's, not a DP's), or
 where the walk meets more than `limit` (position, side) pairs (some 300 bytes and 30 us to 1 ms
 a pair: Nim 1,3,5,7,9 against a random player, 7,680 pairs, is within the default, 1,3,...,11
-past it; report 003's mixed figures give up within 2 to 8 s each); the caller then samples.
+past it; report 003's mixed figures give up within 2 to 8 s each), or at once where an instance
+has more positions than `limit` (its walk would most likely give up there, after seconds); the
+caller then samples.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ def _player(spec: Any, game: Game, store) -> Player:
 def _seat_rates(game: Game, agent: Any, opponent: Any, seat: str, store, limit: int
                 ) -> tuple[float, float, float] | None:
     """The agent's (win, draw, loss) in `seat` on one instance, or None."""
+    if _positions(game) > limit:
+        return None
     ours, theirs = _player(agent, game, store), _player(opponent, game, store)
     found = []
     if seat in ("first", "either"):

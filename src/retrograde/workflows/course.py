@@ -253,14 +253,9 @@ def _played(figure: course.ReportFigure, stores: Stores, artifacts: Artifacts, e
 
 def _exact(figure: course.ReportFigure, agent: str | AgentSpec, opponent: str | AgentSpec, store: Store | None
            ) -> dict[str, float] | None:
-    """The version's exact rates (`validation.exact`), where every instance's positions fit the
-    dynamic programme's limit (a larger one is not tried: its walk would give up at the limit),
-    else None."""
-    instances = figure.figure.instances or (figure.figure.params,)
-    if any(sum(tier.size for tier in make_game(figure.game, params).tiers()) > exact.LIMIT for params in instances):
-        return None
+    """The version's exact rates (`validation.exact`), where it can compute them, else None."""
     if figure.figure.instances:
-        return exact.exact_rates(figure.game, agent, opponent, figure.figure.seat, instances)
+        return exact.exact_rates(figure.game, agent, opponent, figure.figure.seat, figure.figure.instances)
     return exact.exact_rates(make_game(figure.game, figure.figure.params), agent, opponent, figure.figure.seat,
                              store=store)
 
