@@ -75,12 +75,17 @@ def save_json(target: Path, document: dict[str, Any]) -> None:
 
 def save_npz(target: Path, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> None:
     """Write `arrays` and `metadata` (as JSON in the member `metadata`) as a deflated .npz, atomically
-    and byte-reproducibly (np.savez stamps members with the current time)."""
-    members = {**arrays, "metadata": np.array(json.dumps(metadata, sort_keys=True))}
+    and byte-reproducibly."""
+    write_npz(target, {**arrays, "metadata": np.array(json.dumps(metadata, sort_keys=True))})
 
+
+def write_npz(target: Path, arrays: dict[str, Any], level: int | None = None) -> None:
+    """Write `arrays` as an .npz deflated at zlib's `level` (None: its default), whole or not at
+    all, on the disk when this returns, never a pickle, byte-reproducibly (np.savez stamps
+    members with the current time). `np.load` reads it."""
     def write(f) -> None:
-        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name, array in members.items():
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
+            for name, array in arrays.items():
                 info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 with archive.open(info, "w", force_zip64=True) as member:

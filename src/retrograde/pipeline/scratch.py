@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import shutil
 import struct
-import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from retrograde.data import durable
+from retrograde.data.artifact import write_npz
 from retrograde.data.store import SCRATCH, Store
 from retrograde.errors import DamagedStore
 
@@ -287,17 +287,11 @@ def _counts(data) -> str | None:
 
 
 def _save_atomically(target: Path, **arrays: Any) -> None:
-    """Write an .npz file whole or not at all, on the disk when this returns (never a pickle),
-    deflated at level 1: a first pass or checkpoint is long runs of the same few values (5x5
-    Quixo's first passes shrink about 50 times, at 350 MB/s a core), so a deep solve's scratch
-    takes gigabytes of disk, not the tens of gigabytes of 4 bytes a row. `np.load` reads it."""
-    def write(file) -> None:
-        with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=SCRATCH_LEVEL) as archive:
-            for name, value in arrays.items():
-                with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
-
-    durable.write_atomically(target, write)
+    """Write an .npz file whole or not at all, deflated at level 1: a first pass or checkpoint
+    is long runs of the same few values (5x5 Quixo's first passes shrink about 50 times, at
+    350 MB/s a core), so a deep solve's scratch takes gigabytes of disk, not the tens of
+    gigabytes of 4 bytes a row."""
+    write_npz(target, arrays, SCRATCH_LEVEL)
 
 
 def _encode_frame(messages: np.ndarray) -> bytes:
