@@ -181,7 +181,6 @@ FIGURES += tuple(
     for opponent, win in ((OPTIMAL_003, 0.4), (RANDOM_003, 1.0)))
 
 
-
 class NimCourse(Course):
     """Reports 000, 001 and 003 on Nim: their workflows, figures (and those no match plays), GA settings,
     players and genomes."""
