@@ -45,12 +45,11 @@ class GreedyAgent(Player):
         return GREEDY
 
     def choose_scored(self, rows, exact):
-        """`choose` at many positions: both searches over all of them in two kernel calls (their
-        scores are exact, so the seed each draws does not change them), the draws as `choose`'s."""
+        """`choose` at many positions: both searches' scores at all of them in kernels
+        (`Search.greedy_many`; exact, so the seed each draws does not change them), the draws as
+        `choose`'s."""
         from retrograde.search.base import Search  # numba: imported once the agent plays, not when listed
 
         if type(self.search).rows_at is Search.rows_at:
             return None
-        tactics = self.search.scores_many(rows, 2, "zero")
-        heuristic = self.search.scores_many(rows, 1, self.evaluation)
-        return pick_best_rows(np.where(tactics != 0, tactics, heuristic), self.rng, seeds=True)
+        return pick_best_rows(self.search.greedy_many(rows, self.evaluation), self.rng, seeds=True)

@@ -20,7 +20,11 @@ a namedtuple of the arrays and numbers they read:
 * `descend(context, states, kids, ply, child)`: write the state of kids[ply, child] into
   states[ply + 1];
 * `leave(context, states, frames, ply)` (optional): the node at `ply` > 0 is searched, its
-  value frames[ply, BEST], before it is settled into its parent.
+  value frames[ply, BEST], before it is settled into its parent;
+* `greedy(tactics, heuristic, states, kids, count, root)` (optional): the greedy agent's score of
+  each move at the node states[0], which `enter` expanded one ply deep (its `count` children in
+  kids[0]), into root[:count]: what `greedy_by_search` computes with two searches, for a game
+  that can tell a move's tactics without a search tree (Quixo).
 
 The game's own `search` kernel fills states[0] and calls `alpha_beta`, which numba compiles
 for that Context type with the game's kernels inlined (numba overloads chosen by the type): no
@@ -51,9 +55,9 @@ EXPANDED = 1 << 62
 #: Columns of the `frames` array of an iterative search: one row a ply on the current path.
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
-__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "expanded", "next_child", "open_frames",
-           "open_search", "order_moves", "pick_best", "play_games", "plug", "random_bits", "settle", "start_node",
-           "take_child"]
+__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "expanded", "greedy_by_search",
+           "greedy_rows", "next_child", "open_frames", "open_search", "order_moves", "pick_best", "play_games", "plug",
+           "random_bits", "settle", "start_node", "take_child"]
 
 
 @njit
@@ -113,7 +117,8 @@ def expanded(frames, keys, order, rng, ply, count, ordered=True):
     if ordered:
         order_moves(keys[ply], count, order[ply], rng)
     else:
-        order[ply, :count] = np.arange(count)
+        for i in range(count):
+            order[ply, i] = i
     start_node(frames, ply, count)
     return EXPANDED
 
@@ -180,17 +185,23 @@ def _leave(context, states, frames, ply):
     """The game's `leave` for its Context; numba resolves it (`plug`)."""
 
 
+def _greedy(tactics, heuristic, states, kids, count, root):
+    """The game's `greedy` for its Context, or `greedy_by_search`; numba resolves it (`plug`)."""
+
+
 @njit(inline="always")
 def _searched(context, states, frames, ply):
     """The `leave` of a game that keeps nothing of a searched node."""
 
 
-def plug(context: type, *, enter, descend, leave=_searched) -> None:
-    """Make `alpha_beta` run the kernels `enter`, `descend` and `leave` (see the module docstring)
-    for a `context` of this namedtuple class. Each must be `njit(inline="always")`: numba then
-    inlines its code into the driver, where a call a node through the context's arrays cost a
-    third of the walk's speed (benchmarks/bench_alphabeta.py)."""
-    for kernel in (enter, descend, leave):
+def plug(context: type, *, enter, descend, leave=_searched, greedy=None) -> None:
+    """Make `alpha_beta` run the kernels `enter`, `descend` and `leave`, and the greedy agent's
+    scores `greedy` (`greedy_by_search` where None; see the module docstring), for a `context` of
+    this namedtuple class. Each must be `njit(inline="always")`: numba then inlines its code into
+    the driver, where a call a node through the context's arrays cost a third of the walk's speed
+    (benchmarks/bench_alphabeta.py)."""
+    greedy = greedy or greedy_by_search
+    for kernel in (enter, descend, leave, greedy):
         if getattr(kernel, "targetoptions", {}).get("inline") != "always":
             raise TypeError(f"plug: {getattr(kernel, '__name__', kernel)!r} is not njit(inline=\"always\")")
 
@@ -212,6 +223,12 @@ def plug(context: type, *, enter, descend, leave=_searched) -> None:
     def _(context, states, frames, ply):
         if ours(context):
             return lambda context, states, frames, ply: leave(context, states, frames, ply)
+
+    @overload(_greedy)
+    def _(tactics, heuristic, states, kids, count, root):
+        if ours(tactics):
+            return lambda tactics, heuristic, states, kids, count, root: greedy(tactics, heuristic, states, kids, count,
+                                                                                root)
 
 
 @njit(cache=False)  # compiled into each game's cached `search`, with that game's kernels as they are now
@@ -236,6 +253,30 @@ def alpha_beta(context, states, kids, depth, exact, seed, root):
         value = _enter(context, states, kids, keys, order, frames, rng, ply + 1, depth - ply - 1)
         ply = take_child(frames, ply, value, root)
     return nodes
+
+
+@njit(inline="always")
+def greedy_by_search(tactics, heuristic, states, kids, count, root):
+    """The greedy agent's score of each of the `count` moves at the undecided node states[0] into
+    root[:count] (`agents.greedy`): its exact value 2 plies deep with the `tactics` context (the
+    `zero` evaluation) where that is not 0, else its value 1 ply deep with `heuristic`'s evaluation."""
+    alpha_beta(tactics, states, kids, 2, True, 0, root)
+    decisive = root[:count].copy()
+    alpha_beta(heuristic, states, kids, 1, True, 0, root)
+    for j in range(count):
+        if decisive[j] != 0:
+            root[j] = decisive[j]
+
+
+@njit(cache=False)  # compiled into each game's cached `greedy_many`, as `alpha_beta` is
+def greedy_rows(tactics, heuristic, states, kids, rows, scores):
+    """The greedy agent's scores (`_greedy`) at each (mover, opponent) row of `rows` into the row of
+    `scores` (left as they are at a decided position): `states` and `kids` hold 3 plies."""
+    keys, order, frames, stream = open_search(1, scores.shape[1], 0)
+    for i in range(rows.shape[0]):
+        states[0] = rows[i]
+        if _enter(tactics, states, kids, keys, order, frames, stream, 0, 1) == EXPANDED:
+            _greedy(tactics, heuristic, states, kids, frames[0, COUNT], scores[i])
 
 
 @njit
@@ -267,7 +308,6 @@ def play_games(exact, tactics, heuristic, states, kids, starts, kinds, first, se
     and `heuristic` read none (the greedy agent's two searches: the zero and its evaluation).
     `states` and `kids` hold 3 plies; `root` a score a move."""
     keys, order, frames, stream = open_search(1, root.shape[0], 0)
-    decisive = np.empty_like(root)
     for g in range(starts.shape[0]):
         states[0] = starts[g]
         results[g, 0], results[g, 1] = oc.DRAW, max_plies
@@ -286,14 +326,7 @@ def play_games(exact, tactics, heuristic, states, kids, starts, kinds, first, se
                 move = rng.integers(0, count)
             elif kind == GREEDY:
                 rng.integers(0, 1 << 62)  # the seed `choose` draws: one 64-bit draw, as integers(1 << 63)
-                root[:] = UNKNOWN
-                alpha_beta(tactics, states, kids, 2, True, 0, root)
-                decisive[:] = root
-                root[:] = UNKNOWN
-                alpha_beta(heuristic, states, kids, 1, True, 0, root)
-                for j in range(count):
-                    if decisive[j] != 0:
-                        root[j] = decisive[j]
+                _greedy(tactics, heuristic, states, kids, count, root)
                 move = _pick(root, count, False, rng)
             else:
                 root[:] = UNKNOWN
@@ -353,6 +386,24 @@ class Search(ABC):
         """With `rows_at`: every move's exact score from each row into the row of `scores` (as
         `_run` with `exact`), in one kernel call; return the number of nodes visited."""
         raise NotImplementedError(f"{self.game.name}'s search takes one position at a time")
+
+    def _greedy_many(self, rows: np.ndarray, zero: int, evaluation: int, scores: np.ndarray) -> None:
+        """Optional (with `rows_at`): `greedy_rows` over `rows` into `scores`, the tactics context with
+        the evaluation numbered `zero`, the heuristic one with `evaluation`, neither reading a store."""
+        raise NotImplementedError(f"{self.game.name}'s search has no greedy kernel")
+
+    def greedy_many(self, rows: np.ndarray, evaluation: str) -> np.ndarray:
+        """The greedy agent's score of every move at each of many positions (`rows_at`'s rows): its
+        exact score 2 plies deep with `zero` where that is not 0, else 1 ply deep with `evaluation`
+        (UNKNOWN past a position's moves, all of a decided position's row). One kernel call where
+        the game has `_greedy_many`, else two `scores_many`."""
+        if type(self)._greedy_many is Search._greedy_many:
+            tactics = self.scores_many(rows, 2, "zero")
+            return np.where(tactics != 0, tactics, self.scores_many(rows, 1, evaluation))
+        scores = np.full((len(rows), self.game.max_moves), UNKNOWN, dtype=np.int64)
+        self._greedy_many(np.ascontiguousarray(rows, dtype=np.int64), self.evals.index("zero"),
+                          self.evals.index(evaluation), scores)
+        return scores
 
     def row(self, position) -> np.ndarray | None:
         """Optional (with `_play_many`): the kernel's root state of `position`, as `rows_at` gives
