@@ -444,35 +444,51 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
         return
     from retrograde.errors import BadPosition
 
-    typed = (not positions or positions == ("-",)) and sys.stdin.isatty()
-    if typed:
-        lines, where = [], "line"
-    elif not positions or positions == ("-",):
-        lines, where = [(n, line.strip()) for n, line in enumerate(sys.stdin, start=1) if line.strip()], "line"
-    else:
-        lines, where = list(enumerate(positions, start=1)), "position"
+    stdin = not positions or positions == ("-",)
     with _open_read(store_path) as store:
         from retrograde.data.answers import answer_as_typed, answer_lines
-        from retrograde.data.probing import analyse, json_lines
+        from retrograde.data.probing import analyse, json_blocks
+        from retrograde.games.base import parse_each
 
-        if typed:
+        if stdin and sys.stdin.isatty():
             if answer_as_typed(store, sys.stdin, as_json=as_json, say=click.echo):
                 sys.exit(BadPosition.exit_code)
             return
-        parsed, bad = [], []
-        for n, text in lines:
-            try:
-                parsed.append(store.game.parse(text))
-            except BadPosition as exc:
-                bad.append(f"{where} {n}: {exc}" if len(lines) > 1 else str(exc))
-        out = json_lines(store, parsed) if as_json else [
-            line for analysis in analyse(store, parsed) for line in answer_lines(store.game, analysis, as_json=False)]
-        if out:
-            click.echo("\n".join(out))
-    if bad:
-        for message in bad[:-1]:
+        game = store.game
+        given = _ProbeInput(((n, line.strip()) for n, line in enumerate(sys.stdin, start=1) if line.strip())
+                            if stdin else enumerate(positions, start=1))
+        blocks = json_blocks(store, given.batches(game.parse_many)) if as_json else (
+            "".join(line + "\n" for analysis in analyse(store, batch)
+                    for line in answer_lines(game, analysis, as_json=False)).encode()
+            for batch in given.batches(lambda texts: parse_each(game, texts)))
+        for block in blocks:
+            click.get_binary_stream("stdout").write(block)
+    if given.bad:
+        where = "line" if stdin else "position"
+        messages = [f"{where} {n}: {exc}" if given.count > 1 else str(exc) for n, exc in given.bad]
+        for message in messages[:-1]:
             click.echo(f"retrograde: error: {message}", err=True)
-        raise BadPosition(bad[-1])
+        raise BadPosition(messages[-1])
+
+
+class _ProbeInput:
+    """The numbered position texts a probe answers, read `batch` at a time: how many were read,
+    and (number, error) of each that does not parse."""
+
+    batch = 1 << 14
+
+    def __init__(self, numbered):
+        self.numbered, self.count, self.bad = numbered, 0, []
+
+    def batches(self, parse):
+        """`parse` (texts -> a batch of positions, (slot, error) of the refused) of each batch read."""
+        from itertools import islice
+
+        while numbered := list(islice(self.numbered, self.batch)):
+            self.count += len(numbered)
+            positions, refused = parse([text for _, text in numbered])
+            self.bad.extend((numbered[slot][0], exc) for slot, exc in refused)
+            yield positions
 
 
 def _probe_line(store_path: str, positions: tuple[str, ...], as_json: bool, max_plies: int) -> None:

@@ -6,7 +6,8 @@ grouped by tier so that a batch reads each zarr chunk once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as quoted  # a JSON string, as json.dumps writes it
 from typing import Any, NamedTuple
@@ -14,9 +15,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from retrograde import outcome as oc
+from retrograde.data import packing
 from retrograde.data.store import Store
 from retrograde.errors import MissingTierError, StoreError
-from retrograde.games.base import State
+from retrograde.games.base import State, numbered_tiers
 
 
 class Value(NamedTuple):
@@ -56,19 +58,36 @@ class Analysis:
         }
 
 
-def _stored(store: Store, positions: list[State]) -> tuple[np.ndarray, np.ndarray]:
-    """Outcome codes and remoteness of legal positions, read tier by tier."""
-    names, indices = store.game.locate_stored(positions)
-    codes = np.zeros(len(positions), dtype=np.int8)
-    remoteness = np.zeros(len(positions), dtype=np.int64)
-    tiers, first, tier_of = np.unique(names, return_index=True, return_inverse=True)
-    for t in np.argsort(first).tolist():  # tiers in order of appearance: a missing one is named
-        slots = np.flatnonzero(tier_of == t)  # for the first position that needs it
-        codes[slots], remoteness[slots] = store.read_values(str(tiers[t]), indices[slots])
+def _groups(keys: np.ndarray) -> list[np.ndarray]:
+    """The slots of each distinct key (small integers), groups in order of first appearance."""
+    order = np.argsort(keys.astype(np.uint16) if keys.size and keys.max() < 1 << 16 else keys, kind="stable")
+    starts = np.flatnonzero(np.diff(keys[order], prepend=-1))
+    return sorted((order[lo:hi] for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), keys.size])),
+                  key=lambda slots: slots[0])
+
+
+def _stored(store: Store, tiers: np.ndarray, tier_of: np.ndarray, indices: np.ndarray, text_of: Callable[[int], str],
+            read: Callable[[str, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Outcome codes and remoteness of legal positions stored at indices of tiers (`tiers[tier_of]`),
+    read tier by tier (`read`: `store.read_values` unless given; tiers in order of appearance: a
+    missing one is named for the first position that needs it); `text_of(slot)` names a
+    position that has no stored value."""
+    read = read or store.read_values
+    codes = np.zeros(len(indices), dtype=np.int8)
+    remoteness = np.zeros(len(indices), dtype=np.int64)
+    for slots in _groups(tier_of):
+        codes[slots], remoteness[slots] = read(str(tiers[tier_of[slots[0]]]), indices[slots])
     for slot in np.flatnonzero(codes == oc.UNDECIDED)[:1].tolist():
-        raise StoreError(f"store {str(store.path)!r}: {store.game.format(positions[slot])!r} "
-                         f"({names[slot]}[{indices[slot]}]) has no stored value")
+        raise StoreError(f"store {str(store.path)!r}: {text_of(slot)!r} "
+                         f"({tiers[tier_of[slot]]}[{indices[slot]}]) has no stored value")
     return codes, remoteness
+
+
+def _stored_states(store: Store, positions: list[State]) -> tuple[np.ndarray, np.ndarray]:
+    """`_stored` of positions given as states."""
+    return _stored(store, *numbered_tiers(*store.game.locate_stored(positions)),
+                   lambda slot: store.game.format(positions[slot]))
 
 
 def _as_values(codes: np.ndarray, remoteness: np.ndarray) -> list[Value]:
@@ -79,27 +98,25 @@ def _as_values(codes: np.ndarray, remoteness: np.ndarray) -> list[Value]:
 _FLIPPED = np.array([oc.UNDECIDED, oc.WIN, oc.DRAW, oc.LOSS], dtype=np.int8)
 
 
+def _as_achieved(codes: np.ndarray, remoteness: np.ndarray, n: int) -> None:
+    """Turn the values after the first `n` (children's, for their side to move) into those the
+    moves achieve: seen by the mover, plies counted from before the move."""
+    codes[n:], remoteness[n:] = _FLIPPED[codes[n:]], remoteness[n:] + 1
+
+
 def values(store: Store, positions: Iterable[State]) -> list[Value]:
     """Stored values of legal positions (MissingTierError if a tier is not solved)."""
-    return _as_values(*_stored(store, list(positions)))
-
-
-def _read_all(store: Store, positions: list[State]) -> tuple[list, np.ndarray, np.ndarray]:
-    """(each position's moves, outcome codes, remoteness): the positions' values first, then
-    those each move achieves (seen by the mover, plies counted from the position), in one
-    batched read."""
-    moves = [store.game.moves(position) for position in positions]
-    codes, remoteness = _stored(store, positions + [child for position_moves in moves for _, child in position_moves])
-    n = len(positions)
-    codes[n:], remoteness[n:] = _FLIPPED[codes[n:]], remoteness[n:] + 1
-    return moves, codes, remoteness
+    return _as_values(*_stored_states(store, list(positions)))
 
 
 def analyse(store: Store, positions: Iterable[State]) -> list[Analysis]:
     """Each position's value and the value every legal move achieves, in one batched read."""
     positions = list(positions)
-    moves, codes, remoteness = _read_all(store, positions)
+    moves = [store.game.moves(position) for position in positions]
+    codes, remoteness = _stored_states(store, positions + [child for position_moves in moves
+                                                           for _, child in position_moves])
     n = len(positions)
+    _as_achieved(codes, remoteness, n)
     own = _as_values(codes[:n], remoteness[:n])
     achieved = iter(_as_values(codes[n:], remoteness[n:]))
     return [
@@ -108,30 +125,173 @@ def analyse(store: Store, positions: Iterable[State]) -> list[Analysis]:
     ]
 
 
-def json_lines(store: Store, positions: Iterable[State]) -> list[str]:
-    """`Analysis.to_json` of each position as a line of JSON, the same text `json.dumps` writes,
-    built from the batch's arrays without an object a move (`probe --json` over many positions:
-    about twice as fast as `analyse`, then `json.dumps`)."""
+# --- JSON lines of many positions (`probe --json`), built on arrays -------------------------
+#: A one-ply store's chunk is decoded whole by the game's kernel (some nanoseconds an index, where
+#: the numpy classes of single indices take some microseconds) once a probe has asked it for
+#: 1/WHOLE_SHARE of its indices, and has asked WHOLE_AFTER values in all (which pays for loading
+#: the kernels, about a second).
+WHOLE_SHARE = 256
+WHOLE_AFTER = 200_000
+#: Bytes of whole chunks a probe keeps decoded (the least recently used go first).
+WHOLE_BYTES = 512 << 20
+
+
+class _Reader:
+    """A probe's reads of many indices (`Store.read_values`), with the chunks it asks often
+    decoded whole and kept (`WHOLE_SHARE`)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.asked: Counter[tuple[str, int]] = Counter()
+        self.total = 0
+        self.kept: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self.kept_bytes = 0
+
+    def expect(self, count: int) -> None:
+        """Count the values a batch is about to ask (before its reads: its chunks are decoded
+        whole from the first read when it asks enough)."""
+        self.total += count
+
+    def read(self, name: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Outcome codes and remoteness at `indices` of tier `name`, as `Store.read_values`."""
+        chunk_size = self.store.plan.chunking(name).chunk_size
+        chunks = indices // chunk_size
+        codes = np.empty(indices.size, dtype=np.uint8)
+        remoteness = np.empty(indices.size, dtype=np.int64)
+        for rows in _groups(chunks):
+            chunk = int(chunks[rows[0]])
+            self.asked[name, chunk] += rows.size
+            whole = self._whole(name, chunk)
+            if whole is None:
+                codes[rows], remoteness[rows] = self.store.read_values(name, indices[rows])
+            else:
+                local = indices[rows] - chunk * chunk_size
+                codes[rows], remoteness[rows] = whole[0][local], whole[1][local]
+        return codes, remoteness
+
+    def _whole(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The chunk's codes and remoteness decoded whole, where kept or now worth decoding."""
+        key = (name, chunk)
+        if key in self.kept:
+            self.kept.move_to_end(key)
+            return self.kept[key]
+        start, stop = self.store.plan.chunking(name).bounds(chunk)
+        if not (self.store.one_ply and self.total >= WHOLE_AFTER and self.asked[key] * WHOLE_SHARE >= stop - start):
+            return None
+        self.store.require_solved(name)
+        packed, remoteness = self.store.read_chunk_raw(name, chunk)
+        whole = self.kept[key] = packing.unpack(packed, stop - start), remoteness
+        self.kept_bytes += whole[0].nbytes + remoteness.nbytes
+        while self.kept_bytes > WHOLE_BYTES and len(self.kept) > 1:
+            self.kept_bytes -= sum(array.nbytes for array in self.kept.popitem(last=False)[1])
+        return whole
+
+
+class _Column(NamedTuple):
+    """A column of the JSON lines: uint8 rows (or one row, the same on every line) holding texts
+    left-aligned and padded with zero bytes (no JSON text holds one: they are dropped when the
+    lines are joined), and the texts' lengths."""
+
+    chars: np.ndarray
+    lengths: np.ndarray
+
+
+def _texts(strings: list[bytes], which: np.ndarray | None = None) -> _Column:
+    """A column of `strings`; with `which`, row i holds strings[which[i]]."""
+    table = np.array(strings, dtype=bytes)
+    chars = np.frombuffer(table.tobytes(), dtype=np.uint8).reshape(len(strings), table.itemsize)
+    lengths = np.array([len(string) for string in strings], dtype=np.int64)
+    if which is None:
+        return _Column(chars, lengths)
+    which = np.asarray(which, dtype=np.intp)
+    return _Column(chars[which], lengths[which])
+
+
+_QUOTE = _texts([b'"'])
+
+
+def _quoted(texts: np.ndarray) -> list[_Column]:
+    """Columns of the texts (a numpy array of str or bytes) as JSON strings, what json.dumps
+    writes: on arrays where every character is printable ASCII other than quote and backslash,
+    else string by string."""
+    unit = 1 if texts.dtype.kind == "S" else 4
+    chars = texts.view(np.uint8 if unit == 1 else np.uint32).reshape(texts.size, texts.dtype.itemsize // unit)
+    if not chars.size or chars.max() < 127:
+        seen = np.bincount(chars.ravel(), minlength=127)
+        if not seen[1:32].any() and not seen[[ord('"'), ord("\\")]].any():
+            lengths = np.full(texts.size, chars.shape[1]) if chars.all() else (chars != 0).sum(axis=1)
+            return [_QUOTE, _Column(chars.astype(np.uint8), lengths), _QUOTE]
+    return [_texts([quoted(_text(text)).encode() for text in texts.tolist()])]
+
+
+def _valued(codes: np.ndarray, remoteness: np.ndarray) -> _Column:
+    """A column of `"value": NAME, "remoteness": R` (null for a draw)."""
+    span = int(remoteness.max(initial=0)) + 1
+    keys = codes.astype(np.int64) * span + np.where(codes == oc.DRAW, 0, remoteness)
+    present = np.flatnonzero(np.bincount(keys))
+    return _texts([f'"value": "{oc.name(key // span)}", "remoteness": '
+                   f'{"null" if key // span == oc.DRAW else key % span}'.encode() for key in present.tolist()],
+                  np.searchsorted(present, keys))
+
+
+def _joined(columns: list[_Column]) -> tuple[bytes, np.ndarray]:
+    """The rows of `columns` side by side, each row's text without its padding, one after
+    another, and each row's length."""
+    count = max(len(column.chars) for column in columns)
+    rows = np.empty((count, sum(column.chars.shape[1] for column in columns)), dtype=np.uint8)
+    at = 0
+    for column in columns:
+        rows[:, at:at + column.chars.shape[1]] = column.chars
+        at += column.chars.shape[1]
+    return rows.tobytes().translate(None, b"\0"), np.broadcast_to(sum(column.lengths for column in columns), count)
+
+
+def _json_block(store: Store, batch, reader: _Reader) -> bytes:
+    """The JSON lines of a batch's positions, each ending in a newline."""
     game = store.game
-    positions = list(positions)
-    moves, codes, remoteness = _read_all(store, positions)
-    value = {code: f'"value": "{name}", "remoteness": ' for code, name in oc.NAMES.items()}
-    head = f'{{"game": {quoted(game.name)}, "position": '
-    drawn = value[oc.DRAW] + "null}"
-    lines, at = [], len(positions)
-    for slot, (position, position_moves) in enumerate(zip(positions, moves)):
-        code = int(codes[slot])
-        parts = [head, quoted(game.format(position)), ", ", value[code],
-                 "null" if code == oc.DRAW else str(int(remoteness[slot])), ', "moves": [']
-        kids = []
-        for move, child in position_moves:
-            code = int(codes[at])
-            kids.append(f'{{"move": {quoted(move)}, "position": {quoted(game.format(child))}, '
-                        + (drawn if code == oc.DRAW else f"{value[code]}{int(remoteness[at])}}}"))
-            at += 1
-        parts += [", ".join(kids), "]}"]
-        lines.append("".join(parts))
-    return lines
+    counts, moves, children = game.children_many(batch)
+    texts, child_texts = game.format_many(batch), game.format_many(children)
+    n, k = len(texts), len(child_texts)
+    (tiers, tier_of, indices), (child_tiers, child_tier_of, child_indices) = map(game.locate_stored_many,
+                                                                                  (batch, children))
+    reader.expect(n + k)
+    codes, remoteness = _stored(store, np.concatenate([tiers, child_tiers]),
+                                np.concatenate([tier_of, child_tier_of + len(tiers)]),
+                                np.concatenate([indices, child_indices]),
+                                lambda slot: _text(texts[slot] if slot < n else child_texts[slot - n]), reader.read)
+    _as_achieved(codes, remoteness, n)
+    last = np.zeros(k, dtype=bool)
+    last[(np.cumsum(counts) - 1)[counts > 0]] = True
+    heads = _joined([_texts([f'{{"game": {quoted(game.name)}, "position": '.encode()]), *_quoted(texts),
+                     _texts([b", "]), _valued(codes[:n], remoteness[:n]), _texts([b', "moves": [']),
+                     _texts([b"", b"]}\n"], counts == 0)])
+    moved = _joined([_texts([b'{"move": ']), *_quoted(moves), _texts([b', "position": ']), *_quoted(child_texts),
+                     _texts([b", "]), _valued(codes[n:], remoteness[n:]), _texts([b"}, ", b"}]}\n"], last)])
+    head_at = np.concatenate([[0], np.cumsum(heads[1])]).tolist()  # where each row's text starts
+    move_at = np.concatenate([[0], np.cumsum(moved[1])])[np.concatenate([[0], np.cumsum(counts)])].tolist()
+    head_text, move_text = memoryview(heads[0]), memoryview(moved[0])
+    parts = []
+    for i in range(n):  # a position's line: its row, then its moves' rows
+        parts += (head_text[head_at[i]:head_at[i + 1]], move_text[move_at[i]:move_at[i + 1]])
+    return b"".join(parts)
+
+
+def _text(text: bytes | str) -> str:
+    return text.decode() if isinstance(text, bytes) else str(text)
+
+
+def json_blocks(store: Store, batches: Iterable) -> Iterator[bytes]:
+    """`probe --json` of many positions: for each batch (the game's form of many positions:
+    `Game.batch_of`, `Game.parse_many`), the lines of JSON of its positions, each the text
+    `json.dumps(Analysis.to_json)` writes, built on the arrays of the game's batch hooks."""
+    reader = _Reader(store)
+    for batch in batches:
+        yield _json_block(store, batch, reader)
+
+
+def json_lines(store: Store, positions: Iterable[State]) -> list[str]:
+    """`Analysis.to_json` of each position as a line of JSON (`json_blocks`)."""
+    return b"".join(json_blocks(store, [store.game.batch_of(list(positions))])).decode().splitlines()
 
 
 def start_value(store: Store) -> tuple[Value | None, str | None]:

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from retrograde.errors import BadPosition
 from retrograde.games.capabilities import (Costs, Course, Display, Features, Genome, Loopy, NetworkInput, OnePly,
                                            Policy, Sampling, Symmetry, locate_each)
 from retrograde.games.tiers import Tier
@@ -176,6 +177,35 @@ class Game(ABC):
         `out` (from `Expansion.buffers`) is filled instead of new arrays.
         """
 
+    # --- many positions at once (probes over stdin) --------------------------------------
+    # A *batch* is the game's form of many positions: here a list of states, each hook the rule
+    # above applied to each; a game with array forms of its positions overrides all five
+    # together, so that a probe of many positions runs without a Python loop per position.
+    def batch_of(self, positions: Sequence[State]) -> Any:
+        """These positions as a batch."""
+        return list(positions)
+
+    def parse_many(self, texts: Sequence[str]) -> tuple[Any, list[tuple[int, BadPosition]]]:
+        """The batch of the texts that parse, in order, and (slot, error) of each that does not."""
+        return parse_each(self, texts)
+
+    def format_many(self, batch) -> np.ndarray:
+        """`format` of each position of a batch, as a numpy array of str (or of ASCII bytes)."""
+        return np.array([self.format(position) for position in batch], dtype=str)
+
+    def children_many(self, batch) -> tuple[np.ndarray, np.ndarray, Any]:
+        """Each position's move count (int64), every move's text (a str array) and every child (a
+        batch): positions one after another, a position's moves in `moves` order."""
+        moves = [self.moves(position) for position in batch]
+        return (np.array([len(position_moves) for position_moves in moves], dtype=np.int64),
+                np.array([move for position_moves in moves for move, _ in position_moves], dtype=str),
+                self.batch_of([child for position_moves in moves for _, child in position_moves]))
+
+    def locate_stored_many(self, batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`locate_stored` of each position of a batch: tier names, each position's tier as a
+        number among them (int64), and its index."""
+        return numbered_tiers(*self.locate_stored(batch))
+
     # --- optional facts: None where unknown --------------------------------------------
     #: An upper bound on remoteness (plies to the end), or None if unknown in advance (the
     #: store's remoteness dtype, the longest game a match lets run).
@@ -294,6 +324,24 @@ class Game(ABC):
             else:
                 parts.append(f"{flag} {shlex.quote(str(value))}")
         return " ".join(parts)
+
+
+def parse_each(game: Game, texts: Sequence[str]) -> tuple[list[State], list[tuple[int, BadPosition]]]:
+    """`game.parse` of each text: the states of those that parse, and (slot, error) of the others."""
+    states, bad = [], []
+    for slot, text in enumerate(texts):
+        try:
+            states.append(game.parse(text))
+        except BadPosition as exc:
+            bad.append((slot, exc))
+    return states, bad
+
+
+def numbered_tiers(names: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(tier names, indices) as `locate_stored_many` gives them: each distinct name once, and a
+    number a position for its name."""
+    tiers, tier_of = np.unique(names, return_inverse=True)
+    return tiers, tier_of.reshape(-1).astype(np.int64), indices
 
 
 @dataclass(frozen=True)

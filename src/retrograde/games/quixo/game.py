@@ -237,6 +237,52 @@ class Quixo(Game):
                        child_offsets, count_only, result.primitive, result.children)
         return result
 
+    # --- batches: positions as arrays (games.quixo.batch) -----------------------------
+    def batch_of(self, positions):
+        from retrograde.games.quixo.batch import from_cells
+
+        cells = np.frombuffer("".join(cells for cells, _ in positions).encode("ascii"), dtype=np.uint8)
+        x_moves = np.fromiter((side == "x" for _, side in positions), dtype=bool, count=len(positions))
+        return from_cells(self.size, cells.reshape(len(positions), self.cells), x_moves)
+
+    def parse_many(self, texts):
+        """Texts as `format` writes them on arrays; the others through `parse` (its errors), then
+        on arrays as `format` writes them."""
+        from retrograde.games.quixo.batch import parse
+
+        boards, odd = parse(self.size, texts)
+        if not odd.any():
+            return boards, []
+        texts, bad = list(texts), []
+        for slot in np.flatnonzero(odd).tolist():
+            try:
+                texts[slot] = self.format(self.parse(texts[slot]))
+            except BadPosition as exc:
+                texts[slot] = None
+                bad.append((slot, exc))
+        return parse(self.size, [text for text in texts if text is not None])[0], bad
+
+    def format_many(self, batch):
+        from retrograde.games.quixo.batch import format_all
+
+        return format_all(self.size, batch)
+
+    def children_many(self, batch):
+        from retrograde.games.quixo.batch import children
+
+        counts, move, child = children(self.move_table, self.every_line, batch)
+        return counts, self._move_texts[move], child
+
+    @cached_property
+    def _move_texts(self) -> np.ndarray:
+        """The text of each row of `move_table` (the same order as `_all_moves`)."""
+        return np.array([text for _, text, _ in self._all_moves], dtype=str)
+
+    def locate_stored_many(self, batch):
+        from retrograde.games.quixo.batch import locate_stored
+
+        return (self._tier_names.ravel(), *locate_stored(self.size, batch))
+
     # --- capabilities ----------------------------------------------------------------
     @property
     def loopy(self):
