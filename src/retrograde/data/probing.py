@@ -166,11 +166,11 @@ class _Reader:
                 codes[rows], remoteness[rows] = self.store.read_values(name, indices[rows])
             else:
                 local = indices[rows] - chunk * chunk_size
-                codes[rows], remoteness[rows] = whole[0][local], whole[1][local]
+                codes[rows], remoteness[rows] = packing.unpack_at(whole[0][local // packing.PER_BYTE], local), whole[1][local]
         return codes, remoteness
 
     def _whole(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """The chunk's codes and remoteness decoded whole, where kept or now worth decoding."""
+        """The chunk's packed codes and remoteness decoded whole, where kept or now worth decoding."""
         key = (name, chunk)
         if key in self.kept:
             self.kept.move_to_end(key)
@@ -180,7 +180,7 @@ class _Reader:
             return None
         self.store.require_solved(name)
         packed, remoteness = self.store.read_chunk_raw(name, chunk)
-        whole = self.kept[key] = packing.unpack(packed, stop - start), remoteness
+        whole = self.kept[key] = packed, remoteness
         self.kept_bytes += whole[0].nbytes + remoteness.nbytes
         while self.kept_bytes > WHOLE_BYTES and len(self.kept) > 1:
             self.kept_bytes -= sum(array.nbytes for array in self.kept.popitem(last=False)[1])
@@ -208,19 +208,23 @@ def _texts(strings: list[bytes], which: np.ndarray | None = None) -> _Column:
 
 
 _QUOTE = _texts([b'"'])
+#: The bytes a JSON string cannot hold as they are (json.dumps escapes them; zero is padding).
+_ESCAPED = np.ones(256, dtype=bool)
+_ESCAPED[[0, *range(32, 127)]] = False
+_ESCAPED[[ord('"'), ord("\\")]] = True
 
 
 def _quoted(texts: np.ndarray) -> list[_Column]:
-    """Columns of the texts (a numpy array of str or bytes) as JSON strings, what json.dumps
-    writes: on arrays where every character is printable ASCII other than quote and backslash,
-    else string by string."""
+    """Columns of the texts (a numpy array of str or of ASCII bytes) as JSON strings, what
+    json.dumps writes: on arrays where every character is printable ASCII other than quote and
+    backslash, else string by string."""
     unit = 1 if texts.dtype.kind == "S" else 4
     chars = texts.view(np.uint8 if unit == 1 else np.uint32).reshape(texts.size, texts.dtype.itemsize // unit)
-    if not chars.size or chars.max() < 127:
-        seen = np.bincount(chars.ravel(), minlength=127)
-        if not seen[1:32].any() and not seen[[ord('"'), ord("\\")]].any():
-            lengths = np.full(texts.size, chars.shape[1]) if chars.all() else (chars != 0).sum(axis=1)
-            return [_QUOTE, _Column(chars.astype(np.uint8), lengths), _QUOTE]
+    if unit == 4 and chars.size and chars.max() < 128:
+        chars = chars.astype(np.uint8)
+    if chars.dtype == np.uint8 and not _ESCAPED[chars].any():
+        lengths = np.full(texts.size, chars.shape[1]) if chars.all() else (chars != 0).sum(axis=1)
+        return [_QUOTE, _Column(chars, lengths), _QUOTE]
     return [_texts([quoted(_text(text)).encode() for text in texts.tolist()])]
 
 
@@ -234,10 +238,9 @@ def _valued(codes: np.ndarray, remoteness: np.ndarray) -> _Column:
                   np.searchsorted(present, keys))
 
 
-def _joined(columns: list[_Column]) -> tuple[bytes, np.ndarray]:
-    """The rows of `columns` side by side, each row's text without its padding, one after
+def _joined(count: int, columns: list[_Column]) -> tuple[bytes, np.ndarray]:
+    """The `count` rows of `columns` side by side, each row's text without its padding, one after
     another, and each row's length."""
-    count = max(len(column.chars) for column in columns)
     rows = np.empty((count, sum(column.chars.shape[1] for column in columns)), dtype=np.uint8)
     at = 0
     for column in columns:
@@ -262,10 +265,10 @@ def _json_block(store: Store, batch, reader: _Reader) -> bytes:
     _as_achieved(codes, remoteness, n)
     last = np.zeros(k, dtype=bool)
     last[(np.cumsum(counts) - 1)[counts > 0]] = True
-    heads = _joined([_texts([f'{{"game": {quoted(game.name)}, "position": '.encode()]), *_quoted(texts),
+    heads = _joined(n, [_texts([f'{{"game": {quoted(game.name)}, "position": '.encode()]), *_quoted(texts),
                      _texts([b", "]), _valued(codes[:n], remoteness[:n]), _texts([b', "moves": [']),
                      _texts([b"", b"]}\n"], counts == 0)])
-    moved = _joined([_texts([b'{"move": ']), *_quoted(moves), _texts([b', "position": ']), *_quoted(child_texts),
+    moved = _joined(k, [_texts([b'{"move": ']), *_quoted(moves), _texts([b', "position": ']), *_quoted(child_texts),
                      _texts([b", "]), _valued(codes[n:], remoteness[n:]), _texts([b"}, ", b"}]}\n"], last)])
     head_at = np.concatenate([[0], np.cumsum(heads[1])]).tolist()  # where each row's text starts
     move_at = np.concatenate([[0], np.cumsum(moved[1])])[np.concatenate([[0], np.cumsum(counts)])].tolist()

@@ -194,8 +194,9 @@ class Game(ABC):
         return np.array([self.format(position) for position in batch], dtype=str)
 
     def children_many(self, batch) -> tuple[np.ndarray, np.ndarray, Any]:
-        """Each position's move count (int64), every move's text (a str array) and every child (a
-        batch): positions one after another, a position's moves in `moves` order."""
+        """Each position's move count (int64), every move's text (a numpy array of str, or of
+        ASCII bytes) and every child (a batch): positions one after another, a position's moves
+        in `moves` order."""
         moves = [self.moves(position) for position in batch]
         return (np.array([len(position_moves) for position_moves in moves], dtype=np.int64),
                 np.array([move for position_moves in moves for move, _ in position_moves], dtype=str),

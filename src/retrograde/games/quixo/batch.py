@@ -76,10 +76,10 @@ def _eight_cells() -> np.ndarray:
 
 def format_all(n: int, boards: Boards) -> np.ndarray:
     """The texts of the boards (`Quixo.format`), as an array of ASCII bytes."""
-    bytes_of = [np.where(boards.x_moves, first, second).astype("<i8").view(np.uint8).reshape(-1, 8)
-                [:, :-(-n * n // 8)].astype(np.uint16) for first, second in ((boards.mover, boards.opponent),
-                                                                              (boards.opponent, boards.mover))]
-    cells = _eight_cells()[bytes_of[0] << 8 | bytes_of[1]].view(np.uint8).reshape(len(boards), -1)
+    pieces = -(-n * n // 8)
+    bytes_of = [np.where(boards.x_moves, first, second).astype("<i8").view(np.uint8).reshape(-1, 8)[:, :pieces]
+                .astype(np.uint16) for first, second in ((boards.mover, boards.opponent), (boards.opponent, boards.mover))]
+    cells = _eight_cells()[bytes_of[0] << 8 | bytes_of[1]].view(np.uint8).reshape(len(boards), 8 * pieces)
     width = n * (n + 1) + 1
     chars = np.full((len(boards), width), _SLASH, dtype=np.uint8)
     _grid(n, chars)[:, :, :n] = cells[:, :n * n].reshape(-1, n, n)

@@ -276,7 +276,7 @@ class Quixo(Game):
     @cached_property
     def _move_texts(self) -> np.ndarray:
         """The text of each row of `move_table` (the same order as `_all_moves`)."""
-        return np.array([text for _, text, _ in self._all_moves], dtype=str)
+        return np.array([text.encode() for _, text, _ in self._all_moves], dtype=bytes)
 
     def locate_stored_many(self, batch):
         from retrograde.games.quixo.batch import locate_stored
