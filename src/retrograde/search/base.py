@@ -55,9 +55,9 @@ EXPANDED = 1 << 62
 #: Columns of the `frames` array of an iterative search: one row a ply on the current path.
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
-__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "expanded", "greedy_by_search",
-           "greedy_rows", "next_child", "open_frames", "open_search", "order_moves", "pick_best", "play_games", "plug",
-           "random_bits", "settle", "start_node", "take_child"]
+__all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "exact_rows", "expanded",
+           "greedy_by_search", "greedy_rows", "next_child", "open_frames", "open_search", "order_moves", "pick_best",
+           "play_games", "plug", "random_bits", "settle", "start_node", "take_child", "walk"]
 
 
 @njit
@@ -238,7 +238,39 @@ def alpha_beta(context, states, kids, depth, exact, seed, root):
     `next_child`; root's length bounds every node's moves); returns the number of nodes visited.
     `states` and `kids` are the game's: depth + 1 rows of node states and of children."""
     keys, order, frames, rng = open_search(depth, root.shape[0], seed)
-    _enter(context, states, kids, keys, order, frames, rng, 0, depth)
+    return walk(context, states, kids, keys, order, frames, rng, depth, exact, root)
+
+
+@njit(cache=False)  # compiled into each game's cached `search_many`, as `alpha_beta` is
+def exact_rows(context, states, kids, rows, depth, scores):
+    """`alpha_beta` from each (mover, opponent) row of `rows`, every move scored exactly, into the row
+    of `scores` (left as they are at a decided position), the search buffers opened once; row i's
+    random order starts at seed i. Returns the number of nodes visited."""
+    keys, order, frames, rng = open_search(depth, scores.shape[1], 0)
+    nodes = 0
+    for i in range(rows.shape[0]):
+        states[0] = rows[i]
+        rng[0] = i
+        frames[0, ALPHA] = -INF
+        frames[0, BETA] = INF
+        nodes += walk(context, states, kids, keys, order, frames, rng, depth, True, scores[i])
+    return nodes
+
+
+@njit(inline="always")
+def walk(context, states, kids, keys, order, frames, rng, depth, exact, root):
+    """`alpha_beta` in search buffers opened by `open_search`, the root's window in frames[0]. One
+    ply deep and `exact`, every child is entered once as a leaf in the full window (what the walk
+    would do, without its frames)."""
+    if _enter(context, states, kids, keys, order, frames, rng, 0, depth) != EXPANDED:
+        return 1
+    if depth == 1 and exact:
+        frames[1, ALPHA] = -INF
+        frames[1, BETA] = INF
+        for child in range(frames[0, COUNT]):
+            _descend(context, states, kids, 0, child)
+            root[child] = -_enter(context, states, kids, keys, order, frames, rng, 1, 0)
+        return 1 + frames[0, COUNT]
     nodes = 1
     ply = 0
     while ply >= 0:

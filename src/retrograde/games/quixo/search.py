@@ -31,7 +31,7 @@ from retrograde.games.quixo.kernels import SOURCE, has_line, longest_line, one_m
 from retrograde.games.ranking_kernels import popcount, rank_counted, unrank_pair
 from retrograde.games.symmetry_kernels import least_image
 from retrograde.jit import njit
-from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, greedy_rows, play_games, plug
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, exact_rows, expanded, greedy_rows, play_games, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 CMAX, INLINE, ZERO = range(3)
@@ -81,30 +81,29 @@ def children(moves, mover, opponent, out):
 def enter(context, states, kids, keys, order, frames, rng, ply, depth):
     """Score the position states[ply] if it is decided, stored or a leaf (`depth` 0); else expand
     it into kids[ply] (ordered in order[ply]) and return EXPANDED."""
-    n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start = context
+    n = context.n
     mover = states[ply, 0]
     opponent = states[ply, 1]
-    if has_line(mover, n, ends):
+    if has_line(mover, n, context.ends):
         return WIN_SCORE - ply
-    if has_line(opponent, n, ends):
+    if has_line(opponent, n, context.ends):
         return ply - WIN_SCORE
     cells = n * n
     a = popcount(mover)
     b = popcount(opponent)
     slot = a * (cells + 1) + b
-    if ply > 0 and start[slot] >= 0:
-        stored_mover, stored_opponent, _ = least_image(symmetries, mover, opponent)
-        known = stored_score(packed, remoteness, start, slot,
+    if ply > 0 and context.start[slot] >= 0:
+        stored_mover, stored_opponent, _ = least_image(context.symmetries, mover, opponent)
+        known = stored_score(context.packed, context.remoteness, context.start, slot,
                              rank_counted(stored_mover, stored_opponent, a, b, cells), ply, WIN_SCORE)
         if known != UNKNOWN:
             return known
     if depth == 0:
-        return evaluate(evaluation, n, mover, opponent, lines)
-    here = kids[ply]
-    count = children(moves, mover, opponent, here)
+        return evaluate(context.evaluation, n, mover, opponent, context.lines)
+    count = children(context.moves, mover, opponent, kids[ply])
     if depth > 1:
         for i in range(count):
-            keys[ply, i] = longest_line(here[i, NEXT_OPPONENT], lines) * 2 + here[i, BLANK]
+            keys[ply, i] = longest_line(kids[ply, i, NEXT_OPPONENT], context.lines) * 2 + kids[ply, i, BLANK]
     return expanded(frames, keys, order, rng, ply, count, depth > 1)
 
 
@@ -156,13 +155,11 @@ def search(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, st
 
 @njit
 def search_many(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, rows, depth, scores):
-    """`search` from each (mover, opponent) row of `rows`, every move scored exactly, into the row
-    of `scores`; returns the nodes visited."""
-    nodes = 0
-    for i in range(rows.shape[0]):
-        nodes += search(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start, rows[i, 0],
-                        rows[i, 1], depth, True, np.uint64(i), scores[i])
-    return nodes
+    """`exact_rows`: `search` from each (mover, opponent) row of `rows`, every move scored exactly,
+    into the row of `scores`; returns the nodes visited."""
+    kids = np.empty((depth + 1, moves.shape[0], 3), dtype=np.int64)
+    return exact_rows(Context(n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start),
+                      np.empty((depth + 1, 2), dtype=np.int64), kids, rows, depth, scores)
 
 
 @njit
