@@ -142,6 +142,7 @@ class _Reader:
 
     def __init__(self, store: Store):
         self.store = store
+        self.solved: set[str] = set()
         self.asked: Counter[tuple[str, int]] = Counter()
         self.total = 0
         self.kept: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
@@ -154,6 +155,9 @@ class _Reader:
 
     def read(self, name: str, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Outcome codes and remoteness at `indices` of tier `name`, as `Store.read_values`."""
+        if name not in self.solved:  # MissingTierError as read_values raises it, once a tier
+            self.store.require_solved(name)
+            self.solved.add(name)
         chunk_size = self.store.plan.chunking(name).chunk_size
         chunks = indices // chunk_size
         codes = np.empty(indices.size, dtype=np.uint8)
@@ -178,7 +182,6 @@ class _Reader:
         start, stop = self.store.plan.chunking(name).bounds(chunk)
         if not (self.store.one_ply and self.total >= WHOLE_AFTER and self.asked[key] * WHOLE_SHARE >= stop - start):
             return None
-        self.store.require_solved(name)
         packed, remoteness = self.store.read_chunk_raw(name, chunk)
         whole = self.kept[key] = packed, remoteness
         self.kept_bytes += whole[0].nbytes + remoteness.nbytes
