@@ -20,7 +20,7 @@ from retrograde.agents.base import Player, best_index
 from retrograde.data.artifact import load_artifact
 from retrograde.errors import BadAgent
 from retrograde.games.base import Game
-from retrograde.games.capabilities import Genome, GenomePlayer, course_of
+from retrograde.games.capabilities import Features, Genome, GenomePlayer, course_of
 from retrograde.spec import Option
 
 
@@ -28,16 +28,23 @@ class FeaturePlayer(GenomePlayer):
     """One ply over the game's board features: a win now, never a loss now while another move
     avoids it, else the best weighted features."""
 
-    def __init__(self, game: Game, weights: np.ndarray):
-        self.features = game.features
+    def __init__(self, features: Features, weights: np.ndarray):
+        self.features = features
         self.weights = weights
 
     def choose(self, position, rng):
         moves, features, exact = self.features(position, rng)
+        return moves[self.pick(features, exact, rng)]
+
+    def pick(self, features: np.ndarray, exact: np.ndarray, rng: np.random.Generator) -> int:
+        """The index of the move played among moves with these `features` and `exact` values (as
+        the game's features give them), ties broken by `rng`: what `choose` plays, apart from the
+        features, so that the GA's exact fitness can compute a sample's features once for all its
+        genomes (`training.ga.FeatureSample`)."""
         scores = features @ self.weights
         known = ~np.isnan(exact)
         scores[known] = np.where(exact[known] > 0, np.inf, np.where(exact[known] < 0, -np.inf, 0.0))
-        return moves[best_index(scores, rng)]
+        return best_index(scores, rng)
 
 
 class FeatureWeights(Genome):
@@ -47,11 +54,13 @@ class FeatureWeights(Genome):
 
     def __init__(self, game: Game):
         super().__init__(game)
-        self.names = tuple(game.features.names)
+        #: The game's features, built once for all the genome's players (a GA builds hundreds).
+        self.features = game.features
+        self.names = tuple(self.features.names)
         self.kind = f"{game.name}-features"
 
     def player(self, weights, **options):
-        return FeaturePlayer(self.game, weights)
+        return FeaturePlayer(self.features, weights)
 
 
 def genome_of(game: Game, report: str | None = None) -> Genome | None:

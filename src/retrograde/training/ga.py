@@ -14,7 +14,8 @@ rises over the generations, else the first), each met in both seats in turn (or 
 always first, seats=first): against random it soon saturates (every genome wins), so it cannot tell genomes
 apart. With fitness=exact (the default given --store) it is the share of a sample of the store's
 positions, drawn once from the training seed apart from the learning curve's, where the
-genome's move keeps the position's value.
+genome's move keeps the position's value; a genome of feature weights is scored there on the
+positions' features, computed once for all the genomes (`FeatureSample`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents.ga import GenomeAgent, genome_of
+from retrograde.agents.ga import FeatureWeights, GenomeAgent, genome_of
 from retrograde.agents.match import play_game
 from retrograde.agents.registry import resolve_agents
 from retrograde.data.artifact import save_json
@@ -46,6 +47,42 @@ INDIVIDUAL_BYTES = 200
 #: Memory of a position of the exact fitness's sample: the position, its value-keeping moves and
 #: the draws that picked it (a cautious figure: a Nim position and a frozenset of 3 moves take 305).
 SAMPLED_BYTES = 1_000
+#: Memory of a feature sample's row besides 8 bytes a feature and 9 more a move (its known value,
+#: whether it keeps the value): two arrays' and a list's headers (`FeatureSample`).
+ROW_BYTES = 300
+
+
+class FeatureSample:
+    """The exact fitness's sample as feature weights see it: each position's move features and
+    known values, and which of its moves keep its value, computed once. Only the weights differ
+    between genomes, so each is scored on these rows (`FeaturePlayer.pick`) without the game's
+    moves and features at every position again: the same moves, the same draws, and so the same
+    fitness as `ValueKeptSample.value_kept`."""
+
+    def __init__(self, rows: list[tuple[np.ndarray, np.ndarray, list[bool]]]):
+        self.rows = rows
+
+    @classmethod
+    def of(cls, sample: ValueKeptSample, genome) -> FeatureSample | None:
+        """The sample's rows where `genome` is feature weights whose features draw nothing from the
+        player's generator at its positions (features may, `Features.__call__`: a player's draws
+        then depend on them, and genomes are scored position by position); else None."""
+        if not isinstance(genome, FeatureWeights):
+            return None
+        probe = np.random.default_rng(0)
+        state = probe.bit_generator.state
+        rows = []
+        for position, keep in zip(sample.positions, sample.keep):
+            moves, features, exact = genome.features(position, probe)
+            if probe.bit_generator.state != state:
+                return None
+            rows.append((features, exact, [move[0] in keep for move in moves]))
+        return cls(rows)
+
+    def value_kept(self, agent: GenomeAgent) -> float:
+        """The share of the sample where `agent` (a player of feature weights) keeps the value."""
+        pick, rng = agent.player.pick, agent.rng
+        return sum(keeps[pick(features, exact, rng)] for features, exact, keeps in self.rows) / len(self.rows)
 
 
 class GaLearner(Learner):
@@ -120,6 +157,7 @@ class GaLearner(Learner):
         super().__init__(game, settings, store=store, seed=seed)
         self.sample = (ValueKeptSample(store, game, seed, settings["sample"], stream=FITNESS_STREAM)
                        if settings["fitness"] == "exact" else None)
+        self.rows = FeatureSample.of(self.sample, self.genome) if self.sample is not None else None
         self.names, self.low, self.high = self.genome.names, self.genome.low, self.genome.high
         self.population = np.empty((0, len(self.names)))
         self.fitness = np.empty(0)
@@ -145,7 +183,11 @@ class GaLearner(Learner):
         needed = individuals * (3 * 8 * len(self.genome.names) + INDIVIDUAL_BYTES)
         if settings["fitness"] != "exact":
             return needed, f"{individuals:,} individuals (population + offspring)"
-        return (needed + settings["sample"] * SAMPLED_BYTES,
+        sampled = SAMPLED_BYTES
+        if isinstance(self.genome, FeatureWeights):
+            moves = self.genome.features.max_moves or self.game.max_moves
+            sampled += ROW_BYTES + moves * (8 * len(self.genome.names) + 9)
+        return (needed + settings["sample"] * sampled,
                 f"{individuals:,} individuals (population + offspring) and a sample of {settings['sample']:,} "
                 "positions")
 
@@ -154,6 +196,8 @@ class GaLearner(Learner):
         over the seeded matches (of `generation`, 0 for the first population)."""
         seed = int(rng.integers(2**62))
         player = GenomeAgent(self.game, seed=seed, weights=weights, genome=self.genome)
+        if self.rows is not None:
+            return self.rows.value_kept(player)
         if self.sample is not None:
             return self.sample.value_kept(player)
         start, plies = self.game.initial_position, self.settings["plies"]
