@@ -126,7 +126,8 @@ def test_json_lines_name_a_missing_tier_as_analyse_does(open_solved):
     assert str(fast.value) == str(slow.value) and "tier m4o5 is not part of this store" in str(slow.value)
 
 
-@pytest.mark.parametrize("texts", [["plain", "a/b c"], ['say "hi"', "back\\slash", "tab\there", "café", "", "ok"]])
+@pytest.mark.parametrize("texts", [["plain", "a/b c"], ['say "hi"', "back\\slash", "tab\there", "", "ok"],
+                                   ["café", "ok"], ["\u0161\u0100h", "ok"]])
 def test_quoted_columns_are_json_strings(texts):
     """A column of texts joins into the JSON strings json.dumps writes, on arrays of str and of
     bytes alike, and string by string where a character must be escaped or is not ASCII."""
