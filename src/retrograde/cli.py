@@ -475,7 +475,7 @@ class _ProbeInput:
     """The numbered position texts a probe answers, read `batch` at a time: how many were read,
     and (number, error) of each that does not parse."""
 
-    batch = 1 << 14
+    batch = 1 << 13
 
     def __init__(self, numbered):
         self.numbered, self.count, self.bad = numbered, 0, []

@@ -126,12 +126,12 @@ def analyse(store: Store, positions: Iterable[State]) -> list[Analysis]:
 
 
 # --- JSON lines of many positions (`probe --json`), built on arrays -------------------------
-#: A one-ply store's chunk is decoded whole by the game's kernel (some nanoseconds an index, where
-#: the numpy classes of single indices take some microseconds) once a probe has asked it for
-#: 1/WHOLE_SHARE of its indices, and has asked WHOLE_AFTER values in all (which pays for loading
-#: the kernels, about a second).
+#: A one-ply store's chunk is decoded whole by the game's kernel (about 20 ns an index on 4x4
+#: Quixo, where the numpy classes of single indices take about 3 us) once a probe has asked it
+#: for 1/WHOLE_SHARE of its indices, and has asked WHOLE_AFTER values in all (read one by one, so
+#: many cost about what loading the kernels does, about 0.8 s of CPU).
 WHOLE_SHARE = 256
-WHOLE_AFTER = 200_000
+WHOLE_AFTER = 250_000
 #: Bytes of whole chunks a probe keeps decoded (the least recently used go first).
 WHOLE_BYTES = 512 << 20
 
@@ -162,15 +162,20 @@ class _Reader:
         chunks = indices // chunk_size
         codes = np.empty(indices.size, dtype=np.uint8)
         remoteness = np.empty(indices.size, dtype=np.int64)
+        single = []  # the rows read index by index, in one call
         for rows in _groups(chunks):
             chunk = int(chunks[rows[0]])
             self.asked[name, chunk] += rows.size
             whole = self._whole(name, chunk)
             if whole is None:
-                codes[rows], remoteness[rows] = self.store.read_values(name, indices[rows])
+                single.append(rows)
             else:
                 local = indices[rows] - chunk * chunk_size
-                codes[rows], remoteness[rows] = packing.unpack_at(whole[0][local // packing.PER_BYTE], local), whole[1][local]
+                codes[rows] = packing.unpack_at(whole[0][local // packing.PER_BYTE], local)
+                remoteness[rows] = whole[1][local]
+        if single:
+            rows = np.concatenate(single)
+            codes[rows], remoteness[rows] = self.store.read_values(name, indices[rows])
         return codes, remoteness
 
     def _whole(self, name: str, chunk: int) -> tuple[np.ndarray, np.ndarray] | None:
