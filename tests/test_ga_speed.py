@@ -1,6 +1,8 @@
-"""The GA's exact fitness scored on features computed once (`training.ga.FeatureSample`) plays
-the moves, makes the draws and so gives the fitness of the move-by-move path
-(`ValueKeptSample.value_kept` over `GenomeAgent.choose`), and trains the same bytes.
+"""Agents made faster without a move changed (issue 34): the GA's exact fitness scored on
+features computed once (`training.ga.FeatureSample`) plays the moves, makes the draws and so gives
+the fitness of the move-by-move path (`ValueKeptSample.value_kept` over `GenomeAgent.choose`), and
+trains the same bytes; mcts's playout kernels resolved once (`mcts_kernels.Resolved`) search as
+the jitted functions numba looks up at every call do.
 
 The reference here plays each sampled position from the game's own features, scoring and
 breaking ties as the agent's docs say (the weighted features, a win now first, a loss now last,
@@ -8,13 +10,17 @@ a draw 0; ties drawn from the agent's generator only where there are several).""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
 from retrograde.agents.ga import FeatureWeights, GenomeAgent
+from retrograde.agents.mcts_kernels import resolved, uct_visits
 from retrograde.games import make_game
 from retrograde.training import train
 from retrograde.training.ga import FeatureSample
+from retrograde.search.playouts import playouts_of
 from retrograde.training.measure import ValueKeptSample
 
 GAMES = [("quixo", {"size": 3}), ("connect4", {"width": 4, "height": 4, "connect": 3})]
@@ -93,3 +99,31 @@ def test_training_writes_the_bytes_of_the_move_by_move_fitness(solved, tmp_path,
     monkeypatch.setattr(FeatureSample, "of", classmethod(lambda cls, sample, genome: None))
     slow = train(spec, "quixo --size 3", tmp_path / "slow.json", seed=3, store=store)
     assert fast.read_bytes() == slow.read_bytes()
+
+
+def walk(game, count: int, seed: int) -> list:
+    """`count` non-terminal positions of seeded random games."""
+    rng, positions, position = np.random.default_rng(seed), [], game.initial_position
+    while len(positions) < count:
+        if game.primitive(position):
+            position = game.initial_position
+        positions.append(position)
+        moves = game.moves(position)
+        position = moves[rng.integers(len(moves))][1]
+    return positions
+
+
+@pytest.mark.parametrize("name, params", [("quixo", {"size": 4}), ("connect4", {"width": 5, "height": 4}),
+                                          ("quarto", {})])  # quarto: the generic playouts, in Python
+def test_resolved_playout_kernels_search_as_the_jitted_ones(name, params):
+    game = make_game(name, params)
+    playouts = playouts_of(game)
+    given = [playouts.kernels, resolved(playouts)]
+    if game.playouts is not None:  # a copy in another process resolves them anew (the generic ones are
+        given.append(pickle.loads(pickle.dumps(given[1])))  # closures, which are never copied)
+    for k, position in enumerate(walk(game, 12 if game.playouts is None else 60, seed=7)):
+        visits = []
+        for kernels in given:
+            a, b = playouts.encode(position)
+            visits.append(uct_visits(*kernels, a, b, 200, 1.4, 60, game.max_moves, k).tolist())
+        assert all(found == visits[0] for found in visits) and sum(visits[0]) == 200

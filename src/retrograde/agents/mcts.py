@@ -49,13 +49,16 @@ class MctsAgent(Player):
         from retrograde.search.playouts import playouts_of
 
         self.playouts = playouts_of(game)
+        self.kernels = None  # the playout kernels resolved (`mcts_kernels.resolved`) at the first search
 
     def root_visits(self, position) -> np.ndarray:
         """Visit counts of the moves of `position` (in `game.moves` order) after one search."""
-        from retrograde.agents.mcts_kernels import uct_visits
+        from retrograde.agents.mcts_kernels import resolved, uct_visits
 
+        if self.kernels is None:
+            self.kernels = resolved(self.playouts)
         a, b = self.playouts.encode(position)
-        return uct_visits(*self.playouts.kernels, a, b, self.iterations, self.c, self.max_playout,
+        return uct_visits(*self.kernels, a, b, self.iterations, self.c, self.max_playout,
                           self.game.max_moves, int(self.rng.integers(2**32)))
 
     def choose(self, position):
