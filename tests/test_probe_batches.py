@@ -127,7 +127,7 @@ def test_json_lines_name_a_missing_tier_as_analyse_does(open_solved):
 
 
 @pytest.mark.parametrize("texts", [["plain", "a/b c"], ['say "hi"', "back\\slash", "tab\there", "", "ok"],
-                                   ["café", "ok"], ["\u0161\u0100h", "ok"]])
+                                   ["café", "ok"], ["\u0161\u0100h", "ok"], ["a\0b", "ok"]])
 def test_quoted_columns_are_json_strings(texts):
     """A column of texts joins into the JSON strings json.dumps writes, on arrays of str and of
     bytes alike, and string by string where a character must be escaped or is not ASCII."""

@@ -1,7 +1,9 @@
-"""Reading positions' values back from a store: single values and full move analyses.
+"""Reading positions' values back from a store: single values and full move analyses, and the
+JSON lines of `probe --json` built on the arrays of the game's batch hooks.
 
-Plain Python and numpy only (no numba), so a probe starts fast. Positions are
-grouped by tier so that a batch reads each zarr chunk once.
+Plain Python and numpy only (no numba), so a probe starts fast; only a long `probe --json` of a
+one-ply store has the game's kernel decode the chunks it asks most (`WHOLE_AFTER`). Positions
+are grouped by tier so that a batch reads each zarr chunk once.
 """
 
 from __future__ import annotations
@@ -231,8 +233,9 @@ def _quoted(texts: np.ndarray) -> list[_Column]:
     if unit == 4 and chars.size and chars.max() < 128:
         chars = chars.astype(np.uint8)
     if chars.dtype == np.uint8 and not _ESCAPED[chars].any():
-        lengths = np.full(texts.size, chars.shape[1]) if chars.all() else (chars != 0).sum(axis=1)
-        return [_QUOTE, _Column(chars, lengths), _QUOTE]
+        padding = chars == 0
+        if not (padding[:, :-1] & ~padding[:, 1:]).any():  # zero bytes only after the text: numpy's padding
+            return [_QUOTE, _Column(chars, chars.shape[1] - padding.sum(axis=1)), _QUOTE]
     return [_texts([quoted(_text(text)).encode() for text in texts.tolist()])]
 
 
@@ -288,6 +291,7 @@ def _json_block(store: Store, batch, reader: _Reader) -> bytes:
 
 
 def _text(text: bytes | str) -> str:
+    """An element of a numpy array of texts (str or ASCII bytes) as str."""
     return text.decode() if isinstance(text, bytes) else str(text)
 
 
