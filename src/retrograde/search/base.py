@@ -21,6 +21,10 @@ a namedtuple of the arrays and numbers they read:
   states[ply + 1];
 * `leave(context, states, frames, ply)` (optional): the node at `ply` > 0 is searched, its
   value frames[ply, BEST], before it is settled into its parent;
+* `leaves(context, states, kids, keys, order, frames, rng, count, root)` (optional): the node
+  states[0] was expanded into its `count` children (kids[0]): root[j] = minus the j-th child's
+  score as `enter` scores it as a leaf (ply 1, depth 0), what `leaves_by_enter` does a child at
+  a time (a game's own loop saves a call a child, which passes every array of the context);
 * `greedy(tactics, heuristic, states, kids, count, root)` (optional): the greedy agent's score of
   each move at the node states[0], which `enter` expanded one ply deep (its `count` children in
   kids[0]), into root[:count]: what `greedy_by_search` computes with two searches, for a game
@@ -56,8 +60,8 @@ EXPANDED = 1 << 62
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
 __all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "exact_rows", "expanded",
-           "greedy_by_search", "greedy_rows", "next_child", "open_frames", "open_search", "order_moves", "pick_best",
-           "play_games", "plug", "random_bits", "settle", "start_node", "take_child", "walk"]
+           "greedy_by_search", "greedy_rows", "leaves_by_enter", "next_child", "open_frames", "open_search", "order_moves", "pick_best",
+           "pick_rows", "play_games", "plug", "random_bits", "settle", "start_node", "take_child", "walk"]
 
 
 @njit
@@ -185,6 +189,10 @@ def _leave(context, states, frames, ply):
     """The game's `leave` for its Context; numba resolves it (`plug`)."""
 
 
+def _leaves(context, states, kids, keys, order, frames, rng, count, root):
+    """The game's `leaves` for its Context, or `leaves_by_enter`; numba resolves it (`plug`)."""
+
+
 def _greedy(tactics, heuristic, states, kids, count, root):
     """The game's `greedy` for its Context, or `greedy_by_search`; numba resolves it (`plug`)."""
 
@@ -194,14 +202,15 @@ def _searched(context, states, frames, ply):
     """The `leave` of a game that keeps nothing of a searched node."""
 
 
-def plug(context: type, *, enter, descend, leave=_searched, greedy=None) -> None:
-    """Make `alpha_beta` run the kernels `enter`, `descend` and `leave`, and the greedy agent's
-    scores `greedy` (`greedy_by_search` where None; see the module docstring), for a `context` of
-    this namedtuple class. Each must be `njit(inline="always")`: numba then inlines its code into
+def plug(context: type, *, enter, descend, leave=_searched, leaves=None, greedy=None) -> None:
+    """Make `alpha_beta` run the kernels `enter`, `descend`, `leave` and `leaves`, and the greedy
+    agent's scores `greedy` (`leaves_by_enter` and `greedy_by_search` where None; see the module
+    docstring), for a `context` of this namedtuple class. Each must be `njit(inline="always")`: numba then inlines its code into
     the driver, where a call a node through the context's arrays cost a third of the walk's speed
     (benchmarks/bench_alphabeta.py)."""
+    leaves = leaves or leaves_by_enter
     greedy = greedy or greedy_by_search
-    for kernel in (enter, descend, leave, greedy):
+    for kernel in (enter, descend, leave, leaves, greedy):
         if getattr(kernel, "targetoptions", {}).get("inline") != "always":
             raise TypeError(f"plug: {getattr(kernel, '__name__', kernel)!r} is not njit(inline=\"always\")")
 
@@ -223,6 +232,12 @@ def plug(context: type, *, enter, descend, leave=_searched, greedy=None) -> None
     def _(context, states, frames, ply):
         if ours(context):
             return lambda context, states, frames, ply: leave(context, states, frames, ply)
+
+    @overload(_leaves)
+    def _(context, states, kids, keys, order, frames, rng, count, root):
+        if ours(context):
+            return lambda context, states, kids, keys, order, frames, rng, count, root: leaves(
+                context, states, kids, keys, order, frames, rng, count, root)
 
     @overload(_greedy)
     def _(tactics, heuristic, states, kids, count, root):
@@ -267,9 +282,7 @@ def walk(context, states, kids, keys, order, frames, rng, depth, exact, root):
     if depth == 1 and exact:
         frames[1, ALPHA] = -INF
         frames[1, BETA] = INF
-        for child in range(frames[0, COUNT]):
-            _descend(context, states, kids, 0, child)
-            root[child] = -_enter(context, states, kids, keys, order, frames, rng, 1, 0)
+        _leaves(context, states, kids, keys, order, frames, rng, frames[0, COUNT], root)
         return 1 + frames[0, COUNT]
     nodes = 1
     ply = 0
@@ -285,6 +298,15 @@ def walk(context, states, kids, keys, order, frames, rng, depth, exact, root):
         value = _enter(context, states, kids, keys, order, frames, rng, ply + 1, depth - ply - 1)
         ply = take_child(frames, ply, value, root)
     return nodes
+
+
+@njit(inline="always")
+def leaves_by_enter(context, states, kids, keys, order, frames, rng, count, root):
+    """`leaves` a child at a time: `descend` into it and `enter` it as a leaf in the full window
+    (frames[1]), as the walk would."""
+    for child in range(count):
+        _descend(context, states, kids, 0, child)
+        root[child] = -_enter(context, states, kids, keys, order, frames, rng, 1, 0)
 
 
 @njit(inline="always")
@@ -329,6 +351,20 @@ def _pick(root, count, by_outcome, rng):
                 return j
             k -= 1
     return -1
+
+
+@njit
+def pick_rows(scores, rng, seeds, picked):
+    """`scores.pick_best_rows` in a kernel: picked[i] = `_pick` among row i's moves (the prefix
+    before UNKNOWN), drawing from `rng` row by row, with `seeds` a search seed before each pick
+    (one 64-bit draw, as `choose`'s integers(1 << 63))."""
+    for i in range(scores.shape[0]):
+        if seeds:
+            rng.integers(0, 1 << 62)
+        count = 0
+        while count < scores.shape[1] and scores[i, count] != UNKNOWN:
+            count += 1
+        picked[i] = _pick(scores[i], count, False, rng)
 
 
 @njit(cache=False)  # compiled into each game's cached `play_many`, as `alpha_beta` is

@@ -26,16 +26,15 @@ def pick_best(scores: np.ndarray, rng: np.random.Generator) -> int:
 
 
 def pick_best_rows(scores: np.ndarray, rng: np.random.Generator, *, seeds: bool = False) -> np.ndarray:
-    """`pick_best` at each row of `scores` (UNKNOWN past a row's moves), drawing from `rng` in the
-    order a player choosing row by row draws: one draw a row, or with `seeds` a search seed
-    (`integers(1 << 63)`) before it, as a player whose choice is searched draws."""
-    best = scores == scores.max(axis=1, keepdims=True)
-    ties = best.sum(axis=1)
-    if seeds:
-        drawn = [(rng.integers(1 << 63), rng.integers(n))[1] for n in ties.tolist()]
-    else:
-        drawn = [rng.integers(n) for n in ties.tolist()]
-    return np.argmax(np.cumsum(best, axis=1) > np.array(drawn, dtype=np.int64)[:, None], axis=1)
+    """`pick_best` at each row of `scores` (UNKNOWN past a row's moves, a move or more a row), drawing
+    from `rng` in the order a player choosing row by row draws: one draw a row, or with `seeds` a
+    search seed (`integers(1 << 63)`) before it, as a player whose choice is searched draws. In a
+    kernel (`base.pick_rows`: numba's Generator draws numpy's stream), as its callers' scores are."""
+    from retrograde.search.base import pick_rows  # numba: loaded by the kernels that scored the rows
+
+    picked = np.empty(len(scores), dtype=np.int64)
+    pick_rows(np.ascontiguousarray(scores, dtype=np.int64), rng, seeds, picked)
+    return picked
 
 
 def score_values(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

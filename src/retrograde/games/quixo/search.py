@@ -78,33 +78,54 @@ def children(moves, mover, opponent, out):
 
 
 @njit(inline="always")
-def enter(context, states, kids, keys, order, frames, rng, ply, depth):
-    """Score the position states[ply] if it is decided, stored or a leaf (`depth` 0); else expand
-    it into kids[ply] (ordered in order[ply]) and return EXPANDED."""
-    n = context.n
-    mover = states[ply, 0]
-    opponent = states[ply, 1]
-    if has_line(mover, n, context.ends):
+def settled(n, ends, lines, symmetries, evaluation, packed, remoteness, start, mover, opponent, ply, depth):
+    """The score of the position (mover, opponent) `ply` plies below the root where it is decided,
+    stored or a leaf (`depth` 0), else UNKNOWN: `enter`'s, before it expands the position. (The
+    context's arrays come one by one: a call that passes the context counts a reference to each.)"""
+    if has_line(mover, n, ends):
         return WIN_SCORE - ply
-    if has_line(opponent, n, context.ends):
+    if has_line(opponent, n, ends):
         return ply - WIN_SCORE
     cells = n * n
     a = popcount(mover)
     b = popcount(opponent)
     slot = a * (cells + 1) + b
-    if ply > 0 and context.start[slot] >= 0:
-        stored_mover, stored_opponent, _ = least_image(context.symmetries, mover, opponent)
-        known = stored_score(context.packed, context.remoteness, context.start, slot,
-                             rank_counted(stored_mover, stored_opponent, a, b, cells), ply, WIN_SCORE)
+    if ply > 0 and start[slot] >= 0:
+        stored_mover, stored_opponent, _ = least_image(symmetries, mover, opponent)
+        known = stored_score(packed, remoteness, start, slot, rank_counted(stored_mover, stored_opponent, a, b, cells),
+                             ply, WIN_SCORE)
         if known != UNKNOWN:
             return known
     if depth == 0:
-        return evaluate(context.evaluation, n, mover, opponent, context.lines)
-    count = children(context.moves, mover, opponent, kids[ply])
+        return evaluate(evaluation, n, mover, opponent, lines)
+    return UNKNOWN
+
+
+@njit(inline="always")
+def enter(context, states, kids, keys, order, frames, rng, ply, depth):
+    """Score the position states[ply] if it is decided, stored or a leaf (`depth` 0); else expand
+    it into kids[ply] (ordered in order[ply]) and return EXPANDED."""
+    n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start = context
+    mover = states[ply, 0]
+    opponent = states[ply, 1]
+    score = settled(n, ends, lines, symmetries, evaluation, packed, remoteness, start, mover, opponent, ply, depth)
+    if score != UNKNOWN:
+        return score
+    count = children(moves, mover, opponent, kids[ply])
     if depth > 1:
         for i in range(count):
-            keys[ply, i] = longest_line(kids[ply, i, NEXT_OPPONENT], context.lines) * 2 + kids[ply, i, BLANK]
+            keys[ply, i] = longest_line(kids[ply, i, NEXT_OPPONENT], lines) * 2 + kids[ply, i, BLANK]
     return expanded(frames, keys, order, rng, ply, count, depth > 1)
+
+
+@njit(inline="always")
+def leaves(context, states, kids, keys, order, frames, rng, count, root):
+    """`enter` at each of the `count` children of states[0] as a leaf, in one loop: root[j] = minus
+    the j-th child's score."""
+    n, moves, ends, lines, symmetries, evaluation, packed, remoteness, start = context
+    for i in range(count):
+        root[i] = -settled(n, ends, lines, symmetries, evaluation, packed, remoteness, start, kids[0, i, NEXT_MOVER],
+                           kids[0, i, NEXT_OPPONENT], 1, 0)
 
 
 @njit(inline="always")
@@ -138,7 +159,7 @@ def greedy(tactics, heuristic, states, kids, count, root):
                 -evaluate_lines(heuristic.evaluation, n, own, other)
 
 
-plug(Context, enter=enter, descend=descend, greedy=greedy)
+plug(Context, enter=enter, descend=descend, leaves=leaves, greedy=greedy)
 
 
 @njit
