@@ -233,20 +233,26 @@ def _quoted(texts: np.ndarray) -> list[_Column]:
     if unit == 4 and chars.size and chars.max() < 128:
         chars = chars.astype(np.uint8)
     if chars.dtype == np.uint8 and not _ESCAPED[chars].any():
+        if chars.all():  # every text as wide as the array
+            return [_QUOTE, _Column(chars, np.full(texts.size, chars.shape[1])), _QUOTE]
         padding = chars == 0
         if not (padding[:, :-1] & ~padding[:, 1:]).any():  # zero bytes only after the text: numpy's padding
             return [_QUOTE, _Column(chars, chars.shape[1] - padding.sum(axis=1)), _QUOTE]
     return [_texts([quoted(_text(text)).encode() for text in texts.tolist()])]
 
 
-def _valued(codes: np.ndarray, remoteness: np.ndarray) -> _Column:
-    """A column of `"value": NAME, "remoteness": R` (null for a draw)."""
+def _valued(codes: np.ndarray, remoteness: np.ndarray, endings: tuple[bytes, bytes], last: np.ndarray) -> _Column:
+    """A column of `"value": NAME, "remoteness": R` (null for a draw), each followed by
+    endings[1] where `last` says so, else endings[0]."""
     span = int(remoteness.max(initial=0)) + 1
-    keys = codes.astype(np.int64) * span + np.where(codes == oc.DRAW, 0, remoteness)
+    keys = (codes.astype(np.int64) * span + np.where(codes == oc.DRAW, 0, remoteness)) * 2 + last
     present = np.flatnonzero(np.bincount(keys))
-    return _texts([f'"value": "{oc.name(key // span)}", "remoteness": '
-                   f'{"null" if key // span == oc.DRAW else key % span}'.encode() for key in present.tolist()],
-                  np.searchsorted(present, keys))
+    texts = []
+    for key in present.tolist():
+        code, plies = divmod(key // 2, span)
+        texts.append(f'"value": "{oc.name(code)}", "remoteness": {"null" if code == oc.DRAW else plies}'.encode()
+                     + endings[key % 2])
+    return _texts(texts, np.searchsorted(present, keys))
 
 
 def _joined(count: int, columns: list[_Column]) -> tuple[bytes, np.ndarray]:
@@ -277,10 +283,10 @@ def _json_block(store: Store, batch, reader: _Reader) -> bytes:
     last = np.zeros(k, dtype=bool)
     last[(np.cumsum(counts) - 1)[counts > 0]] = True
     heads = _joined(n, [_texts([f'{{"game": {quoted(game.name)}, "position": '.encode()]), *_quoted(texts),
-                     _texts([b", "]), _valued(codes[:n], remoteness[:n]), _texts([b', "moves": [']),
-                     _texts([b"", b"]}\n"], counts == 0)])
+                        _texts([b", "]), _valued(codes[:n], remoteness[:n], (b', "moves": [', b', "moves": []}\n'),
+                                                 counts == 0)])
     moved = _joined(k, [_texts([b'{"move": ']), *_quoted(moves), _texts([b', "position": ']), *_quoted(child_texts),
-                     _texts([b", "]), _valued(codes[n:], remoteness[n:]), _texts([b"}, ", b"}]}\n"], last)])
+                        _texts([b", "]), _valued(codes[n:], remoteness[n:], (b"}, ", b"}]}\n"), last)])
     head_at = np.concatenate([[0], np.cumsum(heads[1])]).tolist()  # where each row's text starts
     move_at = np.concatenate([[0], np.cumsum(moved[1])])[np.concatenate([[0], np.cumsum(counts)])].tolist()
     head_text, move_text = memoryview(heads[0]), memoryview(moved[0])
