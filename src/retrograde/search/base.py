@@ -60,8 +60,9 @@ EXPANDED = 1 << 62
 ALPHA, BETA, BEST, COUNT, NEXT, CHILD = range(6)
 
 __all__ = ["EXPANDED", "INF", "UNKNOWN", "WIN_SCORE", "Search", "alpha_beta", "back_up", "exact_rows", "expanded",
-           "greedy_by_search", "greedy_rows", "leaves_by_enter", "next_child", "open_frames", "open_search", "order_moves", "pick_best",
-           "pick_rows", "play_games", "plug", "random_bits", "settle", "start_node", "take_child", "walk"]
+           "greedy_by_search", "greedy_rows", "leaves_by_enter", "next_child", "open_frames", "open_search",
+           "order_moves", "pick_best", "pick_rows", "play_games", "plug", "random_bits", "settle", "start_node",
+           "take_child", "walk"]
 
 
 @njit
@@ -205,9 +206,9 @@ def _searched(context, states, frames, ply):
 def plug(context: type, *, enter, descend, leave=_searched, leaves=None, greedy=None) -> None:
     """Make `alpha_beta` run the kernels `enter`, `descend`, `leave` and `leaves`, and the greedy
     agent's scores `greedy` (`leaves_by_enter` and `greedy_by_search` where None; see the module
-    docstring), for a `context` of this namedtuple class. Each must be `njit(inline="always")`: numba then inlines its code into
-    the driver, where a call a node through the context's arrays cost a third of the walk's speed
-    (benchmarks/bench_alphabeta.py)."""
+    docstring), for a `context` of this namedtuple class. Each must be `njit(inline="always")`:
+    numba then inlines its code into the driver, where a call a node through the context's arrays
+    cost a third of the walk's speed (benchmarks/bench_alphabeta.py)."""
     leaves = leaves or leaves_by_enter
     greedy = greedy or greedy_by_search
     for kernel in (enter, descend, leave, leaves, greedy):
