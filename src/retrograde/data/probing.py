@@ -130,10 +130,11 @@ def analyse(store: Store, positions: Iterable[State]) -> list[Analysis]:
 # --- JSON lines of many positions (`probe --json`), built on arrays -------------------------
 #: A one-ply store's chunk is decoded whole by the game's kernel (about 20 ns an index on 4x4
 #: Quixo, where the numpy classes of single indices take about 3 us) once a probe has asked it
-#: for 1/WHOLE_SHARE of its indices, and has asked WHOLE_AFTER values in all (read one by one, so
-#: many cost about what loading the kernels does, about 0.8 s of CPU).
+#: for 1/WHOLE_SHARE of its indices, and has asked WHOLE_AFTER values in all: loading the kernels
+#: costs about 0.8 s of CPU, what 250,000 values read one by one cost, and a probe of a full input
+#: batch of 4x4 Quixo (8,192 positions, about 190,000 values) decodes from its first batch.
 WHOLE_SHARE = 256
-WHOLE_AFTER = 250_000
+WHOLE_AFTER = 150_000
 #: Bytes of whole chunks a probe keeps decoded (the least recently used go first).
 WHOLE_BYTES = 512 << 20
 
