@@ -55,6 +55,28 @@ def test_the_greedy_kernel_scores_what_the_two_searches_score(size, count):
     assert seen == set(TACTICS.values()) or size == 5 and len(seen) >= 4, seen  # every case met
 
 
+def test_a_game_without_a_greedy_kernel_scores_with_the_two_searches_in_one_call():
+    """Connect Four plugs no `greedy`: `greedy_rows` runs `greedy_by_search` at each row, which must
+    score what the two `scores_many` calls score (decided boards left UNKNOWN)."""
+    game = make_game("connect4", {"width": 5, "height": 4})
+    search = game.search
+    rng = np.random.default_rng(4)
+    positions = []
+    while len(positions) < 600:
+        position = game.initial_position
+        for _ in range(int(rng.integers(0, 20))):
+            moves = game.moves(position)
+            if not moves:
+                break
+            position = moves[int(rng.integers(len(moves)))][1]
+        positions.append(position)
+    rows = np.array([search.row(p) for p in positions], dtype=np.int64)
+    for evaluation in search.evals:
+        expected, tactics = by_two_searches(search, rows, evaluation)
+        assert np.array_equal(search.greedy_many(rows, evaluation), expected), evaluation
+    assert (tactics[:, 0] == UNKNOWN).any() and {W - 1, 2 - W} <= set(np.unique(tactics).tolist())
+
+
 def rules_scores(game, position) -> list[int]:
     """Each move's greedy score from the rules: the game's own moves, primitive and longest lines."""
     n = game.size

@@ -21,7 +21,7 @@ from retrograde.games.connect4.kernels import (CONNECT, HEIGHT, STRIDE, WIDTH, b
                                                mirror_index, pattern_of)
 from retrograde.games.ranking_kernels import popcount
 from retrograde.jit import njit
-from retrograde.search.base import WIN_SCORE, Search, alpha_beta, expanded, play_games, plug
+from retrograde.search.base import WIN_SCORE, Search, alpha_beta, exact_rows, expanded, greedy_rows, play_games, plug
 from retrograde.search.tablebase import UNKNOWN, stored_score
 
 THREATS, ZERO = range(2)
@@ -125,13 +125,25 @@ def search(dims, ways, board, evaluation, packed, remoteness, start, mover, oppo
 
 @njit
 def search_many(dims, ways, board, evaluation, packed, remoteness, start, rows, depth, scores):
-    """`search` from each (mover, opponent) row of `rows`, every move scored exactly, into the row
-    of `scores`; returns the nodes visited."""
-    nodes = 0
-    for i in range(rows.shape[0]):
-        nodes += search(dims, ways, board, evaluation, packed, remoteness, start, rows[i, 0], rows[i, 1], depth, True,
-                        np.uint64(i), scores[i])
-    return nodes
+    """`exact_rows`: `search` from each (mover, opponent) row of `rows`, every move scored exactly,
+    into the row of `scores`; returns the nodes visited."""
+    width = dims[WIDTH]
+    context = Context(dims, ways, board, evaluation, packed, remoteness, start, np.empty(width, dtype=np.int64),
+                      np.empty(width, dtype=np.int64))
+    return exact_rows(context, np.empty((depth + 1, 2), dtype=np.int64), np.empty((depth + 1, width), dtype=np.int64),
+                      rows, depth, scores)
+
+
+@njit
+def agents(dims, ways, board, zero, evaluation, packed, remoteness, start):
+    """The contexts of the agents' searches: the exact one (reads the tablebase, the evaluation
+    numbered `zero`), the greedy agent's tactics (`zero`) and heuristic (`evaluation`), reading none."""
+    width = dims[WIDTH]
+    empty = np.full(start.shape[0], -1, dtype=np.int64)
+    heights, mirrored = np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64)
+    return (Context(dims, ways, board, zero, packed, remoteness, start, heights, mirrored),
+            Context(dims, ways, board, zero, packed[:0], remoteness[:0], empty, heights, mirrored),
+            Context(dims, ways, board, evaluation, packed[:0], remoteness[:0], empty, heights, mirrored))
 
 
 @njit
@@ -139,13 +151,17 @@ def play_many(dims, ways, board, zero, evaluation, packed, remoteness, start, st
               results):
     """`play_games` from each (mover, opponent) row of `starts`; the lookup agent reads the tablebase."""
     width = dims[WIDTH]
-    empty = np.full(start.shape[0], -1, dtype=np.int64)
-    heights, mirrored = np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64)
-    return play_games(Context(dims, ways, board, zero, packed, remoteness, start, heights, mirrored),
-                      Context(dims, ways, board, zero, packed[:0], remoteness[:0], empty, heights, mirrored),
-                      Context(dims, ways, board, evaluation, packed[:0], remoteness[:0], empty, heights, mirrored),
-                      np.empty((3, 2), dtype=np.int64), np.empty((3, width), dtype=np.int64), starts, kinds, first,
-                      second, max_plies, np.empty(width, dtype=np.int64), results)
+    exact, tactics, heuristic = agents(dims, ways, board, zero, evaluation, packed, remoteness, start)
+    return play_games(exact, tactics, heuristic, np.empty((3, 2), dtype=np.int64), np.empty((3, width), dtype=np.int64),
+                      starts, kinds, first, second, max_plies, np.empty(width, dtype=np.int64), results)
+
+
+@njit
+def greedy_many(dims, ways, board, zero, evaluation, packed, remoteness, start, rows, scores):
+    """`greedy_rows`: the greedy agent's scores at each (mover, opponent) row of `rows`."""
+    _, tactics, heuristic = agents(dims, ways, board, zero, evaluation, packed, remoteness, start)
+    greedy_rows(tactics, heuristic, np.empty((3, 2), dtype=np.int64), np.empty((3, dims[WIDTH]), dtype=np.int64), rows,
+                scores)
 
 
 @njit
@@ -181,6 +197,9 @@ class Connect4Search(Search):
     def _play_many(self, starts, kinds, zero, evaluation, first, second, max_plies, table, results):
         play_many(*self.game.kernel_tables, self.board, zero, evaluation, *table, starts, kinds, first, second,
                   max_plies, results)
+
+    def _greedy_many(self, rows, zero, evaluation, scores):
+        greedy_many(*self.game.kernel_tables, self.board, zero, evaluation, *self.tablebase.arrays(), rows, scores)
 
     def _run(self, position, depth, evaluation, exact, seed, table, scores):
         mover, opponent = self.row(position)
