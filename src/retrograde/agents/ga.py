@@ -34,17 +34,23 @@ class FeaturePlayer(GenomePlayer):
 
     def choose(self, position, rng):
         moves, features, exact = self.features(position, rng)
-        return moves[self.pick(features, exact, rng)]
+        return moves[self.pick(features, *known_scores(exact), rng)]
 
-    def pick(self, features: np.ndarray, exact: np.ndarray, rng: np.random.Generator) -> int:
-        """The index of the move played among moves with these `features` and `exact` values (as
-        the game's features give them), ties broken by `rng`: what `choose` plays, apart from the
+    def pick(self, features: np.ndarray, known: np.ndarray, scores: np.ndarray, rng: np.random.Generator) -> int:
+        """The index of the move played among moves with these `features`, those where `known` scored
+        `scores` (`known_scores`), ties broken by `rng`: what `choose` plays, apart from the
         features, so that the GA's exact fitness can compute a sample's features once for all its
         genomes (`training.ga.FeatureSample`)."""
-        scores = features @ self.weights
-        known = ~np.isnan(exact)
-        scores[known] = np.where(exact[known] > 0, np.inf, np.where(exact[known] < 0, -np.inf, 0.0))
-        return best_index(scores, rng)
+        weighted = features @ self.weights
+        weighted[known] = scores
+        return best_index(weighted, rng)
+
+
+def known_scores(exact: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(which moves, their scores) of the moves whose value the features know (`exact` not NaN): a
+    win now scores inf, a loss now -inf, a draw 0, whatever the weights."""
+    known = ~np.isnan(exact)
+    return known, np.where(exact[known] > 0, np.inf, np.where(exact[known] < 0, -np.inf, 0.0))
 
 
 class FeatureWeights(Genome):

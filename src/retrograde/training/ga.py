@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from retrograde.agents.ga import FeatureWeights, GenomeAgent, genome_of
+from retrograde.agents.ga import FeatureWeights, GenomeAgent, genome_of, known_scores
 from retrograde.agents.match import play_game
 from retrograde.agents.registry import resolve_agents
 from retrograde.data.artifact import save_json
@@ -47,19 +47,19 @@ INDIVIDUAL_BYTES = 200
 #: Memory of a position of the exact fitness's sample: the position, its value-keeping moves and
 #: the draws that picked it (a cautious figure: a Nim position and a frozenset of 3 moves take 305).
 SAMPLED_BYTES = 1_000
-#: Memory of a feature sample's row besides 8 bytes a feature and 9 more a move (its known value,
-#: whether it keeps the value): two arrays' and a list's headers (`FeatureSample`).
-ROW_BYTES = 300
+#: Memory of a feature sample's row besides 8 bytes a feature and 9 more a move (whether its value
+#: is known, whether it keeps the value): three arrays', a list's and a tuple's headers (`FeatureSample`).
+ROW_BYTES = 500
 
 
 class FeatureSample:
-    """The exact fitness's sample as feature weights see it: each position's move features and
-    known values, and which of its moves keep its value, computed once. Only the weights differ
-    between genomes, so each is scored on these rows (`FeaturePlayer.pick`) without the game's
-    moves and features at every position again: the same moves, the same draws, and so the same
-    fitness as `ValueKeptSample.value_kept`."""
+    """The exact fitness's sample as feature weights see it: each position's move features, the
+    scores of the moves whose value is known (`known_scores`), and which of its moves keep its
+    value, computed once. Only the weights differ between genomes, so each is scored on these rows
+    (`FeaturePlayer.pick`) without the game's moves and features at every position again: the same
+    moves, the same draws, and so the same fitness as `ValueKeptSample.value_kept`."""
 
-    def __init__(self, rows: list[tuple[np.ndarray, np.ndarray, list[bool]]]):
+    def __init__(self, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[bool]]]):
         self.rows = rows
 
     @classmethod
@@ -76,13 +76,14 @@ class FeatureSample:
             moves, features, exact = genome.features(position, probe)
             if probe.bit_generator.state != state:
                 return None
-            rows.append((features, exact, [move[0] in keep for move in moves]))
+            rows.append((features, *known_scores(exact), [move[0] in keep for move in moves]))
         return cls(rows)
 
     def value_kept(self, agent: GenomeAgent) -> float:
         """The share of the sample where `agent` (a player of feature weights) keeps the value."""
         pick, rng = agent.player.pick, agent.rng
-        return sum(keeps[pick(features, exact, rng)] for features, exact, keeps in self.rows) / len(self.rows)
+        kept = sum(keeps[pick(features, known, scores, rng)] for features, known, scores, keeps in self.rows)
+        return kept / len(self.rows)
 
 
 class GaLearner(Learner):
