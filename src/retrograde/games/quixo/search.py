@@ -15,8 +15,9 @@ A move is applied as in `games.quixo.kernels`: with the move table's segment and
 The greedy agent's scores (`greedy`) need no search tree: a move changes at most one cell of any
 line (`kernels.one_ply`), so after a move the two sides' longest lines tell whether it decides the
 game, which side a reply could complete a line for (n - 1 cubes in a line), and the evaluation;
-the replies are played only where a side holds n - 1 (`kernels.one_move`). On random 4x4 boards,
-the machine busy: 3.1 us a position, against 200 us for the two searches' 440 nodes.
+the replies are played only where a side holds n - 1 (`kernels.one_move`). On undecided 4x4
+positions of a store's sample (CPU time, the machine busy): 2.2 us a position, against 71 us for
+the 2-ply search alone (239 nodes).
 """
 
 from __future__ import annotations
@@ -140,8 +141,8 @@ def greedy(tactics, heuristic, states, kids, count, root):
     """The greedy agent's score of each of the `count` moves at states[0] (its children in kids[0])
     into root[:count], as `search.base.greedy_by_search` scores them (see the module docstring):
     a move completing the opponent's line 1 - WIN_SCORE (first: completing both lines loses), only
-    its own WIN_SCORE - 1, one after which the opponent can complete only its own line 2 - WIN_SCORE,
-    one after which every reply completes only ours WIN_SCORE - 2, else the negated evaluation of
+    its own WIN_SCORE - 1, one the opponent can answer by completing its line alone 2 - WIN_SCORE,
+    one after which every reply completes our line WIN_SCORE - 2, else the negated evaluation of
     the position after it with `heuristic`'s evaluation."""
     n, moves, ends, lines = tactics.n, tactics.moves, tactics.ends, tactics.lines
     here = kids[0]
