@@ -461,8 +461,12 @@ def probe(store_path: str, positions: tuple[str, ...], as_json: bool, perfect: b
             "".join(line + "\n" for analysis in analyse(store, batch)
                     for line in answer_lines(game, analysis, as_json=False)).encode()
             for batch in given.batches(lambda texts: parse_each(game, texts)))
+        binary = getattr(sys.stdout, "buffer", None)  # none where stdout is text only (a test's capture)
         for block in blocks:
-            click.get_binary_stream("stdout").write(block)
+            if binary is None:
+                click.echo(block.decode(), nl=False)
+            else:
+                binary.write(block)
     if given.bad:
         where = "line" if stdin else "position"
         messages = [f"{where} {n}: {exc}" if given.count > 1 else str(exc) for n, exc in given.bad]
