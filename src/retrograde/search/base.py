@@ -35,7 +35,10 @@ for that Context type with the game's kernels inlined (numba overloads chosen by
 call through a function pointer a node, and the game's `search` comes from numba's cache, which
 a dispatcher passed as an argument or held in a closure would defeat (their cache keys change
 from process to process). `alpha_beta` itself is not cached: it is compiled into each game's
-`search`, whose cache a change of the game's kernels renews.
+`search`, whose cache a change of the game's search file renews, but not a change of this file:
+numba keys a cached kernel on its own file only, so after editing this file in a checkout, delete
+the games' cached searches (`find src -name '*search*.nb[ci]' -delete`; an install's upgrade
+rewrites every file, which renews them all).
 """
 
 from __future__ import annotations
