@@ -128,6 +128,18 @@ def test_the_reports_rl_agent_hands_over_by_the_printed_rule(alpha):
     assert checked > 100
 
 
+def test_our_rule_hands_a_random_opening_piece_drawn_as_it_always_was():
+    """Ours (a ga artifact's (alpha, beta)) ties every piece on the empty board: the one a draw of
+    16 gives, and nothing else drawn, so that our rl artifacts keep their bytes."""
+    features = make_game("quarto").features.with_genome(np.array([0.1, 0.3]))
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        (((move, _),), _, _) = features(((-1,) * 16, -1), rng)
+        expected = np.random.default_rng(seed)
+        assert move == f":{'0123456789abcdef'[int(expected.integers(16))]}"
+        assert rng.integers(1 << 62) == expected.integers(1 << 62)
+
+
 def test_every_published_figure_is_played_or_listed():
     course = course_of(make_game("quarto"))
     for figure in course.figures:

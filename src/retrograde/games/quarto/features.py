@@ -118,10 +118,13 @@ class QuartoPlacements(Features):
 
     def __call__(self, position, rng):
         """At the opening, the rule's handover alone (a move not learned: its value counts as
-        known): ours ties every piece on the empty board, so a random one; the printed rule's is
-        the sum of its first four attribute values."""
+        known): ours ties every piece on the empty board, so a random one (drawn as it always was,
+        so that our artifacts keep their bytes); the printed rule's is the sum of its first four
+        attribute values."""
         encoded = encode(position)
         printed = bool(self.pieces[2:].any())
+        if encoded[2] < 0 and not printed:
+            return [move_of(position, -1, int(rng.integers(16)))], np.zeros((1, len(NAMES))), np.zeros(1)
         state = np.full(1, int(rng.integers(1 << 63)), dtype=np.uint64)
         if encoded[2] < 0:
             piece = hand_over(encoded[0], encoded[1], FULL, self.pieces[0], False, printed, self.lines, state)
