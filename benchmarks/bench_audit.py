@@ -12,7 +12,9 @@ the agent's choices; positions a second), then --games games of the agent agains
 each seat first (`tournament.play_match`: moves a second, the moves being the games' plies), twice:
 the first run includes each worker's load of the store's tablebase (and of the kernels from numba's
 cache), the second runs on workers that hold them. Minimax at depth 2, which has no kernel form,
-is measured the same way for scale.
+is measured the same way for scale. `sample_s` times the sample's selection alone (the store's
+values read, the sample drawn, its weights), which `validate` does once for all its agents;
+`positions_per_s_beside_the_sample` is the rate of the rest: the agent's own part.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ def audit(store: Store, spec: str, *, positions: int, games: int, executor) -> d
     """One agent's move quality and games against itself, timed."""
     agent = resolve_agent(spec, store.game)
     started = time.perf_counter()
+    quality.select_positions(store, positions, seed=1)
+    sample_s = time.perf_counter() - started
+    started = time.perf_counter()
     measured = quality.measure(store, [agent], positions=positions, seed=1, executor=executor, quiet=True)
     quality_s = time.perf_counter() - started
     counted = measured["sample"]["positions"]
@@ -46,6 +51,7 @@ def audit(store: Store, spec: str, *, positions: int, games: int, executor) -> d
     games_s = time.perf_counter() - started
     moves = sum(entry["games"] * entry["mean_plies"] for entry in played["tournaments"])
     return {"positions": counted, "move_quality_s": quality_s, "positions_per_s": counted / quality_s,
+            "sample_s": sample_s, "positions_per_s_beside_the_sample": counted / max(quality_s - sample_s, 1e-9),
             "games": 2 * games, "moves": int(moves), "games_s": games_s, "moves_per_s": moves / games_s}
 
 
