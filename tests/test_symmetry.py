@@ -78,3 +78,7 @@ def test_orbit_sizes_count_each_class_once_at_its_least_index(n, a, b):
     part = np.empty(size - start, dtype=np.uint8)
     orbit_sizes(symmetry.tables(n), a, b, cells, start, size, (expected[start:] > 0).astype(np.uint8), part)
     assert np.array_equal(part, expected[start:])
+    # At a sample's indices (in any order, each unranked alone) as at the whole tier's.
+    sample = np.random.default_rng(size).permutation(size)[:max(size // 2, 1)]
+    at = symmetry.class_sizes_at(n, a, b, sample, (expected[sample] > 0).astype(np.uint8))
+    assert np.array_equal(at, expected[sample])

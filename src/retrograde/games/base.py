@@ -308,6 +308,12 @@ class Game(ABC):
         symmetry = self.symmetry
         return None if symmetry is None else symmetry.orbit_sizes(tier, start, stop, outcome)
 
+    def orbit_sizes_at(self, tier: Tier, indices: np.ndarray, outcome: np.ndarray) -> np.ndarray | None:
+        """`orbit_sizes` at the given indices of `tier`, `outcome` theirs (`Symmetry.orbit_sizes_at`);
+        None where every index stands for itself."""
+        symmetry = self.symmetry
+        return None if symmetry is None else symmetry.orbit_sizes_at(tier, indices, outcome)
+
     def describe(self) -> str:
         """Game name and options as one would type them on the command line."""
         import shlex

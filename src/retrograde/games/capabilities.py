@@ -411,6 +411,12 @@ class Symmetry(ABC):
         """How many positions each index start..stop-1 of `tier` stands for, given the chunk's
         solved `outcome`s: its class's size at a representative, 0 at a hole."""
 
+    def orbit_sizes_at(self, tier, indices: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+        """`orbit_sizes` at the given indices of `tier` (a sample), `outcome` theirs: index by
+        index here; a game with a kernel for it overrides this."""
+        return np.concatenate([self.orbit_sizes(tier, index, index + 1, outcome[row:row + 1])
+                               for row, index in enumerate(indices.tolist())] or [np.zeros(0, dtype=np.uint8)])
+
     def locate_stored(self, positions) -> tuple[np.ndarray, np.ndarray]:
         """Tier names (str array) and indices (int64 array) where a store keeps each position's
         value: its representative's; games with large batches to probe override it with array code."""

@@ -101,3 +101,12 @@ def class_sizes(n: int, a: int, b: int, start: int, stop: int, outcome: np.ndarr
     out = np.empty(stop - start, dtype=np.uint8)
     orbit_sizes(tables(n), a, b, n * n, start, stop, outcome, out)
     return out
+
+
+def class_sizes_at(n: int, a: int, b: int, indices: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+    """`class_sizes` at the given indices, `outcome` theirs (`Game.orbit_sizes_at`)."""
+    from retrograde.games.symmetry_kernels import orbit_sizes_at
+
+    out = np.empty(indices.size, dtype=np.uint8)
+    orbit_sizes_at(tables(n), a, b, n * n, np.ascontiguousarray(indices, dtype=np.int64), outcome, out)
+    return out

@@ -74,3 +74,16 @@ def orbit_sizes(table, a, b, cells, start, stop, outcome, out):
         if outcome[row] != 0:
             out[row] = table.shape[0] // least_image(table, first, unsqueeze(packed, first, cells))[2]
         first, packed = next_pair(first, packed, a, b, cells)
+
+
+@njit
+def orbit_sizes_at(table, a, b, cells, indices, outcome, out):
+    """`orbit_sizes` at the given indices of class (a, b), `outcome` theirs (a sample's: each
+    index unranked on its own, where the range kernel steps from one to the next)."""
+    width = BINOMIAL[cells - a, b]
+    for row in range(indices.shape[0]):
+        out[row] = 0
+        if outcome[row] != 0:
+            first = unrank_mask(indices[row] // width, a, cells)
+            packed = unrank_mask(indices[row] % width, b, cells - a)
+            out[row] = table.shape[0] // least_image(table, first, unsqueeze(packed, first, cells))[2]

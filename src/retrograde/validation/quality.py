@@ -106,13 +106,13 @@ def select_positions(store: Store, limit: int, seed: int) -> Selection:
 def _orbit_sizes(game, name: str, codes: np.ndarray, indices: np.ndarray, *, whole: bool) -> np.ndarray:
     """How many positions each of `indices` of a tier stands for (its symmetry class's size, 1
     without symmetry): from the whole tier's sizes where most indices are measured (`whole`),
-    else index by index (a sample: the kernel then runs over the sampled indices alone)."""
+    else at the sampled indices alone."""
     tier = game.tier(name)
     if whole:
         sizes = game.orbit_sizes(tier, 0, codes.size, codes)
         return np.ones(indices.size) if sizes is None else sizes[indices].astype(np.float64)
-    sizes = [game.orbit_sizes(tier, i, i + 1, codes[i:i + 1]) for i in indices.tolist()]
-    return np.array([1.0 if size is None else float(size[0]) for size in sizes])
+    sizes = game.orbit_sizes_at(tier, indices, codes[indices])
+    return np.ones(indices.size) if sizes is None else sizes.astype(np.float64)
 
 
 def choose_chunk(worker: WorkerState, location: str, agents: tuple[ResolvedAgent, ...], seed: int, chunk: int,

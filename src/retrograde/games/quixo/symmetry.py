@@ -15,6 +15,9 @@ class QuixoSymmetry(Symmetry):
     def orbit_sizes(self, tier, start, stop, outcome):
         return symmetry.class_sizes(self.game.size, *tier.key, start, stop, outcome)
 
+    def orbit_sizes_at(self, tier, indices, outcome):
+        return symmetry.class_sizes_at(self.game.size, *tier.key, indices, outcome)
+
     def locate_stored(self, positions):
         """On arrays, as the game's batches are located (the rules for a few positions, where
         array set-up costs more)."""
