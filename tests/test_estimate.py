@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import pytest
 
@@ -13,7 +14,7 @@ from retrograde.errors import BadOption
 from retrograde.games import example_games, make_game
 from retrograde.games.capabilities import Costs, costs_of
 from retrograde.pipeline import estimate as estimating
-from retrograde.pipeline.estimate import (Machine, check_fits, estimate, human_bytes, propagation_parts, task_peaks,
+from retrograde.pipeline.estimate import (Machine, Splits, check_fits, estimate, human_bytes, task_peaks,
                                           this_machine, worker_processes)
 from retrograde.pipeline.executors import IN_PROCESS_LIMIT
 from retrograde.data.plan import make_plan
@@ -72,12 +73,13 @@ def test_quixo_against_the_benchmarks():
 
 def test_peak_names_the_largest_task():
     # In one task, the propagation of the largest group is the largest task of the full game. Split
-    # to fit 32 GB a worker, every task fits; the first pass of m8o8 reads the values of m8o9 (2.6e10
-    # indices, positions only, held once): about 17 GB (SCALING.md).
+    # to fit 32 GB on each of 8 workers, every task fits; the first pass of m8o8 reads the values of
+    # m8o9 (2.6e10 indices, positions only, held once): about 17 GB (SCALING.md), unsplit and so
+    # beside no partitions held.
     assert quixo(5).peak_task == "propagation of m8o9 m9o8"
     split = estimate(plan_of("quixo", {"size": 5}), workers=8, worker_memory=32 * 10**9)
     assert split.peak_task.startswith("propagation of ") and split.peak_bytes <= 32 * 10**9
-    first = dict((task, peak) for peak, task in task_peaks(plan_of("quixo", {"size": 5}), worker_memory=32 * 10**9))
+    first = dict((task, peak) for peak, task in task_peaks(plan_of("quixo", {"size": 5})))
     assert 16e9 < first["first pass of m8o8"] < 18e9
     assert quixo(5, 24).peak_task == "propagation of m11o13 m13o11"
     # Loop-free games: a chunk reading its child tiers whole; tiny next to the worker process itself.
@@ -243,14 +245,17 @@ def test_plan_command_lists_each_task_peak_before_anything_runs(tmp_path):
     assert expected.peak_bytes <= 32 * 10**9
     tasks = {task["task"]: task["peak_bytes"] for task in found["tasks"]}
     assert max(tasks.values()) == expected.peak_bytes and len(tasks) == len(found["tasks"])
-    # Every tier has its first pass, as a task or within its small group's one task.
-    in_one = {name for task in tasks if task.endswith(" in one task") for name in task.split()[1:-3]}
-    assert in_one and {f"first pass of {tier.name}" for tier in plan.tiers if tier.name not in in_one} <= set(tasks)
+    # Every tier has its first pass, as a task or within its small group's one task (a task beside a
+    # split group's held partitions says so after a comma).
+    names = {task.split(", beside ")[0] for task in tasks}
+    in_one = {name for task in names if task.endswith(" in one task") for name in task.split()[1:-3]}
+    assert in_one and {f"first pass of {tier.name}" for tier in plan.tiers if tier.name not in in_one} <= names
+    assert any(", beside " in task for task in tasks)
     # The largest propagation (210 GB in one task) is split to fit 32 GB a worker.
     (split,) = [task for task in tasks if task.startswith("propagation of m8o9 m9o8, 1 of ")]
-    parts = int(split.split()[-2])
+    parts = int(re.search(r"1 of (\d+) partitions", split)[1])
     assert tasks[split] <= 32 * 10**9 and parts >= 2, split
-    assert parts == propagation_parts(plan, ("m8o9", "m9o8"), worker_memory=32 * 10**9)
+    assert parts == Splits(plan, worker_memory=32 * 10**9, workers=8).parts[("m8o9", "m9o8")]
     text = run_cli("plan", "quixo", "--size", "4", cwd=tmp_path)
     lines = text.stdout.splitlines()
     four = estimate(make_plan(make_game("quixo", {"size": 4})), workers=None)

@@ -5,6 +5,9 @@ starts the propagation again; the split follows --partitions and --worker-memory
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -12,7 +15,7 @@ from conftest import Killed, assert_same_store, run_cli
 from retrograde.data.store import Store
 from retrograde.pipeline.scratch import Scratch
 from retrograde.games import make_game
-from retrograde.pipeline.estimate import PROCESS_BYTES, propagation_parts, task_peaks
+from retrograde.pipeline.estimate import PROCESS_BYTES, Splits, estimate, task_peaks
 from retrograde.pipeline.executors import InProcessExecutor, open_executor
 from retrograde.data.plan import make_plan
 from retrograde.pipeline.propagation import group_bounds
@@ -123,25 +126,37 @@ def test_partitions_are_ranges_of_whole_chunks_of_nearly_equal_size(tmp_path):
         assert len(group_bounds(store, small.tiers, 5)) == 3, "more partitions than chunks"
 
 
-def test_worker_memory_decides_the_partitions_and_bounds_every_partition():
+def test_worker_memory_decides_the_partitions_and_counts_those_a_worker_holds():
+    """The fewest partitions whose peak fits, where a worker's peak counts the partitions it holds
+    between levels (ceil(parts / workers) of them, each a share of the group's state): more
+    workers hold less each, and where what one worker holds is over the limit no split fits."""
     plan = make_plan(make_game("quixo", {"size": 5, "down_to": 22}))
     big = max((step for step in plan.steps if step.loopy), key=lambda step: sum(plan.tier(n).size for n in step.tiers))
-    one = propagation_parts(plan, big.tiers)
-    assert one == 1 and propagation_parts(plan, big.tiers, partitions=4) == 4
-    peaks = dict((task, peak) for peak, task in task_peaks(plan))
-    whole = peaks[f"propagation of {' '.join(big.tiers)}"]
-    for limit in (whole // 2, whole // 3, whole // 5):
-        parts = propagation_parts(plan, big.tiers, worker_memory=limit)
-        split = dict((task, peak) for peak, task in task_peaks(plan, worker_memory=limit))
-        assert split[f"propagation of {' '.join(big.tiers)}, 1 of {parts} partitions"] <= limit
-        assert propagation_parts(plan, big.tiers, worker_memory=limit, partitions=parts - 1) == parts
-        assert parts == 1 or PROCESS_BYTES < limit
-    assert propagation_parts(plan, big.tiers, worker_memory=whole) == 1
+    name = " ".join(big.tiers)
+    assert Splits(plan).parts[big.tiers] == 1 and Splits(plan, partitions=4).parts[big.tiers] == 4
+    whole = dict((task, peak) for peak, task in task_peaks(plan))[f"propagation of {name}"]
+    size = sum(plan.tier(tier).size for tier in big.tiers)
+    state = size // 4 + size * make_game("quixo", {"size": 5}).costs.position_share * 4  # 2 bits, 4 bytes
+    for workers in (1, 2, 4):
+        for limit in (whole // 2, whole // 3):
+            parts = Splits(plan, worker_memory=limit, workers=workers).parts[big.tiers]
+            label = f"propagation of {name}, 1 of {parts} partitions"
+            (peak,) = [peak for peak, task in task_peaks(plan, worker_memory=limit, workers=workers)
+                       if task.startswith(label)]
+            assert parts > 1 and peak - PROCESS_BYTES >= -(-parts // workers) / parts * state * 0.99
+            if peak <= limit:  # the fewest that fit
+                assert Splits(plan, worker_memory=limit, workers=workers, partitions=parts - 1).parts[big.tiers] == parts
+            else:  # none fits: one worker holds the whole state, and the messages' frames grow with parts
+                assert workers == 1 and PROCESS_BYTES + state < limit < peak
+    # A third of the whole peak fits on 4 workers; on one, what it holds alone is over it.
+    assert estimate(plan, workers=4, worker_memory=whole // 3).peak_bytes <= whole // 3 < \
+        estimate(plan, workers=1, worker_memory=whole // 3).peak_bytes
+    assert Splits(plan, worker_memory=whole).parts[big.tiers] == 1
 
 
 def test_plan_and_solve_take_partitions_and_worker_memory(tmp_path, cli):
     code, out, _ = cli("plan", "quixo", "--size", "5", "--down-to", "22", "--worker-memory", "3GB")
-    assert code == 0 and "propagation of m10o12 m12o10, 1 of 3 partitions" in out, out
+    assert code == 0 and "propagation of m10o12 m12o10, 1 of 4 partitions (2 held a worker)" in out, out
     code, out, _ = cli("plan", "quixo", "--size", "5", "--down-to", "23", "--partitions", "3")
     assert code == 0 and "1 of 3 partitions" in out, out
     store = tmp_path / "q.zarr"
@@ -154,25 +169,44 @@ def test_plan_and_solve_take_partitions_and_worker_memory(tmp_path, cli):
         assert not store.exists()
 
 
-def test_an_in_process_solve_splits_by_worker_memory(tmp_path, reference, cli, monkeypatch):
-    """--worker-memory small enough splits the larger groups (and the store is the same)."""
+def test_worker_memory_splits_and_a_wave_holds_one_split_group_at_a_time(tmp_path, reference, cli, monkeypatch):
+    """--worker-memory small enough splits the larger groups as `Splits` says for 2 workers (frames
+    of 300 messages, so that more partitions pay), and the store is the same. Two groups of one
+    wave are split: their propagations do not overlap in time, and each worker holds at most
+    ceil(parts / 2) partitions, of one group only, as the estimate counts."""
+    from retrograde.pipeline import estimate as estimate_module
     from retrograde.pipeline import propagation
+    from retrograde.pipeline import scratch as scratch_module
 
-    split, run_round = set(), propagation.propagation_round
+    monkeypatch.setattr(scratch_module, "FRAME_MESSAGES", 300)
+    monkeypatch.setattr(estimate_module, "FRAME_MESSAGES", 300)
+    rounds, run_round = [], propagation.propagation_round
 
-    def counted(worker, ref, tier_names, parts, *args):
-        split.add((tier_names, parts))
-        return run_round(worker, ref, tier_names, parts, *args)
+    def recorded(worker, ref, tier_names, parts, *args):
+        began = time.monotonic()
+        report = run_round(worker, ref, tier_names, parts, *args)
+        held = Counter(group for _, group, _ in propagation._held(worker))  # this worker's own: no race
+        rounds.append((tier_names, parts, began, time.monotonic(), held))
+        return report
 
-    monkeypatch.setattr(propagation, "propagation_round", counted)
+    monkeypatch.setattr(propagation, "propagation_round", recorded)
     store = tmp_path / "q.zarr"
     code, _, err = cli("solve", "quixo", "--size", "4", "--down-to", "13", "--chunk-size", str(CHUNK),
-                       "--store", str(store), "--workers", "0", "--quiet", "--worker-memory", "204MB", "--force")
+                       "--store", str(store), "--workers", "2", "--quiet", "--worker-memory", "204MB", "--force")
     assert code == 0, err
     plan = make_plan(make_game(*GAME), chunk_size=CHUNK)
-    expected = {(step.tiers, propagation_parts(plan, step.tiers, worker_memory=204_000_000)) for step in plan.steps}
-    assert split == {(tiers, parts) for tiers, parts in expected if parts > 1} and len(split) >= 2, split
-    assert_same_store(store, reference, "--worker-memory 204MB")
+    splits = Splits(plan, worker_memory=204_000_000, workers=2)
+    expected = {(tiers, parts) for tiers, parts in splits.parts.items() if parts > 1}
+    assert {(tiers, parts) for tiers, parts, *_ in rounds} == expected, rounds
+    wave = {step.tiers: step.wave for step in plan.steps}
+    together = [(a, b) for a, _ in expected for b, _ in expected if a < b and wave[a] == wave[b]]
+    assert together, expected  # two split groups in one wave
+    for a, b in together:
+        spans = [(min(r[2] for r in rounds if r[0] == g), max(r[3] for r in rounds if r[0] == g)) for g in (a, b)]
+        assert spans[0][1] <= spans[1][0] or spans[1][1] <= spans[0][0], (a, b, spans)
+    for tiers, parts, _, _, held in rounds:
+        assert set(held) == {tiers} and held[tiers] <= -(-parts // 2), (tiers, parts, held)
+    assert_same_store(store, reference, "--worker-memory 204MB on 2 workers")
 
 
 def test_the_in_process_executor_runs_what_in_driver_tasks_spawn_in_order():

@@ -258,7 +258,8 @@ def _plan_command(cls) -> click.Command:
 
         split = {"partitions": partitions,
                  "worker_memory": worker_memory or available_memory() // worker_processes(workers, plan.positions)}
-        found, tasks = estimate(plan, workers=workers, **split), task_peaks(plan, **split)
+        found = estimate(plan, workers=workers, **split)
+        tasks = task_peaks(plan, workers=found.workers, **split)
         if as_json:
             click.echo(json.dumps({"game": plan.game, "params": plan.params, "positions": found.positions,
                                    "disk_bytes": found.disk_bytes, "scratch_bytes": found.scratch_bytes,

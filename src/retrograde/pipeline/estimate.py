@@ -105,20 +105,80 @@ def _propagation_bytes(size: int, share: float, value: int, max_moves: int, part
         (0 if parts == 1 else (parts + 2) * FRAME_MESSAGES * 8)
 
 
-def propagation_parts(plan: Plan, tiers: tuple[str, ...], *, worker_memory: int | None = None,
-                      partitions: int = 1, game=None) -> int:
-    """Partitions to split a loopy group's propagation into: at least `partitions`, and the
-    fewest whose peak fits `worker_memory` (bytes a worker may use; None: no limit); never more
-    than the group has chunks. `game`: the plan's game, if the caller has it already."""
-    game = game or make_game(plan.game, plan.params)
-    value = 1 + np.dtype(plan.remoteness_dtype).itemsize
-    size = sum(plan.tier(name).size for name in tiers)
-    chunks = sum(plan.chunking(name).count for name in tiers)
-    parts = max(1, min(partitions, chunks))
-    while worker_memory is not None and parts < chunks and PROCESS_BYTES + _propagation_bytes(
-            size, costs_of(game).position_share, value, game.max_moves, parts) > worker_memory:
-        parts += 1
-    return parts
+def _held_bytes(size: int, share: float, value: int, parts: int) -> int:
+    """What one of `parts` partitions of a loopy group of `size` indices keeps between levels:
+    2 bits an index of its range, and outcome, remoteness and pending count of each position."""
+    return size // parts // 4 + math.ceil(size * share / parts) * (value + 1)
+
+
+def _held_a_worker(parts: int, workers: int) -> int:
+    """Partitions of a split propagation each worker holds between levels: partitions go to the
+    worker with the fewest (`Task.affinity`), so at most ceil(parts / workers)."""
+    return -(-parts // workers)
+
+
+class Splits:
+    """How many partitions each loopy group's propagation is split into, on `workers` workers
+    that may each use `worker_memory` bytes (None: no limit): at least `partitions` (never more
+    than the group has chunks), and the fewest whose peak fits.
+
+    A split propagation's workers hold its partitions from its first level to its last, and the
+    other tasks of its wave run beside them (`pipeline.stages` propagates a wave's split groups
+    one at a time). So an unsplit propagation fits only beside the most that a worker holds of
+    the wave's split groups, and is split where it does not. More partitions shrink what a
+    level's task works with, not what the workers hold in all: where no split fits, the one with
+    the least peak is taken, and the estimate's peak says it does not fit. `game`: the plan's
+    game, if the caller has it already."""
+
+    def __init__(self, plan: Plan, *, worker_memory: int | None = None, partitions: int = 1, workers: int = 1,
+                 game=None):
+        game = game or make_game(plan.game, plan.params)
+        self.plan, self.workers, self.max_moves = plan, max(workers, 1), game.max_moves
+        self.value = 1 + np.dtype(plan.remoteness_dtype).itemsize
+        self.share = costs_of(game).position_share
+        self.parts: dict[tuple[str, ...], int] = {}
+        self._held: dict[tuple[str, ...], int] = {}  # split group -> bytes a worker holds of it
+        for steps in plan.waves():
+            groups = [step.tiers for step in steps if step.loopy]
+            while True:  # the split groups only grow, and with them what the others run beside
+                parts = {tiers: self._fewest(tiers, worker_memory, partitions, self.beside(tiers, groups)[0])
+                         for tiers in groups}
+                changed = parts != {tiers: self.parts.get(tiers) for tiers in groups}
+                self.parts.update(parts)
+                self._held.update((tiers, _held_a_worker(split, self.workers) * _held_bytes(
+                    self.size(tiers), self.share, self.value, split)) for tiers, split in parts.items() if split > 1)
+                if not changed:
+                    break
+
+    def size(self, tiers: tuple[str, ...]) -> int:
+        """The group's indices."""
+        return sum(self.plan.tier(name).size for name in tiers)
+
+    def peak(self, tiers: tuple[str, ...], parts: int) -> int:
+        """A worker's peak in the group's propagation in `parts`, beyond PROCESS_BYTES (and
+        beyond what it holds of another group, unsplit): the partition it runs and the others it
+        holds meanwhile."""
+        size = self.size(tiers)
+        return _propagation_bytes(size, self.share, self.value, self.max_moves, parts) + \
+            (_held_a_worker(parts, self.workers) - 1) * _held_bytes(size, self.share, self.value, parts)
+
+    def beside(self, tiers: tuple[str, ...], wave: list[tuple[str, ...]]) -> tuple[int, tuple[str, ...]]:
+        """The most a worker holds of another split group of the group's `wave`, and that group."""
+        return max(((self._held[other], other) for other in wave if other != tiers and other in self._held),
+                   default=(0, ()))
+
+    def _fewest(self, tiers: tuple[str, ...], worker_memory: int | None, partitions: int, beside: int) -> int:
+        chunks = sum(self.plan.chunking(name).count for name in tiers)
+        least = None
+        for parts in range(max(1, min(partitions, chunks)), chunks + 1):
+            peak = PROCESS_BYTES + self.peak(tiers, parts) + (beside if parts == 1 else 0)
+            if worker_memory is None or peak <= worker_memory:
+                return parts
+            if least is None or peak < least[0]:
+                least = (peak, parts)
+            elif parts >= 2 * least[1] + self.workers:  # past the least: the messages' frames grow with parts
+                break
+        return least[1]
 
 
 def in_one_task(plan: Plan, tiers: tuple[str, ...], parts: int) -> bool:
@@ -127,12 +187,20 @@ def in_one_task(plan: Plan, tiers: tuple[str, ...], parts: int) -> bool:
     return parts == 1 and sum(plan.chunking(name).count for name in tiers) <= small_group_chunks()
 
 
-def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Iterator[tuple[int, str]]:
+def _tasks(plan: Plan, splits: Splits) -> Iterator[tuple[int, str]]:
     """(bytes, what) of each step's largest task of each kind, beyond PROCESS_BYTES: the arrays
-    of pipeline/tasks.py and pipeline/propagation.py, with `value` bytes (outcome code and
-    remoteness) a position, `share` of the indices positions (`Costs.position_share`) and
-    `parts(tiers)` partitions of a loopy group's propagation."""
+    of pipeline/tasks.py and pipeline/propagation.py, with `splits.value` bytes (outcome code and
+    remoteness) a position, `splits.share` of the indices positions (`Costs.position_share`) and
+    loopy groups' propagations split as `splits` says. A task of a wave with a split group counts
+    the most a worker holds of another split group of its wave (`Splits`)."""
+    value, share, max_moves = splits.value, splits.share, splits.max_moves
     expansion_row = 1 + 8 * max_moves  # terminal code + child references (Expansion.buffers)
+    waves = {step.tiers: [other.tiers for other in wave if other.loopy] for wave in plan.waves() for step in wave}
+
+    def beside(step) -> tuple[int, str]:
+        """What a worker holds of another split group of the step's wave, and its words."""
+        most, group = splits.beside(step.tiers, waves[step.tiers])
+        return most, f", beside {' '.join(group)} held" if most else ""
 
     def values(names) -> int:
         return ChildValues.bytes_needed(sum(plan.tier(name).size for name in names), share, value)
@@ -151,44 +219,47 @@ def _tasks(plan: Plan, max_moves: int, value: int, share: float, parts) -> Itera
         return min(max(need, KEPT_VALUES_BYTES), need + largest) + chunk
 
     for step in plan.steps:
+        extra, words = beside(step)
         if not step.loopy:  # solve_chunk: child tiers whole, the chunk expanded, its outputs and faults
             tier = plan.tier(step.tiers[0])
             rows = min(plan.chunking(tier.name).chunk_size, tier.size)
-            yield read(tier.children) + rows * (expansion_row + value + 1), f"chunk of {tier.name}"
+            yield extra + read(tier.children) + rows * (expansion_row + value + 1), f"chunk of {tier.name}{words}"
             continue
-        size = sum(plan.tier(name).size for name in step.tiers)
-        split = parts(step.tiers)
-        propagation = _propagation_bytes(size, share, value, max_moves, split)
+        split = splits.parts[step.tiers]
+        propagation = splits.peak(step.tiers, split)
         first_passes = []
         for name in step.tiers:  # settle_chunk: the tiers led out to whole, the chunk's state, a batch
             tier = plan.tier(name)
             rows = min(plan.chunking(name).chunk_size, tier.size)
             outside = [child for child in tier.children if child not in step.tiers]
-            first_passes.append((read(outside) + rows * (value + 1) + min(BATCH, rows) * expansion_row,
-                                 f"first pass of {name}"))
+            first_passes.append((extra + read(outside) + rows * (value + 1) + min(BATCH, rows) * expansion_row,
+                                 f"first pass of {name}{words}"))
         if in_one_task(plan, step.tiers, split):  # the first passes in turn while the state fills
-            yield propagation + max(first_passes)[0], f"group {' '.join(step.tiers)} in one task"
+            yield propagation + max(first_passes)[0], f"group {' '.join(step.tiers)} in one task{words}"
             continue
-        yield propagation, f"propagation of {' '.join(step.tiers)}" + (f", 1 of {split} partitions" * (split > 1))
+        kept = _held_a_worker(split, splits.workers)
+        yield propagation + (0 if split > 1 else extra), f"propagation of {' '.join(step.tiers)}" + (
+            f", 1 of {split} partitions" + f" ({kept} held a worker)" * (kept > 1) if split > 1 else words)
         yield from first_passes
 
 
-def task_peaks(plan: Plan, *, worker_memory: int | None = None, partitions: int = 1) -> list[tuple[int, str]]:
-    """(peak bytes of one worker process, what) of each step's largest task of each kind, in
-    solve order, each loopy group's propagation split as `propagation_parts` says: what
+def task_peaks(plan: Plan, *, worker_memory: int | None = None, partitions: int = 1,
+               workers: int = 1) -> list[tuple[int, str]]:
+    """(peak bytes of one of `workers` worker processes, what) of each step's largest task of
+    each kind, in solve order, each loopy group's propagation split as `Splits` says: what
     `retrograde plan` lists before anything runs."""
-    game = make_game(plan.game, plan.params)
-    value = 1 + np.dtype(plan.remoteness_dtype).itemsize
-    return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(
-        plan, game.max_moves, value, costs_of(game).position_share,
-        lambda tiers: propagation_parts(plan, tiers, worker_memory=worker_memory, partitions=partitions, game=game))]
+    return _peaks(plan, Splits(plan, worker_memory=worker_memory, partitions=partitions, workers=workers))
+
+
+def _peaks(plan: Plan, splits: Splits) -> list[tuple[int, str]]:
+    return [(PROCESS_BYTES + peak, task) for peak, task in _tasks(plan, splits)]
 
 
 def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker_memory: int | None = None,
              partitions: int = 1) -> Estimate:
     """Estimate solving `plan` with --workers `workers` (None: as `open_executor` picks), of
     which `done_positions` are solved already (a resumed store), loopy groups' propagations
-    split as `propagation_parts` says."""
+    split as `Splits` says."""
     game = make_game(plan.game, plan.params)
     costs = costs_of(game)
     processes = worker_processes(workers, plan.positions)
@@ -202,10 +273,10 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
     # `scratch_share` (not one solved in one task: `in_one_task`); a split one has its partitions'
     # messages too, `message_bytes` a position. Groups of one wave do not read each other, so up
     # to one a worker are solved at once: the largest of one wave.
+    splits = Splits(plan, worker_memory=worker_memory, partitions=partitions, workers=processes, game=game)
     waves: dict[int, list[tuple[int, int]]] = {}
     for step in plan.steps:
-        parts = step.loopy and propagation_parts(plan, step.tiers, worker_memory=worker_memory,
-                                                 partitions=partitions, game=game)
+        parts = step.loopy and splits.parts[step.tiers]
         if step.loopy and not in_one_task(plan, step.tiers, parts):
             size = sum(plan.tier(name).size for name in step.tiers)
             files = (1 + costs.position_share) * (value + 1) * size * costs.scratch_share
@@ -213,7 +284,7 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
             waves.setdefault(step.wave, []).append((math.ceil(files + messages), size))
     scratch = max((sum(sorted((bytes_ for bytes_, _ in groups), reverse=True)[:processes])
                    for groups in waves.values()), default=0)
-    peak, task = max(task_peaks(plan, worker_memory=worker_memory, partitions=partitions))
+    peak, task = max(_peaks(plan, splits))
     to_solve = max(plan.positions - done_positions, 0)
     return Estimate(game.describe(), plan.positions, to_solve, math.ceil(disk), scratch, peak,
                     task, to_solve / (costs.solve_rate * processes), processes, costs.too_big_hint, costs.measured)

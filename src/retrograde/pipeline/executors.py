@@ -53,6 +53,10 @@ class InProcessExecutor:
         """This process works alone: the machine's available memory."""
         return available_memory()
 
+    def worker_count(self) -> int:
+        """Workers, each holding its own partitions of a split propagation: this process."""
+        return 1
+
     def run(self, tasks: Sequence[Task] | Iterable[Task]) -> Iterator[tuple[Task, Any]]:
         graph = schedule(tasks, critical_path=False)
         while (task := graph.pop()) is not None:
@@ -175,6 +179,12 @@ class DaskExecutor:
 
     def _threads(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
+
+    def worker_count(self) -> int:
+        """Workers, each holding its own partitions of a split propagation: the cluster's worker
+        processes."""
+        self.client.wait_for_workers(1)
+        return len(self.client.nthreads())
 
     def worker_memory(self) -> int | None:
         """The least memory limit the cluster's workers report (None: none set)."""

@@ -197,6 +197,7 @@ class Scratch:
         folder = self._messages_folder(group, level)
         files: dict[int, Any] = {}
         kept: dict[int, list[np.ndarray]] = {}
+        counts: dict[int, int] = {}  # messages kept for each receiver
 
         def flush(receiver: int) -> None:
             if receiver not in files:
@@ -207,10 +208,12 @@ class Scratch:
                 files[receiver] = durable.create_file(folder / f"{sender}-{receiver}.bin{durable.PARTIAL}",
                                                       exclusive=False)
             files[receiver].write(_encode_frame(np.concatenate(kept.pop(receiver))))
+            counts[receiver] = 0
 
         def write(receiver: int, messages: np.ndarray) -> None:
             kept.setdefault(receiver, []).append(np.array(messages, dtype=np.int64))
-            if sum(part.size for part in kept[receiver]) >= FRAME_MESSAGES:
+            counts[receiver] = counts.get(receiver, 0) + messages.size
+            if counts[receiver] >= FRAME_MESSAGES:
                 flush(receiver)
 
         try:

@@ -19,7 +19,7 @@ from retrograde.data.store import SOLVED, Store
 from retrograde.data.upgrade import Verified
 from retrograde.errors import DamagedStore, StoreError
 from retrograde.games import Game
-from retrograde.pipeline.estimate import in_one_task, propagation_parts
+from retrograde.pipeline.estimate import Splits, in_one_task
 from retrograde.pipeline.graph import Task, waits_for
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.propagation import (finish_partition, first_level, group_bounds, next_level, propagate_group,
@@ -83,7 +83,7 @@ def solved_key(step) -> str:
     return f"solved-{'-'.join(step.tiers)}"
 
 
-def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None = None) -> list[Task]:
+def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None = None, workers: int = 1) -> list[Task]:
     """The tasks still to run, in dependency order, and a barrier per step for the steps reading it.
 
     A loop-free tier is one task per unrecorded chunk. A loopy group of at most
@@ -92,13 +92,18 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
     driver and a scratch file written, synced and read back (4x4 Quixo: 246 tasks before, 81
     now, one a group). Another is one first-pass task per chunk without a scratch file, then its
     propagation: one task, or split level by level into partitions (`pipeline.propagation`): at
-    least `partitions`, and as many as its partitions take to fit `worker_memory`
-    (`estimate.propagation_parts`). A propagation resumed from a checkpoint keeps the
-    partitions it was saved with."""
+    least `partitions`, and as many as its partitions take to fit `worker_memory` on one of
+    `workers` (`estimate.Splits`). A propagation resumed from a checkpoint keeps the
+    partitions it was saved with. The split propagations of one wave run one after another:
+    their workers hold every partition's state from the first level to the last, and two
+    groups' partitions held at once did not fit where one group's did (5x5 Quixo, the 21-cube
+    wave: 17.7 GB in the process, where each group's alone is 5.6 and 6.7 GB)."""
     ref, scratch = store.ref, Scratch(store)
     checkpoint_every = checkpoint_seconds()
     step_of = {name: step for step in store.plan.steps for name in step.tiers}
     barriers: dict[tuple[str, ...], str] = {}
+    holding: dict[int, str] = {}  # wave -> the barrier of its last split propagation so far
+    splits = Splits(store.plan, worker_memory=worker_memory, partitions=partitions, workers=workers, game=store.game)
     tasks: list[Task] = []
     for step in store.plan.steps:
         after = tuple(dict.fromkeys(barriers[step_of[child].tiers]
@@ -112,8 +117,7 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
             keys = [f"propagate-{'-'.join(step.tiers)}"]
             size = sum(store.plan.tier(name).size for name in step.tiers)
             saved = scratch.checkpoint_level(step.tiers)
-            parts = saved[0] if saved else len(group_bounds(store, step.tiers, propagation_parts(
-                store.plan, step.tiers, worker_memory=worker_memory, partitions=partitions, game=store.game))) - 1
+            parts = saved[0] if saved else len(group_bounds(store, step.tiers, splits.parts[step.tiers])) - 1
             settled = {(name, c): done for name in step.tiers for c, done in enumerate(scratch.settled_chunks(name))}
             first_pass = [Task(f"settle-{name}-{c}", settle_chunk, (ref, step.tiers, name, c), after,
                                store.plan.chunking(name).length(c))
@@ -127,6 +131,8 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
             else:
                 tasks.extend(first_pass)
                 level, start = (saved[1], "checkpoint") if saved else (first_level(store.game), "first pass")
+                waits += (holding[step.wave],) if step.wave in holding else ()
+                holding[step.wave] = solved_key(step)
                 tasks.append(Task(keys[0], next_level, (ref, step.tiers, parts, level, start, 0.0, checkpoint_every, 0),
                                   waits, size, in_driver=True))
         else:
@@ -150,13 +156,14 @@ def solve_stage(store: Store, executor, *, quiet: bool = False, partitions: int 
     running), records each chunk as its task reports it, drops a loopy group's scratch
     files once its values are recorded, and ends the attempt after the last task. Loopy
     groups' propagations are split as `solve_tasks` says, within `worker_memory` (None: what
-    the executor's workers report).
+    the executor's workers report) on each of the executor's workers.
     """
     progress = Progress("solve", store.plan.positions, quiet=quiet, done=positions_done(store))
     store.begin_attempt()
     loopy = {solved_key(step): step for step in store.plan.steps if step.loopy}
     limit = worker_memory or executor.worker_memory()
-    for task, result in executor.run(solve_tasks(store, partitions=partitions, worker_memory=limit)):
+    tasks = solve_tasks(store, partitions=partitions, worker_memory=limit, workers=executor.worker_count())
+    for task, result in executor.run(tasks):
         new: dict[str, list[dict[str, Any]]] = {}  # tier -> the summaries of chunks not yet recorded
         for summary in result if task.fn in RECORDING else ():
             if store.record(summary["tier"]).chunks[summary["chunk"]] is None:

@@ -58,6 +58,10 @@ class ThreadExecutor:
         """The threads share this process's memory: the available memory, split between them."""
         return available_memory() // len(self.workers)
 
+    def worker_count(self) -> int:
+        """Workers, each holding its own partitions of a split propagation: the threads."""
+        return len(self.workers)
+
     def run(self, tasks: Sequence[Task] | Iterable[Task]) -> Iterator[tuple[Task, Any]]:
         """Yield (task, result) as tasks finish; a task's error is raised here."""
         graph = schedule(tasks, critical_path=True)

@@ -10,8 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from retrograde.games import symmetry
-from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE
-from retrograde.games.quixo.one_ply import _has_line
+from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE, has_line, pushed
 from retrograde.games.ranking_arrays import popcounts, rank_pairs
 
 _X, _O, _BLANK, _SLASH, _SPACE = b"xo./ "
@@ -91,20 +90,13 @@ def format_all(n: int, boards: Boards) -> np.ndarray:
 def children(move_table: np.ndarray, every_line: np.ndarray, boards: Boards) -> tuple[np.ndarray, np.ndarray, Boards]:
     """Each board's move count, every move's row of `move_table`, and every child (the
     opponent's turn): the legal moves of the boards that are not won or lost, in table order."""
-    finished = _has_line(boards.mover, every_line) | _has_line(boards.opponent, every_line)
+    finished = has_line(boards.mover, every_line) | has_line(boards.opponent, every_line)
     legal = ((boards.opponent[:, None] & move_table[:, SOURCE]) == 0) & ~finished[:, None]
     parent, move = np.nonzero(legal)
-    seg, shift = move_table[move, SEG], move_table[move, SHIFT]
-    keep = ~(seg | move_table[move, SOURCE])
-
-    def pushed(mask):
-        """The mask after the move: the cells between its ends shift one step toward the source."""
-        inside = mask[parent] & seg
-        return (mask[parent] & keep) | np.where(shift > 0, inside << np.maximum(shift, 0),
-                                                inside >> np.maximum(-shift, 0))
-
-    mover = pushed(boards.mover) | move_table[move, DEST]
-    return legal.sum(axis=1), move, Boards(pushed(boards.opponent), mover, ~boards.x_moves[parent])
+    seg, source, shift = move_table[move, SEG], move_table[move, SOURCE], move_table[move, SHIFT]
+    mover = pushed(boards.mover[parent], seg, source, shift) | move_table[move, DEST]
+    return legal.sum(axis=1), move, Boards(pushed(boards.opponent[parent], seg, source, shift), mover,
+                                           ~boards.x_moves[parent])
 
 
 def locate_stored(n: int, boards: Boards) -> tuple[np.ndarray, np.ndarray]:

@@ -1,5 +1,6 @@
-"""Quixo's move table and line masks as int64 arrays (numpy only: probes build them without
-numba; the kernels in `games.quixo.kernels` and the numpy classes in `games.quixo.one_ply` use them).
+"""Quixo's move table and line masks as int64 arrays, and moves on arrays of boards (numpy only:
+probes build them without numba; the kernels in `games.quixo.kernels`, the numpy classes in
+`games.quixo.one_ply` and the batches in `games.quixo.batch` use them).
 """
 
 import numpy as np
@@ -26,6 +27,23 @@ def move_table(n: int) -> np.ndarray:
                 seg = [row * n + c for row in (range(er, r) if er < r else range(r + 1, er + 1))]
             rows.append((1 << s, 1 << e, sum(1 << cell for cell in seg), step))
     return np.array(rows, dtype=np.int64)
+
+
+def has_line(masks: np.ndarray, every_line: np.ndarray) -> np.ndarray:
+    """Whether each cell mask holds a whole line of `every_line`."""
+    found = np.zeros(masks.shape, dtype=bool)
+    for line in every_line.tolist():
+        found |= (masks & line) == line
+    return found
+
+
+def pushed(masks: np.ndarray, seg: np.ndarray, source: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Cell masks after moves (columns of a move table; numpy broadcasting): the source cell
+    empties and the cells between the move's ends shift one step toward the source (the
+    destination cell is the mover's to add)."""
+    inside = masks & seg
+    return (masks & ~(seg | source)) | np.where(shift > 0, inside << np.maximum(shift, 0),
+                                                inside >> np.maximum(-shift, 0))
 
 
 def line_masks(n: int) -> np.ndarray:

@@ -10,35 +10,23 @@ import numpy as np
 from retrograde.games import ranking_arrays, symmetry
 from retrograde.games.base import HOLE, LOSS_IN_1, STORED, TERMINAL_LOSS, TERMINAL_WIN, WIN_IN_1
 from retrograde.games.capabilities import OnePly
-from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE
-
-
-def _has_line(masks: np.ndarray, every_line: np.ndarray) -> np.ndarray:
-    found = np.zeros(masks.shape, dtype=bool)
-    for line in every_line.tolist():
-        found |= (masks & line) == line
-    return found
+from retrograde.games.quixo.moves import DEST, SEG, SHIFT, SOURCE, has_line, pushed
 
 
 def classes(moves: np.ndarray, every_line: np.ndarray, mover: np.ndarray, opponent: np.ndarray) -> np.ndarray:
     """uint8 one-ply class of each board (mover, opponent masks: int64 arrays); holes are not
     told apart here (see `batch`)."""
-    seg, source, shift, dest = moves[:, SEG], moves[:, SOURCE], moves[:, SHIFT], moves[:, DEST]
+    seg, source, shift = moves[:, SEG], moves[:, SOURCE], moves[:, SHIFT]
     m, o = mover[:, None], opponent[:, None]
-    keep = ~(seg | source)
-
-    def shifted(x):
-        return np.where(shift > 0, (x & seg) << np.maximum(shift, 0), (x & seg) >> np.maximum(-shift, 0))
-
-    new_mover = (m & keep) | shifted(m) | dest
-    new_opponent = (o & keep) | shifted(o)
+    new_mover = pushed(m, seg, source, shift) | moves[:, DEST]
+    new_opponent = pushed(o, seg, source, shift)
     legal = (o & source) == 0
-    safe = legal & ~_has_line(new_opponent, every_line)  # a move completing the opponent's line loses
+    safe = legal & ~has_line(new_opponent, every_line)  # a move completing the opponent's line loses
     out = np.full(mover.size, STORED, dtype=np.uint8)
     out[~safe.any(axis=1)] = LOSS_IN_1
-    out[(safe & _has_line(new_mover, every_line)).any(axis=1)] = WIN_IN_1
-    out[_has_line(opponent, every_line)] = TERMINAL_LOSS
-    out[_has_line(mover, every_line)] = TERMINAL_WIN
+    out[(safe & has_line(new_mover, every_line)).any(axis=1)] = WIN_IN_1
+    out[has_line(opponent, every_line)] = TERMINAL_LOSS
+    out[has_line(mover, every_line)] = TERMINAL_WIN
     return out
 
 
