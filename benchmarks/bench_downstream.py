@@ -41,9 +41,12 @@ def bench_run(folder: Path) -> Path:
     result = measure(["run", "quixo4", "--out", str(folder), "--workers", str(WORKERS)])
     out = folder / "quixo4"
     state = json.loads((out / "workflow.json").read_text())
+    stages = json.loads((out / "timings.json").read_text())["stages_s"]  # each stage's wall seconds
     report("run quixo4 from nothing", {
         "workers": WORKERS, "wall_s": result["wall"], "peak_rss_bytes": result["peak_rss"],
         "stages": ",".join(stage for stage, done in state["stages"].items() if done == "done"),
+        **{f"{stage}_s": seconds for stage, seconds in stages.items()},
+        "validate / (solve + verify)": round(stages["validate"] / (stages["solve"] + stages["verify"]), 3),
         "folder_bytes": folder_bytes(out),
     })
     return out / "store.zarr"

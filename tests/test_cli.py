@@ -185,6 +185,8 @@ def test_run_workflow_and_rerun(tmp_path):
     assert result.endswith(f"results in {out}") and where == f"report: {out / 'report' / 'report.html'}"
     state = json.loads((out / "workflow.json").read_text())
     assert state["stages"] == {stage: "done" for stage in ("plan", "solve", "verify", "train", "validate")}
+    seconds = json.loads((out / "timings.json").read_text())["stages_s"]  # each stage's wall seconds
+    assert list(seconds) == ["solve", "verify", "train", "validate"] and all(s > 0 for s in seconds.values())
     assert json.loads((out / "verify.json").read_text())["ok"] is True
     report = json.loads((out / "report" / "report.json").read_text())
     assert report["agents"]["lookup"]["move_quality"]["value_kept"] == 1.0

@@ -4,13 +4,15 @@ instance (train and validate where the workflow names learners and agents).
 `retrograde run NAME --out DIR` keeps the store, the trained artifacts, the validation report
 and each stage's result in DIR/NAME; a finished stage is recorded in DIR/NAME/workflow.json and
 skipped when rerun, an unfinished solve resumes from its store and an unfinished training
-from its checkpoint.
+from its checkpoint. DIR/NAME/timings.json holds the wall seconds of the stages the latest run
+did (apart from workflow.json, whose content a rerun reproduces).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -34,6 +36,25 @@ from retrograde.workflows.names import SEEDS, WORKFLOWS
 
 #: Where `run` keeps each workflow's folder unless told otherwise.
 DEFAULT_OUT = Path("retrograde-out")
+#: The wall seconds of each stage a run did, in its folder.
+TIMINGS = "timings.json"
+
+
+class StageTimes:
+    """The wall seconds of each stage a run does, written to its folder's TIMINGS as each ends."""
+
+    def __init__(self, out_dir: Path):
+        self.path, self.seconds = out_dir / TIMINGS, {}
+
+    def record(self, stage: str, seconds: float) -> None:
+        self.seconds[stage] = round(seconds, 2)
+        write_json(self.path, {"stages_s": self.seconds})
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        began = time.monotonic()
+        yield
+        self.record(name, time.monotonic() - began)
 
 
 def workflow_folder(name: str, out: str | Path | None = None) -> Path:
@@ -139,7 +160,7 @@ def _run_in(name: str, game_class: type[Game], workflow: Workflow, out_dir: Path
             announce: Callable[[WorkflowPlan], None] | None) -> dict[str, Any]:
     """`run_workflow` in its folder `out_dir`, which exists."""
     quiet = options.quiet
-    for entry in ("store.zarr", "workflow.json", "status.json", "verify.json", "report",
+    for entry in ("store.zarr", "workflow.json", "status.json", "verify.json", "report", TIMINGS,
                   *(artifact for _, artifact in workflow.train)):  # nothing planted leads out of the folder
         inside(out_dir.parent, out_dir / entry)
     with writer_lock(out_dir / "store.zarr"):  # before workflow.json: one run writes the folder
@@ -159,13 +180,14 @@ def _run_in(name: str, game_class: type[Game], workflow: Workflow, out_dir: Path
                             tuple(stage for stage, done in state["stages"].items() if done == "done"),
                             (out_dir / "store.zarr").exists())
         say = announce or (lambda plan: None)
+        times = StageTimes(out_dir)
         if not plan.to_do:
             say(plan)
             return dict(state, value=_value(out_dir) if workflow.solves else None, report=_report(out_dir), to_do=[])
         if not workflow.solves:
             with open_executor(workers=options.workers, scheduler=options.scheduler, positions=None) as executor:
                 say(plan)
-                report = _train_and_validate(workflow, state, out_dir, game, None, executor, quiet)
+                report = _train_and_validate(workflow, state, out_dir, game, None, executor, quiet, times)
             return dict(state, value=None, report=report, to_do=list(plan.to_do))
 
         def planned(solving) -> None:
@@ -175,19 +197,22 @@ def _run_in(name: str, game_class: type[Game], workflow: Workflow, out_dir: Path
 
         with solve(game, out_dir / "store.zarr", options, locked=True, planned=planned) as solved:
             store, executor = solved.store, solved.executor
+            if solved.seconds is not None:
+                times.record("solve", solved.seconds)
             if state["stages"].get("solve") != "done":
                 state["stages"]["solve"] = "done"
                 write_json(out_dir / "status.json", status(store))
                 write_json(state_path, state)
             if state["stages"].get("verify") != "done":
-                result = verify_stage(store, executor, quiet=quiet)
+                with times.stage("verify"):
+                    result = verify_stage(store, executor, quiet=quiet)
                 write_json(out_dir / "verify.json", result.to_json())
                 if not result.ok:
                     raise StoreError(f"verify failed for {str(store.path)!r}: {result.wrong} wrong positions, "
                                      f"bad checksums {result.bad_checksums}; see {out_dir / 'verify.json'}")
                 state["stages"]["verify"] = "done"
                 write_json(state_path, state)
-            report = _train_and_validate(workflow, state, out_dir, game, store, executor, quiet)
+            report = _train_and_validate(workflow, state, out_dir, game, store, executor, quiet, times)
             return dict(state, value=start_summary(store), report=report, to_do=list(plan.to_do))
 
 
@@ -213,20 +238,22 @@ def _report(out_dir: Path) -> str | None:
 
 
 def _train_and_validate(workflow: Workflow, state: dict[str, Any], out_dir: Path, game, store, executor,
-                        quiet: bool) -> str | None:
-    """The train and validate stages (those not done yet), recorded in workflow.json; the
-    report's path, if there is one."""
+                        quiet: bool, times: StageTimes) -> str | None:
+    """The train and validate stages (those not done yet), recorded in workflow.json and timed
+    in `times`; the report's path, if there is one."""
     state_path = out_dir / "workflow.json"
     write_json(state_path, state)
     if workflow.train and state["stages"].get("train") != "done":
-        for spec, artifact in workflow.train:  # each resumes or skips on its own
-            train(str(in_folder(spec, out_dir)), game, out_dir / artifact, seed=0, store=store, quiet=quiet)
+        with times.stage("train"):
+            for spec, artifact in workflow.train:  # each resumes or skips on its own
+                train(str(in_folder(spec, out_dir)), game, out_dir / artifact, seed=0, store=store, quiet=quiet)
         state["stages"]["train"] = "done"
         write_json(state_path, state)
     if workflow.agents and state["stages"].get("validate") != "done":
         agents = [in_folder(spec, out_dir) for spec in workflow.agents]
-        report = validate(store, out_dir / "report", agents, game=game, games=workflow.games,
-                          positions=workflow.positions, seed=0, executor=executor, quiet=quiet)
+        with times.stage("validate"):
+            report = validate(store, out_dir / "report", agents, game=game, games=workflow.games,
+                              positions=workflow.positions, seed=0, executor=executor, quiet=quiet)
         failed = [check["name"] for check in report["checks"] if not check["ok"]]
         if failed:
             raise StoreError(f"validation check failed: {failed[0]}; see {out_dir / 'report' / 'report.md'}")
