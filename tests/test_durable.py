@@ -161,7 +161,7 @@ def test_first_passes_and_propagation_checkpoints_are_on_the_disk(tmp_path, monk
         passes = on_disk_after(monkeypatch, watch, Scratch, "write_first_pass",
                                lambda self, name, chunk, *rest: self._scratch_file(name, chunk))
         checkpoints = on_disk_after(monkeypatch, watch, Scratch, "write_checkpoint",
-                                    lambda self, group, parts, part, level, *rest:
+                                    lambda self, group, parts, part, level, *rest, **named:
                                     self._checkpoint_file(group, parts, part, level))
         solve_stage(store, InProcessExecutor(), quiet=True)
     assert len(passes) > 5 and len(checkpoints) > 5

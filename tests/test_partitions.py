@@ -103,7 +103,53 @@ def test_a_damaged_partition_checkpoint_starts_the_propagation_again(tmp_path, r
     assert_same_store(store, reference, "after a damaged checkpoint")
 
 
-def test_partitions_are_ranges_of_whole_chunks_of_nearly_equal_size(tmp_path):
+def test_a_checkpoint_is_taken_only_for_the_range_it_was_saved_for(tmp_path):
+    """A partition's checkpoint names its range of the group's indices: one saved for another cut
+    (or by a version that cut by indices, with no range) is damage, not state to resume."""
+    from retrograde.data.store import SCRATCH
+    from retrograde.errors import DamagedStore
+    from retrograde.pipeline import scratch as scratch_module
+
+    with plan_stage(make_game(*GAME), tmp_path / "q.zarr", chunk_size=CHUNK) as store:
+        store.inside(SCRATCH).mkdir()
+        group, scratch = (store.plan.tiers[-1].name,), Scratch(store)
+        state = (np.array([1, 0], np.uint8), np.array([3, 0], np.uint8), np.array([0, 2], np.uint8))
+        scratch.write_checkpoint(group, 2, 0, 5, 7, *state, span=(0, 4096))
+        assert scratch.read_checkpoint(group, 2, 0, 5, span=(0, 4096))[0] == 7
+        with pytest.raises(DamagedStore, match="saved for indices 0..4,095, not 0..8,191"):
+            scratch.read_checkpoint(group, 2, 0, 5, span=(0, 8192))
+        file = store.inside(SCRATCH, group[0], "propagation-1-of-2-level-5.npz")
+        scratch_module._save_atomically(file, group=np.array(group), level=5, highest=7, outcome=state[0],
+                                        remoteness=state[1], pending=state[2],
+                                        counts=np.array(scratch_module.PENDING_COUNTS))
+        with pytest.raises(DamagedStore, match="an earlier version, which cut the group otherwise"):
+            scratch.read_checkpoint(group, 2, 0, 5, span=(0, 4096))
+
+
+def test_first_passes_count_the_positions_partitions_are_cut_by(tmp_path):
+    """Each chunk's count of positions (a value or children to wait for), kept in its first-pass
+    file, and counted from the arrays in a file of a version that did not keep it."""
+    from retrograde.data.store import SCRATCH
+    from retrograde.pipeline import scratch as scratch_module
+
+    with plan_stage(make_game(*GAME), tmp_path / "q.zarr", chunk_size=CHUNK) as store:
+        store.inside(SCRATCH).mkdir()
+        name = next(tier.name for tier in store.plan.tiers if store.plan.chunking(tier.name).count == 2)
+        scratch, rng = Scratch(store), np.random.default_rng(3)
+        lengths = [store.plan.chunking(name).length(chunk) for chunk in (0, 1)]
+        arrays = [(rng.integers(0, 3, n).astype(np.uint8) * (rng.random(n) < 0.3), np.zeros(n, np.uint8),
+                   rng.integers(0, 2, n).astype(np.uint8) * (rng.random(n) < 0.2)) for n in lengths]
+        scratch.write_first_pass(name, 0, *arrays[0])
+        scratch.write_first_pass(name, 1, *arrays[1])
+        scratch_module._save_atomically(scratch._scratch_file(name, 1), outcome=arrays[1][0], remoteness=arrays[1][1],
+                                        pending=arrays[1][2], counts=np.array(scratch_module.PENDING_COUNTS))
+        expected = [int(((outcome != 0) | (pending != 0)).sum()) for outcome, _, pending in arrays]
+        assert scratch.first_pass_positions(name).tolist() == expected and 0 < min(expected)
+        with np.load(scratch._scratch_file(name, 0)) as kept:  # read without the arrays
+            assert int(kept["positions"]) == expected[0]
+
+
+def test_partitions_are_ranges_of_whole_chunks_of_nearly_equal_positions(tmp_path):
     with plan_stage(make_game(*GAME), tmp_path / "q.zarr", chunk_size=CHUNK) as store:
         step = max((step for step in store.plan.steps if step.loopy),
                    key=lambda step: sum(store.plan.tier(name).size for name in step.tiers))
@@ -121,6 +167,22 @@ def test_partitions_are_ranges_of_whole_chunks_of_nearly_equal_size(tmp_path):
                 t = int(np.searchsorted(tier_starts, bound, side="right")) - 1
                 assert (bound - tier_starts[t]) % CHUNK == 0
             assert max(np.diff(bounds)) - min(np.diff(bounds)) <= 2 * CHUNK
+        # Cut by positions: each partition's share is within one chunk's positions of an equal one,
+        # on the skew Quixo's symmetry gives (a class stored at its least index: dense low indices).
+        chunks = sum(store.plan.chunking(name).count for name in step.tiers)
+        chunk_starts = np.concatenate([tier_starts[t] + np.arange(store.plan.chunking(name).count) * CHUNK
+                                       for t, name in enumerate(step.tiers)])
+        positions = (1_000 * 0.8 ** np.arange(chunks)).astype(np.int64) + 1
+        for parts in (2, 3, 7):
+            bounds = group_bounds(store, step.tiers, parts, positions)
+            assert len(bounds) == parts + 1 and set(bounds[:-1]) <= set(chunk_starts.tolist())
+            cuts = np.searchsorted(chunk_starts, bounds[:-1]).tolist() + [chunks]
+            shares = [positions[a:b].sum() for a, b in zip(cuts, cuts[1:])]
+            assert all(cuts[k] < cuts[k + 1] for k in range(parts))
+            assert max(shares) <= positions.sum() / parts + positions.max(), (parts, shares)
+            indexed = group_bounds(store, step.tiers, parts)  # equal shares of the indices: far apart
+            cut = np.searchsorted(chunk_starts, indexed[:-1]).tolist() + [chunks]
+            assert max(positions[a:b].sum() for a, b in zip(cut, cut[1:])) > max(shares)
         small = next(step for step in store.plan.steps
                      if sum(store.plan.chunking(name).count for name in step.tiers) == 2)
         assert len(group_bounds(store, small.tiers, 5)) == 3, "more partitions than chunks"
@@ -182,11 +244,11 @@ def test_worker_memory_splits_and_a_wave_holds_one_split_group_at_a_time(tmp_pat
     monkeypatch.setattr(estimate_module, "FRAME_MESSAGES", 300)
     rounds, run_round = [], propagation.propagation_round
 
-    def recorded(worker, ref, tier_names, parts, *args):
+    def recorded(worker, ref, tier_names, bounds, *args):
         began = time.monotonic()
-        report = run_round(worker, ref, tier_names, parts, *args)
+        report = run_round(worker, ref, tier_names, bounds, *args)
         held = Counter(group for _, group, _ in propagation._held(worker))  # this worker's own: no race
-        rounds.append((tier_names, parts, began, time.monotonic(), held))
+        rounds.append((tier_names, len(bounds) - 1, began, time.monotonic(), held))
         return report
 
     monkeypatch.setattr(propagation, "propagation_round", recorded)

@@ -49,17 +49,37 @@ def first_level(game) -> int:
     return 1 if game.loopy.group_terminals_by_value else 0
 
 
-def group_bounds(store: Store, tier_names: tuple[str, ...], parts: int) -> np.ndarray:
+def group_bounds(store: Store, tier_names: tuple[str, ...], parts: int,
+                 positions: np.ndarray | None = None) -> np.ndarray:
     """Where each of `parts` partitions of the group starts in its indices (and the group's size
-    last): chunk starts, each the nearest to an equal share of the indices. Fewer partitions than
-    asked where the group has fewer chunks."""
-    starts, size = [], 0
+    last): at chunk starts, a chunk at least a partition (fewer partitions where the group has
+    fewer chunks), each cut where the chunks' `positions` (a count a chunk, in group order; None:
+    their indices) come nearest to an equal share. Positions, not indices: a symmetry class is
+    stored at its least index, so Quixo's positions crowd the low indices of a tier, and equal
+    shares of the indices left one partition of m10o11 + m11o10 with 60 times another's positions
+    (one worker did three quarters of the work)."""
+    starts, lengths, size = [], [], 0
     for name in tier_names:
         chunking = store.plan.chunking(name)
-        starts.extend(size + chunking.bounds(chunk)[0] for chunk in range(chunking.count))
+        for chunk in range(chunking.count):
+            first, stop = chunking.bounds(chunk)
+            starts.append(size + first)
+            lengths.append(stop - first)
         size += chunking.size
-    chosen = sorted({min(starts, key=lambda start: abs(start - size * k / parts)) for k in range(parts)})
-    return np.array([*chosen, size], dtype=np.int64)
+    weights = np.asarray(lengths if positions is None else positions, dtype=np.float64)
+    before = np.cumsum(weights) - weights  # the weight of the chunks before each
+    parts, cuts = max(1, min(parts, len(starts))), [0]
+    for k in range(1, parts):  # the nearest cut after the last that leaves a chunk to each partition after it
+        allowed = np.arange(cuts[-1] + 1, len(starts) - (parts - k) + 1)
+        cuts.append(int(allowed[np.argmin(np.abs(before[allowed] - weights.sum() * k / parts))]))
+    return np.array([starts[cut] for cut in cuts] + [size], dtype=np.int64)
+
+
+def position_bounds(store: Store, tier_names: tuple[str, ...], parts: int) -> np.ndarray:
+    """`group_bounds` at equal shares of the positions the group's first passes found."""
+    scratch = Scratch(store)
+    return group_bounds(store, tier_names, parts, np.concatenate([scratch.first_pass_positions(name)
+                                                                  for name in tier_names]))
 
 
 class Partition:
@@ -127,7 +147,7 @@ class Partition:
         cannot be used, else None."""
         try:
             self.highest, self.outcome, self.remoteness, self.pending = Scratch(store).read_checkpoint(
-                self.tier_names, self.parts, self.part, level)
+                self.tier_names, self.parts, self.part, level, span=(self.lo, self.hi))
         except DamagedStore as exc:
             return str(exc)
         if self.outcome.size != self.members.count:
@@ -141,7 +161,7 @@ class Partition:
         """Save the state before `level` (after the last level's messages are applied)."""
         assert self.inbox is None
         Scratch(store).write_checkpoint(self.tier_names, self.parts, self.part, self.level, self.highest, self.outcome,
-                               self.remoteness, self.pending)
+                                        self.remoteness, self.pending, span=(self.lo, self.hi))
 
     def _describe(self, store: Store, dense: int) -> str:
         """A position by its dense number, as fault messages name it."""
@@ -305,21 +325,22 @@ def _partition(worker: WorkerState, store: Store, tier_names: tuple[str, ...], p
     return held[key]
 
 
-def propagation_round(worker: WorkerState, ref: StoreRef, tier_names: tuple[str, ...], parts: int, part: int,
-                      level: int, start: str, save: bool) -> dict[str, Any]:
-    """One level of one partition: its state from the last level ("held"), or built from the
-    first passes ("first pass") or its checkpoint at `level` ("checkpoint"); apply the last
-    level's messages to it, save it if `save`, settle its positions at `level`. Reports its
-    highest level set, the messages it sent, and (a checkpoint it could not use) `damaged`."""
+def propagation_round(worker: WorkerState, ref: StoreRef, tier_names: tuple[str, ...], bounds: tuple[int, ...],
+                      part: int, level: int, start: str, save: bool) -> dict[str, Any]:
+    """One level of one partition of those `bounds` cut: its state from the last level ("held"),
+    or built from the first passes ("first pass") or its checkpoint at `level` ("checkpoint");
+    apply the last level's messages to it, save it if `save`, settle its positions at `level`.
+    Reports its highest level set, the messages it sent, and (a checkpoint it could not use)
+    `damaged`."""
     with ref.open() as store:
         held = _held(worker)
         for key in [key for key, partition in held.items() if partition.attempt != store.attempt]:
             del held[key]  # an earlier solve attempt's
         if start == "held":
-            partition = _partition(worker, store, tier_names, parts, part, level)
+            partition = _partition(worker, store, tier_names, len(bounds) - 1, part, level)
         else:
             held.pop((store.location, tier_names, part), None)
-            partition = Partition(store, tier_names, group_bounds(store, tier_names, parts), part)
+            partition = Partition(store, tier_names, np.array(bounds, dtype=np.int64), part)
             partition.load(store, values=start == "first pass")
             if start == "checkpoint" and (damage := partition.resume(store, level)):
                 return {"damaged": damage}
@@ -343,13 +364,14 @@ def finish_partition(worker: WorkerState, ref: StoreRef, tier_names: tuple[str, 
 
 
 def next_level(ref: StoreRef, tier_names: tuple[str, ...], parts: int, level: int, start: str, saved_at: float,
-               checkpoint_every: float, serial: int, reports: list[Any]) -> list[Task]:
+               checkpoint_every: float, serial: int, bounds: tuple[int, ...] | None, reports: list[Any]) -> list[Task]:
     """In the driver, once the partitions' last level is done (`reports`; those of the first
     passes before the first level): the tasks of level `level` of every partition and the next
     call of this, or (no position left to settle, no message left to apply) the tasks writing
     the partitions' chunks. A damaged checkpoint to start from starts the propagation again.
     `serial` counts the calls of a propagation, so that task keys stay unique where a damaged
-    checkpoint made levels run again."""
+    checkpoint made levels run again. The partitions' `bounds` are cut at the start (from the
+    first passes: `position_bounds`) and kept to the end."""
     group = "-".join(tier_names)
     with ref.open() as store:
         scratch = Scratch(store)
@@ -358,6 +380,7 @@ def next_level(ref: StoreRef, tier_names: tuple[str, ...], parts: int, level: in
             start, level = "first pass", first_level(store.game)
         if start != "held":  # what a stopped solve's partitions sent: never read
             scratch.drop_messages(tier_names)
+            bounds = tuple(position_bounds(store, tier_names, parts).tolist())
         else:
             scratch.drop_messages(tier_names, level - 2)  # applied in the level before
             if reports[0]["saved"]:
@@ -368,9 +391,9 @@ def next_level(ref: StoreRef, tier_names: tuple[str, ...], parts: int, level: in
                         for part in range(parts)]
     save = start == "held" and time.monotonic() - saved_at >= checkpoint_every
     rounds = [Task(f"propagate-{group}-{part}-level-{level}-{serial}", propagation_round,
-                   (ref, tier_names, parts, part, level, start, save), affinity=f"{group}-{part}")
+                   (ref, tier_names, bounds, part, level, start, save), affinity=f"{group}-{part}")
               for part in range(parts)]
     following = (ref, tier_names, parts, level + 1, "held",
-                 time.monotonic() if save or start != "held" else saved_at, checkpoint_every, serial + 1)
+                 time.monotonic() if save or start != "held" else saved_at, checkpoint_every, serial + 1, bounds)
     return [*rounds, Task(f"next-{group}-level-{level + 1}-{serial}", next_level, following,
                           tuple(task.key for task in rounds), in_driver=True)]

@@ -78,13 +78,36 @@ class Scratch:
 
     def write_first_pass(self, name: str, chunk: int, outcome: np.ndarray, remoteness: np.ndarray,
                          pending: np.ndarray) -> None:
-        """Write a chunk's first pass: (outcome, remoteness, pending) of each index.
+        """Write a chunk's first pass: (outcome, remoteness, pending) of each index, and how many
+        of its indices are positions of the propagation (`first_pass_positions`).
 
         :raises Superseded: the store's solve attempt is no longer current."""
         self.store.fence()
         self._scratch_folder(name)
         _save_atomically(self._scratch_file(name, chunk), outcome=outcome, remoteness=remoteness, pending=pending,
-                         counts=np.array(PENDING_COUNTS))
+                         counts=np.array(PENDING_COUNTS), positions=np.int64(_positions(outcome, pending)))
+
+    def first_pass_positions(self, name: str) -> np.ndarray:
+        """How many positions each chunk's first pass gives the propagation (a row with a value or
+        children in the group to wait for), from the files' small `positions` entry (counted from
+        the arrays in a file written before it had one). A damaged file is removed (a rerun
+        recomputes it), as `read_first_passes` does.
+
+        :raises DamagedStore: a file cannot be read."""
+        counts = []
+        for chunk in range(self.store.plan.chunking(name).count):
+            try:
+                with np.load(self._scratch_file(name, chunk), allow_pickle=False) as data:
+                    counts.append(int(data["positions"]) if "positions" in data.files else
+                                  _positions(data["outcome"], data["pending"]))
+            except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
+                error = self.store.damaged(f"tier {name} chunk {chunk}: its first-pass file {SCRATCH}/{name}/{chunk}.npz",
+                                           exc)
+                if not isinstance(error, DamagedStore):  # a file the user may not read
+                    raise error from None
+                self._scratch_file(name, chunk).unlink(missing_ok=True)
+                raise DamagedStore(f"{error}; removed: rerun solve to recompute it") from None
+        return np.array(counts, dtype=np.int64)
 
     def read_first_passes(self, name: str, chunks: Iterable[int] | None = None
                           ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
@@ -145,20 +168,24 @@ class Scratch:
         return (max(complete)[1], max(complete)[0]) if complete else None
 
     def write_checkpoint(self, group: tuple[str, ...], parts: int, part: int, level: int, highest: int,
-                         outcome: np.ndarray, remoteness: np.ndarray, pending: np.ndarray) -> None:
-        """Save one partition's propagation state as it stands before `level`."""
+                         outcome: np.ndarray, remoteness: np.ndarray, pending: np.ndarray, *,
+                         span: tuple[int, int]) -> None:
+        """Save one partition's propagation state as it stands before `level`; `span` is its
+        range of the group's indices (lo, hi)."""
         self.store.fence()
         self._scratch_folder(group[0])
         _save_atomically(self._checkpoint_file(group, parts, part, level), group=np.array(group), level=level,
                          highest=highest, outcome=outcome, remoteness=remoteness, pending=pending,
-                         counts=np.array(PENDING_COUNTS))
+                         counts=np.array(PENDING_COUNTS), span=np.array(span, dtype=np.int64))
 
-    def read_checkpoint(self, group: tuple[str, ...], parts: int, part: int,
-                        level: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    def read_checkpoint(self, group: tuple[str, ...], parts: int, part: int, level: int, *,
+                        span: tuple[int, int] | None = None) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         """(highest, outcome, remoteness, pending) of a partition's checkpoint (its arrays hold the
-        partition's positions, numbered densely: `solvers.members`).
+        partition's positions, numbered densely: `solvers.members`), saved for the range `span`
+        (None: any range).
 
-        :raises DamagedStore: it cannot be read, or it is not a checkpoint of this group and level."""
+        :raises DamagedStore: it cannot be read, or it is not a checkpoint of this group, level and
+            range."""
         file = self._checkpoint_file(group, parts, part, level)
         what = f"tier {group[0]}: the propagation checkpoint {file.relative_to(self.store.path)}"
         try:  # an .npz is a zip: a changed byte fails its CRC or its structure
@@ -166,10 +193,16 @@ class Scratch:
                 state = (tuple(data["group"].tolist()), int(data["level"]), int(data["highest"]),
                          data["outcome"], data["remoteness"], data["pending"])
                 counts = _counts(data)
+                saved_span = tuple(data["span"].tolist()) if "span" in data.files else None
         except Exception as exc:  # whatever numpy or zipfile raise on a damaged file
             raise self.store.damaged(what, exc) from None
         if counts != PENDING_COUNTS:
             raise self.store.damaged(what, why="written by an earlier version, which counted children otherwise")
+        if saved_span is None:
+            raise self.store.damaged(what, why="written by an earlier version, which cut the group otherwise")
+        if span is not None and saved_span != tuple(span):
+            raise self.store.damaged(what, why=f"saved for indices {saved_span[0]:,}..{saved_span[1] - 1:,}, "
+                                               f"not {span[0]:,}..{span[1] - 1:,}")
         size = sum(self.store.plan.tier(name).size for name in group)
         if state[:2] != (group, level) or any(array.ndim != 1 or array.shape != state[3].shape
                                               for array in state[3:]) or state[3].size > size:
@@ -282,6 +315,12 @@ class Scratch:
         scratch folder itself goes at `end_attempt`: until then a worker may write another
         group's first pass into it at any moment (`Store.end_attempt`)."""
         shutil.rmtree(self.store.inside(SCRATCH, name), ignore_errors=True)
+
+
+def _positions(outcome: np.ndarray, pending: np.ndarray) -> int:
+    """A first pass's positions: rows with a value or children in the group to wait for (the
+    others are holes; `Partition.load` keeps the same rows)."""
+    return int(np.count_nonzero(outcome | pending))
 
 
 def _counts(data) -> str | None:

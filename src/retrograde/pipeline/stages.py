@@ -133,8 +133,8 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
                 level, start = (saved[1], "checkpoint") if saved else (first_level(store.game), "first pass")
                 waits += (holding[step.wave],) if step.wave in holding else ()
                 holding[step.wave] = solved_key(step)
-                tasks.append(Task(keys[0], next_level, (ref, step.tiers, parts, level, start, 0.0, checkpoint_every, 0),
-                                  waits, size, in_driver=True))
+                tasks.append(Task(keys[0], next_level, (ref, step.tiers, parts, level, start, 0.0, checkpoint_every, 0,
+                                                        None), waits, size, in_driver=True))
         else:
             (name,) = step.tiers
             chunks = [c for c, done in enumerate(store.record(name).chunks) if done is None]
