@@ -206,8 +206,10 @@ def test_worker_memory_decides_the_partitions_and_counts_those_a_worker_holds():
             (peak,) = [peak for peak, task in task_peaks(plan, worker_memory=limit, workers=workers)
                        if task.startswith(label)]
             assert parts > 1 and peak - PROCESS_BYTES >= -(-parts // workers) / parts * state * 0.99
-            if peak <= limit:  # the fewest that fit
-                assert Splits(plan, worker_memory=limit, workers=workers, partitions=parts - 1).parts[big.tiers] == parts
+            if peak <= limit:  # the fewest that fit, of one and the multiples of the workers
+                splits = Splits(plan, worker_memory=limit, workers=workers)
+                assert parts % workers == 0 and all(PROCESS_BYTES + splits.peak(big.tiers, fewer) > limit
+                                                    for fewer in range(1, parts) if fewer == 1 or fewer % workers == 0)
             else:  # none fits: one worker holds the whole state, and the messages' frames grow with parts
                 assert workers == 1 and PROCESS_BYTES + state < limit < peak
     # A third of the whole peak fits on 4 workers; on one, what it holds alone is over it.

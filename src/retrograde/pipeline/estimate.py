@@ -120,7 +120,8 @@ def _held_a_worker(parts: int, workers: int) -> int:
 class Splits:
     """How many partitions each loopy group's propagation is split into, on `workers` workers
     that may each use `worker_memory` bytes (None: no limit): at least `partitions` (never more
-    than the group has chunks), and the fewest whose peak fits.
+    than the group has chunks), and the fewest whose peak fits, a multiple of the workers when
+    more than asked (3 partitions on 2 workers leave one worker twice the other's work).
 
     A split propagation's workers hold its partitions from its first level to its last, and the
     other tasks of its wave run beside them (`pipeline.stages` propagates a wave's split groups
@@ -169,8 +170,8 @@ class Splits:
 
     def _fewest(self, tiers: tuple[str, ...], worker_memory: int | None, partitions: int, beside: int) -> int:
         chunks = sum(self.plan.chunking(name).count for name in tiers)
-        least = None
-        for parts in range(max(1, min(partitions, chunks)), chunks + 1):
+        least, first = None, max(1, min(partitions, chunks))
+        for parts in (parts for parts in range(first, chunks + 1) if parts == first or parts % self.workers == 0):
             peak = PROCESS_BYTES + self.peak(tiers, parts) + (beside if parts == 1 else 0)
             if worker_memory is None or peak <= worker_memory:
                 return parts
