@@ -32,12 +32,11 @@ from retrograde.pipeline.stages import status, verify_stage, write_json
 from retrograde.spec import AgentSpec, parse_spec
 from retrograde.training import train
 from retrograde.validation import validate
+from retrograde.validation.report import TIMINGS  # wall-clock figures, kept apart as a report's are
 from retrograde.workflows.names import SEEDS, WORKFLOWS
 
 #: Where `run` keeps each workflow's folder unless told otherwise.
 DEFAULT_OUT = Path("retrograde-out")
-#: The wall seconds of each stage a run did, in its folder.
-TIMINGS = "timings.json"
 
 
 class StageTimes:
