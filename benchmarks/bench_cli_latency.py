@@ -55,6 +55,7 @@ COMMANDS = (
     ("validate unknown agent", ["validate", "--game", "tictactoe", "--agents", "nosuch", "--out", "{tmp}/v"]),
     ("train bad --game", ["train", "ga", "--game", "nosuch", "--out", "{tmp}/a.json"]),
     ("train unknown learner", ["train", "nosuch", "--game", "nim --heaps 1,2", "--out", "{tmp}/a.json"]),
+    ("solve too big for this machine", ["solve", "quixo", "--size", "5", "--store", "{tmp}/big"]),
 )
 
 
