@@ -279,7 +279,7 @@ def estimate(plan: Plan, *, workers: int | None, done_positions: int = 0, worker
     for step in plan.steps:
         parts = step.loopy and splits.parts[step.tiers]
         if step.loopy and not in_one_task(plan, step.tiers, parts):
-            size = sum(plan.tier(name).size for name in step.tiers)
+            size = splits.size(step.tiers)
             files = (1 + costs.position_share) * (value + 1) * size * costs.scratch_share
             messages = costs.message_bytes * costs.position_share * size if parts > 1 else 0
             waves.setdefault(step.wave, []).append((math.ceil(files + messages), size))
