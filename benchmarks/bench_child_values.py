@@ -7,7 +7,7 @@ tiers a loopy tier leads out to, positions only, read chunk by chunk and held on
 
 For the largest sets the store's first passes read (the solved tier each of the deepest loopy
 tiers leads out to), a fresh process opens the store, reads the set with `solved_values`, and
-reports: seconds, the set's bytes (`nbytes`), the model's bytes (`ChildValues.bytes_needed`
+reports: seconds, the set's bytes (`nbytes`), the model's bytes (`sizing.values_bytes`
 with the game's position share, what `retrograde plan` counts), and how much the process's peak
 RSS grew while reading (the set and the reading's temporaries: at most one chunk's arrays).
 """
@@ -27,6 +27,7 @@ _READ = r"""
 import json, resource, sys, time
 import numpy as np
 from retrograde.data.store import Store
+from retrograde.pipeline.sizing import values_bytes
 from retrograde.pipeline.tasks import ChildValues, solved_values
 with Store.open(sys.argv[1]) as store:
     names = tuple(sys.argv[2:])
@@ -37,7 +38,7 @@ with Store.open(sys.argv[1]) as store:
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     size = sum(store.plan.tier(name).size for name in names)
-    model = ChildValues.bytes_needed(size, store.game.position_share, 1 + np.dtype(store.plan.remoteness_dtype).itemsize)
+    model = values_bytes(size, store.game.position_share, 1 + np.dtype(store.plan.remoteness_dtype).itemsize)
     print(json.dumps({"indices": size, "positions": int(values.outcome.size - 1), "seconds": seconds,
                       "nbytes": values.nbytes, "model": model, "rss_growth": after - before}))
 """

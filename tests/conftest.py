@@ -21,7 +21,8 @@ from retrograde.cli import main
 from retrograde.data.store import Store
 from retrograde.games import make_game, register
 from retrograde.pipeline.executors import InProcessExecutor
-from retrograde.pipeline.stages import plan_stage, solve_stage
+from retrograde.pipeline.planning import plan_stage
+from retrograde.pipeline.stages import solve_stage
 
 
 register(Treblecross)

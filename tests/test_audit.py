@@ -16,7 +16,7 @@ from conftest import NIM, resolved
 from retrograde.data.store import Store
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
-from retrograde.pipeline.stages import plan_stage
+from retrograde.pipeline.planning import plan_stage
 from retrograde.validation import audit, validate
 from retrograde.validation.audit import consistency_checks
 

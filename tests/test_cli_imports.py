@@ -61,6 +61,8 @@ def usage_errors(tmp) -> list[tuple[list[str], int]]:
         (["solve", *nim, "--store", store, "--chunk-size", "5"], 2),
         (["solve", *nim, "--store", ""], 2),
         (["solve", *nim, "--store", store, "--worker-memory", "lots"], 2),
+        # refused by its estimate (a first pass needs more than 1 GB, on any machine): no numba, no zarr
+        (["solve", "quixo", "--size", "5", "--store", store, "--worker-memory", "1GB"], 2),
         (["plan", "nim", "--heaps", "x"], 2),
         (["plan", *nim, "--workers", "-1"], 2),
         (["plan", *nim, "--worker-memory", "0GB"], 2),

@@ -9,7 +9,7 @@ import pytest
 from conftest import assert_same_store, solve_in_process, store_bytes
 from retrograde.data.store import Store
 from retrograde.games import make_game
-from retrograde.pipeline.stages import plan_stage
+from retrograde.pipeline.planning import plan_stage
 
 
 def _solve(cli, store, down_to: int):

@@ -29,7 +29,8 @@ from retrograde.errors import StoreError
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.data.plan import make_plan
-from retrograde.pipeline.stages import plan_stage, solve_stage
+from retrograde.pipeline.planning import plan_stage
+from retrograde.pipeline.stages import solve_stage
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")
 

@@ -28,7 +28,7 @@ from processes import assert_one_error_line, kill_group, run, spawned_workers, s
 from retrograde.data.store import Store
 from retrograde.games import make_game
 from retrograde.pipeline.executors import WORKER_PROCESSES
-from retrograde.pipeline.stages import plan_stage
+from retrograde.pipeline.planning import plan_stage
 from retrograde.pipeline.worker import WorkerState
 from retrograde.pipeline.tasks import solve_chunk
 

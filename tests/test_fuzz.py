@@ -302,7 +302,8 @@ class StopAfter(InProcessExecutor):
 
 
 def solve_into(name: str, params: dict, path: str, *, stop_after: int | None = None) -> None:
-    from retrograde.pipeline.stages import plan_stage, solve_stage
+    from retrograde.pipeline.planning import plan_stage
+    from retrograde.pipeline.stages import solve_stage
 
     executor = InProcessExecutor() if stop_after is None else StopAfter(stop_after)
     with contextlib.suppress(Stop), plan_stage(make_game(name, params), path) as store:

@@ -191,7 +191,8 @@ def read_only_view(source: Path, view: Path):
 def partial_store(path: Path, game: tuple[str, dict | None] = ("tictactoe", None), tasks: int = 4) -> Path:
     """A store whose solve stopped after `tasks` chunk tasks."""
     from retrograde.games import make_game
-    from retrograde.pipeline.stages import plan_stage, solve_stage
+    from retrograde.pipeline.planning import plan_stage
+    from retrograde.pipeline.stages import solve_stage
 
     class Stop(Exception):
         pass

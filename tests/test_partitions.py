@@ -19,7 +19,8 @@ from retrograde.pipeline.estimate import PROCESS_BYTES, Splits, estimate, task_p
 from retrograde.pipeline.executors import InProcessExecutor, open_executor
 from retrograde.data.plan import make_plan
 from retrograde.pipeline.propagation import group_bounds
-from retrograde.pipeline.stages import plan_stage, solve_stage
+from retrograde.pipeline.planning import plan_stage
+from retrograde.pipeline.stages import solve_stage
 
 #: 4x4 Quixo from 13 cubes on, in chunks of 2^16 indices: 19 loopy groups of up to 61 chunks.
 GAME = ("quixo", {"size": 4, "down_to": 13})

@@ -226,7 +226,7 @@ def test_5x5_full_boards_solve_and_verify(tmp_path):
 
 def test_probe_of_a_tier_not_solved_names_it(tmp_path):
     from conftest import store_bytes
-    from retrograde.pipeline.stages import plan_stage
+    from retrograde.pipeline.planning import plan_stage
 
     store = tmp_path / "q5.zarr"
     plan_stage(make_game("quixo", {"size": 5, "down_to": 25}), store).close()  # planned, nothing solved
@@ -273,7 +273,8 @@ def test_a_small_group_is_one_task_without_scratch_files_and_a_kill_costs_it_who
     from conftest import Killed, assert_same_store, solve_in_process
     from retrograde.games import make_game
     from retrograde.pipeline.propagation import solve_group
-    from retrograde.pipeline.stages import plan_stage, solve_tasks
+    from retrograde.pipeline.planning import plan_stage
+    from retrograde.pipeline.stages import solve_tasks
     from retrograde.pipeline.tasks import settle_chunk
     from retrograde.solvers import loopy
 
@@ -310,7 +311,8 @@ def test_the_driver_leaves_the_scratch_folder_alone_while_tasks_may_write_it(tmp
     The executor below checks, each time the driver hands control back (when a cluster's
     workers would be writing), that a first pass still finds the folder it writes into."""
     from conftest import assert_same_store
-    from retrograde.pipeline.stages import plan_stage, solve_stage
+    from retrograde.pipeline.planning import plan_stage
+    from retrograde.pipeline.stages import solve_stage
     from retrograde.pipeline.tasks import settle_chunk
 
     path = tmp_path / "q3.zarr"

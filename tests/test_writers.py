@@ -22,7 +22,8 @@ from retrograde.errors import Superseded
 from retrograde.games import make_game
 from retrograde.pipeline.executors import InProcessExecutor
 from retrograde.data.plan import make_plan
-from retrograde.pipeline.stages import plan_stage, solve_stage, solve_tasks
+from retrograde.pipeline.planning import plan_stage
+from retrograde.pipeline.stages import solve_stage, solve_tasks
 from retrograde.pipeline.propagation import propagate_group, solve_group
 from retrograde.pipeline.worker import WorkerState
 from retrograde.pipeline.tasks import settle_chunk, solve_chunk

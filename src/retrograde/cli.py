@@ -211,7 +211,6 @@ def _solve_command(cls) -> click.Command:
             validate_chunk_size(chunk_size)
         _check_workers(workers)
         partitions, worker_memory = _split(partitions, worker_memory)
-        from retrograde.data.probing import start_summary
         from retrograde.pipeline.progress import clock
         from retrograde.pipeline.solve import SolveOptions, solve
 
@@ -223,6 +222,8 @@ def _solve_command(cls) -> click.Command:
                 click.echo(f"plan: {solving.estimate.describe()}", err=True)
 
         with solve(game, store_path, settings, planned=planned) as solved:
+            from retrograde.data.probing import start_summary
+
             done = "already solved" if solved.seconds is None else f"solved in {clock(solved.seconds)}"
             click.echo(f"{game.describe()}: {start_summary(solved.store)}; {done}, store {store_path}")
 

@@ -27,7 +27,8 @@ from retrograde.errors import MissingTierError
 from retrograde.games import make_game
 from retrograde.games.base import Expansion
 from retrograde.pipeline.graph import Task
-from retrograde.pipeline.tasks import BATCH, solved_values
+from retrograde.pipeline.sizing import BATCH
+from retrograde.pipeline.tasks import solved_values
 from retrograde.pipeline.worker import WorkerState
 from retrograde.validation.quality import CHUNK, choose_chunk, run_chunks
 from retrograde.validation.seeding import task_seed

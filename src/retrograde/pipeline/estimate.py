@@ -27,8 +27,7 @@ from retrograde.games.capabilities import costs_of
 from retrograde.pipeline.executors import worker_processes
 from retrograde.pipeline.memory import available_memory, human_bytes
 from retrograde.pipeline.progress import clock
-from retrograde.pipeline.scratch import FRAME_MESSAGES
-from retrograde.pipeline.tasks import BATCH, KEPT_VALUES_BYTES, ChildValues, small_group_chunks
+from retrograde.pipeline.sizing import BATCH, FRAME_MESSAGES, KEPT_VALUES_BYTES, small_group_chunks, values_bytes
 
 #: Longest estimated solve started without --force (seconds): a week.
 MAX_SECONDS = 7 * 24 * 3600
@@ -204,7 +203,7 @@ def _tasks(plan: Plan, splits: Splits) -> Iterator[tuple[int, str]]:
         return most, f", beside {' '.join(group)} held" if most else ""
 
     def values(names) -> int:
-        return ChildValues.bytes_needed(sum(plan.tier(name).size for name in names), share, value)
+        return values_bytes(sum(plan.tier(name).size for name in names), share, value)
 
     sets = [values(tier.children if not step.loopy else [c for c in tier.children if c not in step.tiers])
             for step in plan.steps for tier in map(plan.tier, step.tiers)]

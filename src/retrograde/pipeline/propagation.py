@@ -36,7 +36,8 @@ from retrograde.jit import njit
 from retrograde.outcome import LOSS
 from retrograde.pipeline.graph import Task
 from retrograde.pipeline.scratch import Scratch
-from retrograde.pipeline.tasks import BATCH, FAULTS, chunk_summary, describe_position, first_pass
+from retrograde.pipeline.sizing import BATCH
+from retrograde.pipeline.tasks import FAULTS, chunk_summary, describe_position, first_pass
 from retrograde.pipeline.worker import WorkerState
 from retrograde.solvers import loopy
 from retrograde.solvers.kernels import OVERFLOW

@@ -29,6 +29,7 @@ from retrograde.data import durable
 from retrograde.data.artifact import write_npz
 from retrograde.data.store import SCRATCH, Store
 from retrograde.errors import DamagedStore
+from retrograde.pipeline.sizing import FRAME_MESSAGES
 
 #: How a first pass's and a checkpoint's `pending` counts a position's children inside its group:
 #: a move each (`Game.parents` weighs each parent by its moves). Earlier versions counted a class
@@ -38,11 +39,6 @@ PENDING_COUNTS = "moves"
 #: zlib's level for scratch files: the fastest (a scratch file lives minutes; its writing time
 #: counts more than its last bytes).
 SCRATCH_LEVEL = 1
-
-#: Messages a frame of a message file holds at most: a sender keeps up to this many for each
-#: receiver (8 bytes each) before it sorts, encodes and writes them. The more a frame holds,
-#: the closer its sorted parents and the smaller their differences.
-FRAME_MESSAGES = 1 << 22
 
 #: A frame's header: its message count and its payload's bytes.
 FRAME_HEADER = struct.Struct("<QQ")

@@ -2,7 +2,8 @@
 Python API's `retrograde.solve`: under the store's writer lock, the store is opened (or its plan
 made) and the work left estimated, refused where it will not fit; then an executor and the store,
 created or deepened, are ready, and what is left is solved. Each of these happens once a solve,
-so once per process.
+so once per process. A refusal imports neither zarr (unless a store is there) nor numba: the
+stages, tasks and kernels are imported once the solve is accepted, so that it answers at once.
 """
 
 from __future__ import annotations
@@ -13,16 +14,18 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from retrograde.data.lock import writer_lock
 from retrograde.data.plan import Plan
-from retrograde.data.store import Store
 from retrograde.errors import BadOption
 from retrograde.games import Game
 from retrograde.pipeline.estimate import MAX_SECONDS, Estimate, check_fits, estimate, human_bytes, this_machine
 from retrograde.pipeline.executors import open_executor, worker_processes
-from retrograde.pipeline.stages import open_planned, plan_store, positions_done, solve_stage
+from retrograde.pipeline.planning import open_planned, plan_store
+
+if TYPE_CHECKING:
+    from retrograde.data.store import Store
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class Solve:
 def solve(game: Game, path: str | Path, options: SolveOptions = SolveOptions(), *, executor=None,
           locked: bool = False, planned: Callable[[Solve], None] | None = None) -> Iterator[Solve]:
     """Solve `game` into the store at `path`: a new store, a partial solve resumed, or a store
-    deepened (`stages.plan_store`). Under the store's writer lock (unless `locked`: the caller
+    deepened (`planning.plan_store`). Under the store's writer lock (unless `locked`: the caller
     holds it), the store is opened once and the work left estimated; what will not fit is
     refused before anything is written (BadOption). Then `executor` (None: one opened for
     `options`) and the store are ready, `planned` is told, and what is left is solved. Yields the
@@ -82,6 +85,8 @@ def solve(game: Game, path: str | Path, options: SolveOptions = SolveOptions(), 
         if found is not None:
             stack.callback(found.close)
         fits = _estimate(plan, found, path, options)
+        from retrograde.pipeline.stages import solve_stage  # numba's kernels: the solve is accepted
+
         started = time.monotonic()
         if executor is None:
             executor = stack.enter_context(open_executor(workers=options.workers, scheduler=options.scheduler,
@@ -109,7 +114,13 @@ def _estimate(plan: Plan, store: Store | None, path: str | Path, options: SolveO
         machine = replace(machine, memory=sys.maxsize)
     limit = options.worker_memory or (None if options.scheduler else
                                       machine.memory // worker_processes(options.workers, plan.positions))
-    found = estimate(plan, workers=options.workers, done_positions=0 if store is None else positions_done(store),
+    if store is None:
+        done = 0
+    else:
+        from retrograde.pipeline.stages import positions_done
+
+        done = positions_done(store)
+    found = estimate(plan, workers=options.workers, done_positions=done,
                      worker_memory=limit, partitions=options.partitions)
     check_fits(found, store_path=path, force=options.force, machine=machine, max_seconds=options.max_seconds)
     if options.worker_memory and found.peak_bytes > options.worker_memory and not options.force:

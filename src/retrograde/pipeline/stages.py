@@ -13,69 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from retrograde.data.durable import write_atomically
-from retrograde.data.lock import missing_folder
-from retrograde.data.plan import DEFAULT_CHUNK_SIZE, Plan, make_plan
 from retrograde.data.store import SOLVED, Store
 from retrograde.data.upgrade import Verified
-from retrograde.errors import DamagedStore, StoreError
-from retrograde.games import Game
+from retrograde.errors import DamagedStore
 from retrograde.pipeline.estimate import Splits, in_one_task
 from retrograde.pipeline.graph import Task, waits_for
 from retrograde.pipeline.progress import Progress
 from retrograde.pipeline.propagation import (finish_partition, first_level, group_bounds, next_level, propagate_group,
                                              solve_group)
 from retrograde.pipeline.scratch import Scratch
-from retrograde.pipeline.tasks import checkpoint_seconds, settle_chunk, small_group_chunks, solve_chunk, verify_chunk
+from retrograde.pipeline.sizing import checkpoint_seconds
+from retrograde.pipeline.tasks import settle_chunk, solve_chunk, verify_chunk
 
 #: The tasks whose results are chunk summaries for the driver to record.
 RECORDING = (solve_chunk, propagate_group, finish_partition, solve_group)
-
-
-def open_planned(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> tuple[Store | None, Plan]:
-    """The store at `store_path` opened for solving, and the plan to solve it to: its own, or one
-    that extends it (a store to deepen); (None, the game's plan) where there is no store yet.
-    Writes nothing: `plan_store` does.
-
-    :raises StoreError: the path holds a store of another game, options or chunking.
-    :raises RetrogradeError: RETROGRADE_CHECKPOINT_SECONDS is not a number of seconds, or
-        RETROGRADE_SMALL_GROUP_CHUNKS not a whole number.
-    """
-    checkpoint_seconds()
-    small_group_chunks()
-    path = Path(store_path)
-    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
-        if why := missing_folder(path, "store"):
-            raise StoreError(why)
-        return None, make_plan(game, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE)
-    store = Store.open(path, mode="r+")
-    try:
-        if chunk_size is not None and store.plan.chunk_size != chunk_size:
-            raise StoreError(f"store {str(path)!r} was planned with --chunk-size {store.plan.chunk_size}, "
-                             f"not {chunk_size}")
-        if store.plan.game == game.name and store.plan.params == game.params:
-            return store, store.plan
-        wanted = make_plan(game, chunk_size=store.plan.chunk_size)
-        if not wanted.extends(store.plan):
-            raise StoreError(f"store {str(path)!r} holds {store.game.describe()}, not {game.describe()}")
-        return store, wanted
-    except BaseException:
-        store.close()
-        raise
-
-
-def plan_store(game: Game, store: Store | None, plan: Plan, store_path: str | Path) -> Store:
-    """The store to solve, what `open_planned` found: `store` itself where it holds `plan`,
-    deepened where `plan` adds tiers to its own (Quixo with a lower --down-to), else a new store
-    for `plan` (`game`'s) at `store_path`."""
-    if store is None:
-        return Store.create(store_path, plan, game)
-    return store if store.plan == plan else store.deepen(plan)
-
-
-def plan_stage(game: Game, store_path: str | Path, *, chunk_size: int | None = None) -> Store:
-    """Create the store for `game`, or reopen it (for solving) if it holds the same plan, or
-    deepen it if `game` adds tiers to its plan (Quixo with a lower --down-to)."""
-    return plan_store(game, *open_planned(game, store_path, chunk_size=chunk_size), store_path)
 
 
 def solved_key(step) -> str:
@@ -87,7 +38,7 @@ def solve_tasks(store: Store, *, partitions: int = 1, worker_memory: int | None 
     """The tasks still to run, in dependency order, and a barrier per step for the steps reading it.
 
     A loop-free tier is one task per unrecorded chunk. A loopy group of at most
-    `tasks.small_group_chunks()` chunks, not started yet and not split (`in_one_task`), is one
+    `sizing.small_group_chunks()` chunks, not started yet and not split (`in_one_task`), is one
     task (`solve_group`): first passes as tasks of their own would each be a round trip to the
     driver and a scratch file written, synced and read back (4x4 Quixo: 246 tasks before, 81
     now, one a group). Another is one first-pass task per chunk without a scratch file, then its

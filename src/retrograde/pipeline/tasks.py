@@ -12,8 +12,6 @@ a killed driver writes nothing once a newer solve started.
 
 from __future__ import annotations
 
-import math
-import os
 from collections import OrderedDict
 from typing import Any
 
@@ -22,10 +20,11 @@ import numpy as np
 from retrograde import outcome as oc
 from retrograde.data import encoding, packing
 from retrograde.data.store import Store, StoreRef, chunk_checksum
-from retrograde.errors import DamagedStore, RetrogradeError, StoreError
+from retrograde.errors import DamagedStore, StoreError
 from retrograde.games.base import Expansion
 from retrograde.games.capabilities import costs_of
 from retrograde.pipeline.scratch import Scratch
+from retrograde.pipeline.sizing import BATCH, KEPT_VALUES_BYTES, values_bytes
 from retrograde.pipeline.worker import WorkerState
 from retrograde.solvers import loopy
 from retrograde.solvers.kernels import NO_MOVES, OVERFLOW, UNDECIDED_CHILD, solve_rows
@@ -35,46 +34,6 @@ FAULTS = {NO_MOVES: "has no moves but is not terminal", UNDECIDED_CHILD: "has an
           OVERFLOW: "has a remoteness too large for the store's remoteness dtype"}
 #: How many wrong positions a verify task reports by name.
 EXAMPLES = 5
-#: Rows a loopy group expands (or propagates from) at a time: bounds the child-reference buffer,
-#: which stays in a core's cache between the expand, locate and settle passes over it (4x4 Quixo
-#: in-process: first passes 2.3 s with 4,096 rows, 2.4 s with 8,192, 2.75 s with 65,536).
-BATCH = 1 << 12
-
-
-#: Seconds of propagation between two checkpoints of a loopy group's state (4 bytes a position
-#: written, so small groups never pay for one); RETROGRADE_CHECKPOINT_SECONDS overrides it.
-CHECKPOINT_SECONDS = 120.0
-
-
-#: Chunks a loopy group may have to be solved in one task, first passes in memory (`solve_tasks`);
-#: RETROGRADE_SMALL_GROUP_CHUNKS overrides it (0: every group through scratch files). 4x4 Quixo
-#: solved faster with 4 (every group one task) than with 2 (20 first passes of its 5 largest
-#: groups as tasks of their own, in parallel): 5.72 and 5.92 s against 6.35 and 6.04 s.
-SMALL_GROUP_CHUNKS = 4
-
-
-def checkpoint_seconds() -> float:
-    """The driver's checkpoint interval (tasks get it as an argument: workers may run elsewhere)."""
-    return _setting("RETROGRADE_CHECKPOINT_SECONDS", CHECKPOINT_SECONDS, float, "a number of seconds")
-
-
-def small_group_chunks() -> int:
-    """The driver's SMALL_GROUP_CHUNKS."""
-    return _setting("RETROGRADE_SMALL_GROUP_CHUNKS", SMALL_GROUP_CHUNKS, int, "a whole number")
-
-
-def _setting(name: str, default, kind: type, what: str):
-    """Environment variable `name` read as a `kind` >= 0, `default` where unset.
-
-    :raises RetrogradeError: it is set to anything else."""
-    text = os.environ.get(name, "")
-    try:
-        value = kind(text) if text else default
-    except ValueError:
-        value = -1
-    if not value >= 0:
-        raise RetrogradeError(f"{name}={text!r}: must be {what} >= 0")
-    return value
 
 
 class ChildValues:
@@ -84,7 +43,7 @@ class ChildValues:
     of no value; the remoteness in the narrowest dtype its values fit (a byte, below 256). A game
     keeping one position per symmetry class stores about 1 index in 8, so this holds
     0.25 + (1 + r) / 8 bytes an index instead of 1 + r. `locate` turns an expansion's
-    child references into dense slots. Read chunk by chunk, twice (the outcomes number the
+    child references into dense slots; `sizing.values_bytes` is its size. Read chunk by chunk, twice (the outcomes number the
     positions, then the values go in place): the tiers are never held unpacked, nor the values twice."""
 
     def __init__(self, store: Store, names: tuple[str, ...]):
@@ -111,22 +70,10 @@ class ChildValues:
     def nbytes(self) -> int:
         return self.members.nbytes + self.outcome.nbytes + self.remoteness.nbytes
 
-    @staticmethod
-    def bytes_needed(size: int, share: float, value: int) -> int:
-        """What a set of `size` indices holds, `share` of them positions of `value` bytes each
-        (for the estimate and for making room before a set is read)."""
-        return size // 4 + math.ceil(size * share) * value
-
     def locate(self, children: np.ndarray, base: int) -> None:
         """References at or above `base` in an expansion's rows name index ref - base of the
         tiers: make them base + their value's slot (base + 0 where none is stored), in place."""
         self.members.locate(children, base)
-
-
-#: Bytes of child-tier values a worker process keeps from earlier tasks for later ones (the
-#: chunks of a loopy group's tiers reach its workers in turn): up to 2 sets, this much in all,
-#: the least recently used dropped before a new set is read. A larger set is held alone.
-KEPT_VALUES_BYTES = 1 << 30
 
 
 def solved_values(worker: WorkerState, store: Store, names: tuple[str, ...]) -> ChildValues:
@@ -137,8 +84,8 @@ def solved_values(worker: WorkerState, store: Store, names: tuple[str, ...]) -> 
     if key in kept:
         kept.move_to_end(key)
         return kept[key]
-    need = ChildValues.bytes_needed(sum(store.plan.tier(name).size for name in names),
-                                    costs_of(store.game).position_share, 1 + np.dtype(store.plan.remoteness_dtype).itemsize)
+    need = values_bytes(sum(store.plan.tier(name).size for name in names),
+                        costs_of(store.game).position_share, 1 + np.dtype(store.plan.remoteness_dtype).itemsize)
     while kept and (len(kept) >= 2 or need + sum(values.nbytes for values in kept.values()) > KEPT_VALUES_BYTES):
         kept.popitem(last=False)
     kept[key] = values = ChildValues(store, names)
