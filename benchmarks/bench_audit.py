@@ -12,7 +12,7 @@ the agent's choices; positions a second), then --games games of the agent agains
 each seat first (`tournament.play_match`: moves a second, the moves being the games' plies), twice:
 the first run includes each worker's load of the store's tablebase (and of the kernels from numba's
 cache), the second runs on workers that hold them. Minimax at depth 2, which has no kernel form,
-is measured the same way for scale. `sample_s` times the sample's selection alone (the store's
+is measured the same way for scale. `sample_s` times the sample's selection alone, warm (the store's
 values read, the sample drawn, its weights), which `validate` does once for all its agents;
 `positions_per_s_beside_the_sample` is the rate of the rest: the agent's own part.
 """
@@ -39,6 +39,7 @@ GAMES = {"quixo4": ["quixo", "--size", "4"], "connect4": ["connect4", "--width",
 def audit(store: Store, spec: str, *, positions: int, games: int, executor) -> dict[str, float]:
     """One agent's move quality and games against itself, timed."""
     agent = resolve_agent(spec, store.game)
+    quality.select_positions(store, positions, seed=1)  # warm, as it is inside `measure` below
     started = time.perf_counter()
     quality.select_positions(store, positions, seed=1)
     sample_s = time.perf_counter() - started

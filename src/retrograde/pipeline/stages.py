@@ -1,4 +1,5 @@
-"""The stages of a job: plan, solve, verify, status. Each can stop and be rerun.
+"""The stages of a job: solve, verify, status (the plan stage is `pipeline.planning`). Each can
+stop and be rerun.
 
 The driver (this module) walks the plan, hands chunk tasks to an executor and
 records each finished chunk in the store; rerunning a stage skips recorded
