@@ -109,14 +109,13 @@ def missing_stores(tmp) -> list[tuple[list[str], int]]:
             (["probe", "--store", store, "1,2"], 1), (["probe", "--store", store, "--line"], 1),
             (["analyze", "--store", store], 1), (["play", "--store", store], 1), (["explore", "--store", store], 1),
             (["validate", "--store", store, "--out", f"{tmp}/v"], 1),
+            (["upgrade", "--store", store], 1),
             (["match", "random", "random", "--store", store], 1)]
 
 
 def test_help_and_usage_errors_import_no_heavy_module(tmp_path):
     first = [[argv, code, []] for argv, code in missing_stores(tmp_path)]
     last = [[argv, code, ["numpy"]] for argv, code in usage_errors(tmp_path)]
-    # upgrade reads a store of either format, and says where an old one lies: its module checks.
-    last.append([["upgrade", "--store", f"{tmp_path}/none.zarr"], 1, ["numpy", "zarr"]])
     # train's stage (training/resumable.py) imports the store's module before it checks the learner.
     last.append([["train", "nosuch", "--game", "nim --heaps 1,2", "--out", f"{tmp_path}/a.json"], 2, ["numpy", "zarr"]])
     ran = subprocess.run([sys.executable, "-c", PROBE, json.dumps([first, last]), json.dumps(HEAVY)],

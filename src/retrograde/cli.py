@@ -345,6 +345,9 @@ def upgrade(store_path: str) -> None:
     store stays whole until the converted one replaces it), resumably (rerun after an
     interruption) and verified. A format-4 store written before tier records named their tier has
     them bound, once verify finds every value right; any other format-4 store is left as it is."""
+    from retrograde.data.locate import find_upgradable
+
+    find_upgradable(Path(store_path))  # before zarr and numpy are imported
     from retrograde.data.upgrade import upgrade as upgrade_store
 
     def verified(store):  # the verify stage's machinery, imported only where a store is to be bound

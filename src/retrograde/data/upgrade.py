@@ -33,6 +33,7 @@ from zarr.core.metadata import ArrayV3Metadata
 
 from retrograde.data import durable, encoding, packing
 from retrograde.data.chunks import ChunkCodec
+from retrograde.data.locate import beside, find_upgradable, set_aside
 from retrograde.data.lock import writer_lock
 from retrograde.data.plan import FORMAT_VERSION, make_plan
 from retrograde.data.store import (ARRAYS, Store, _abandoned, _is_chunk_record, _plan_attributes, chunk_checksum,
@@ -60,22 +61,21 @@ def upgrade(store_path: str | os.PathLike, verify: Callable[[Store], Verified] |
     :raises StoreError: no store, another format than 3 or 4, a damaged one, or one whose
         tiers' values verify finds wrong (nothing changed)."""
     path = Path(store_path)
-    if not path.exists() and not _old_folders(path):
-        raise StoreError(f"no store at {str(path)!r}")
+    find_upgradable(path)
     with writer_lock(path):
         if not path.exists():  # killed between the two renames: the new store is complete
             staging = _staging(path, finished=True)
             if staging is None:
-                raise StoreError(f"no store at {str(path)!r} (only {str(_old_folders(path)[0])!r}, a format-"
+                raise StoreError(f"no store at {str(path)!r} (only {str(set_aside(path)[0])!r}, a format-"
                                  f"{OLD_FORMAT} store an upgrade set aside: rename it back to {path.name!r})")
-            _swap(path, staging, _old_folders(path)[0])
+            _swap(path, staging, set_aside(path)[0])
             return f"{path}: the interrupted upgrade to format {FORMAT_VERSION} is finished"
         plan = _plan_attributes(path)
         if not isinstance(plan, dict) or not isinstance(plan.get("plan"), dict):
             raise StoreError(f"{str(path)!r} is not a retrograde store")
         version = plan["plan"].get("format")
         if version == FORMAT_VERSION:
-            for old in _old_folders(path):  # killed after the second rename: the old copy is left over
+            for old in set_aside(path):  # killed after the second rename: the old copy is left over
                 shutil.rmtree(old)
             return bind(path, verify)
         if version != OLD_FORMAT:
@@ -123,7 +123,7 @@ def bind(path: Path, verify: Callable[[Store], Verified] | None) -> str:
         raise StoreError(f"store {str(path)!r}: binding its tier records needs verify, which this caller of upgrade "
                          "does not give (a bug)")
     prefix = f".{path.name}.upgrading-"
-    for folder in _beside(path, prefix):  # an ended process's copy: binding starts again
+    for folder in beside(path, prefix):  # an ended process's copy: binding starts again
         if _abandoned(folder.name[len(prefix):].rsplit("-", 2), socket.gethostname()):
             shutil.rmtree(durable.inside(path.parent, folder))
     staging = path.parent / f"{prefix}{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex}"
@@ -275,29 +275,14 @@ def check(old: OldStore, staging: Path) -> None:
                     raise StoreError(f"{where}: it does not read back as converted")
 
 
-def _beside(path: Path, prefix: str) -> list[Path]:
-    """The entries of `path`'s folder whose names begin with `prefix`, sorted: compared as text,
-    never as a pattern (a store named `q*` must not reach `.q4.zarr.format3-*`)."""
-    if not path.parent.is_dir():
-        return []
-    return sorted(entry for entry in path.parent.iterdir() if entry.name.startswith(prefix))
-
-
-def _old_folders(path: Path) -> list[Path]:
-    """The stores an upgrade set aside beside `path`, format-3 ones and those whose records it
-    bound (a link there is refused: a rerun deletes them)."""
-    return [durable.inside(path.parent, old)
-            for kind in ("format3", "unbound") for old in _beside(path, f".{path.name}.{kind}-")]
-
-
 def _staging(path: Path, *, finished: bool) -> Path | None:
     """The staging folder to go on with: with `finished`, one whose old store was set aside (the
     swap's first rename done); else one an ended process of this host left."""
     prefix = f".{path.name}.upgrading-"
-    for folder in _beside(path, prefix):
+    for folder in beside(path, prefix):
         durable.inside(path.parent, folder)  # a planted link would have the conversion write through it
         owner = folder.name[len(prefix):].rsplit("-", 2)
-        if finished and any(old.name.endswith(f"-{owner[-1]}") for old in _old_folders(path)):
+        if finished and any(old.name.endswith(f"-{owner[-1]}") for old in set_aside(path)):
             return folder
         if not finished and _abandoned(owner, socket.gethostname()) and (folder / "zarr.json").is_file():
             return folder
