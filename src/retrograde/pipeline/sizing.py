@@ -1,7 +1,7 @@
 """Sizes and settings the driver's estimate shares with the workers' tasks: the rows a kernel
 takes at a time, the child values a worker keeps, a scratch frame's messages, and the intervals
 the environment may override. Free of numba, zarr and dask, so that a solve its estimate refuses
-answers at once (the refusal imports only this and `pipeline.estimate`)."""
+answers at once (`pipeline.estimate` imports this, not `pipeline.tasks` and its kernels)."""
 
 from __future__ import annotations
 

@@ -43,8 +43,9 @@ class ChildValues:
     of no value; the remoteness in the narrowest dtype its values fit (a byte, below 256). A game
     keeping one position per symmetry class stores about 1 index in 8, so this holds
     0.25 + (1 + r) / 8 bytes an index instead of 1 + r. `locate` turns an expansion's
-    child references into dense slots; `sizing.values_bytes` is its size. Read chunk by chunk, twice (the outcomes number the
-    positions, then the values go in place): the tiers are never held unpacked, nor the values twice."""
+    child references into dense slots; `sizing.values_bytes` is its size. Read chunk by chunk,
+    twice (the outcomes number the positions, then the values go in place): the tiers are never
+    held unpacked, nor the values twice."""
 
     def __init__(self, store: Store, names: tuple[str, ...]):
         self.offsets = np.zeros(len(names), dtype=np.int64)
